@@ -1,0 +1,81 @@
+"""Options of the compute API service (``nova-lite-api``)."""
+
+from oslo_config import cfg
+
+api_group = cfg.OptGroup('api', title='API options',
+                         help='Options of the compute API and its pipeline.')
+
+listen_opts = [
+    cfg.HostAddressOpt('osapi_compute_listen',
+                       default='127.0.0.1',
+                       help='Address the compute API listens on.'),
+    cfg.PortOpt('osapi_compute_listen_port',
+                default=8774,
+                help='Port the compute API listens on.'),
+]
+
+api_opts = [
+    cfg.StrOpt('auth_strategy',
+               default='noauth2',
+               choices=[('noauth2', 'X-Auth-Token "user:project"; the user '
+                                    '"admin" is an administrator. For labs '
+                                    'and tests only.'),
+                        ('keystone', 'keystonemiddleware authtoken, then '
+                                     'keystonecontext; configure '
+                                     '[keystone_authtoken].')],
+               help='How API requests are authenticated. Picks the '
+                    'pipeline in api-paste.ini together with rate_limit.'),
+    cfg.StrOpt('api_paste_config',
+               default='api-paste.ini',
+               help='The paste.deploy file that defines the pipeline. A '
+                    'relative name is looked up next to the config files, '
+                    'then in the installed etc/nova_lite.'),
+    cfg.BoolOpt('rate_limit',
+                default=True,
+                help='Keep the per-user leaky-bucket rate limiter in the '
+                     'pipeline. False drops it, like the seed\'s '
+                     '"keystone_nolimit" pipeline.'),
+    cfg.StrOpt('rate_limits',
+               default='(POST, *, .*, 120, MINUTE);'
+                       '(POST, */servers, ^/servers, 120, MINUTE);'
+                       '(PUT, *, .*, 120, MINUTE);'
+                       '(GET, *changes-since*, .*changes-since.*, 120, '
+                       'MINUTE);'
+                       '(DELETE, *, .*, 120, MINUTE)',
+               help='Default limits for every user: a semicolon-separated '
+                    'list of "(VERB, human URI, URI regex, count, UNIT)" '
+                    'groups, UNIT being SECOND, MINUTE, HOUR or DAY. Each '
+                    'group is a leaky bucket of the given capacity per '
+                    'user. An empty string means no limits.'),
+    cfg.MultiStrOpt('user_rate_limits',
+                    default=[],
+                    help='Per-user limits that replace rate_limits for one '
+                         'user, as "USER_ID=LIMITS" with LIMITS in the '
+                         'rate_limits grammar. Repeat for several users.'),
+    cfg.IntOpt('max_request_body_size',
+               default=114688, min=1,
+               help='Largest request body, in bytes, the API accepts; a '
+                    'larger one gets 413.'),
+    cfg.BoolOpt('use_forwarded_for',
+                default=False,
+                help='Take the client address from X-Forwarded-For. Only '
+                     'behind a proxy that sets it.'),
+    cfg.IntOpt('max_limit',
+               default=1000, min=1,
+               help='Most items one list request returns; a larger '
+                    '"limit" is cut to this.'),
+    cfg.IntOpt('server_threads',
+               default=32, min=1,
+               help='Worker threads of the API\'s WSGI server (cheroot): '
+                    'requests served at once by one nova-lite-api process.'),
+]
+
+
+def register_opts(conf):
+    conf.register_opts(listen_opts)
+    conf.register_group(api_group)
+    conf.register_opts(api_opts, group=api_group)
+
+
+def list_opts():
+    return {'DEFAULT': listen_opts, api_group: api_opts}

@@ -1,0 +1,78 @@
+"""Options of the compute service and its resource tracker.
+
+The allocation ratio and reserved options follow Nova: ``*_allocation_ratio``
+forces a ratio on every report, ``initial_*_allocation_ratio`` is only the
+value a new provider starts with (an administrator may change it later).
+"""
+
+from oslo_config import cfg
+
+compute_opts = [
+    cfg.StrOpt('compute_driver',
+               default='fake.FakeDriver',
+               help='Virt driver of nova-lite-compute, as a class path '
+                    'below nova_lite.virt (for example "fake.FakeDriver") '
+                    'or a full dotted class path.'),
+    cfg.IntOpt('update_resources_interval',
+               default=60, min=1,
+               help='Seconds between resource tracker runs: the compute '
+                    'recounts its nodes and reports inventory and traits '
+                    'through the conductor. Reports also happen at start.'),
+    cfg.IntOpt('max_concurrent_builds',
+               default=10, min=1,
+               help='Builds one compute service runs at once; further '
+                    'requests wait for a slot.'),
+    cfg.StrOpt('instance_name_template',
+               default='instance-%08x',
+               help='Template of an instance\'s internal name, formatted '
+                    'with its database id.'),
+    cfg.StrOpt('multi_instance_display_name_template',
+               default='%(name)s-%(count)d',
+               help='Display name of each server when one request boots '
+                    'several: %(name)s is the requested name, %(count)d '
+                    'its 1-based index and %(uuid)s its uuid.'),
+]
+
+allocation_ratio_opts = [
+    cfg.FloatOpt('cpu_allocation_ratio', min=0.0,
+                 help='VCPU overcommit ratio forced on every report. Unset '
+                      'means initial_cpu_allocation_ratio for new '
+                      'providers and leaves existing ones alone.'),
+    cfg.FloatOpt('ram_allocation_ratio', min=0.0,
+                 help='MEMORY_MB overcommit ratio forced on every report. '
+                      'Unset means initial_ram_allocation_ratio for new '
+                      'providers.'),
+    cfg.FloatOpt('disk_allocation_ratio', min=0.0,
+                 help='DISK_GB overcommit ratio forced on every report. '
+                      'Unset means initial_disk_allocation_ratio for new '
+                      'providers.'),
+    cfg.FloatOpt('initial_cpu_allocation_ratio', default=4.0, min=0.0,
+                 help='VCPU ratio of a new provider when '
+                      'cpu_allocation_ratio is unset.'),
+    cfg.FloatOpt('initial_ram_allocation_ratio', default=1.0, min=0.0,
+                 help='MEMORY_MB ratio of a new provider when '
+                      'ram_allocation_ratio is unset.'),
+    cfg.FloatOpt('initial_disk_allocation_ratio', default=1.0, min=0.0,
+                 help='DISK_GB ratio of a new provider when '
+                      'disk_allocation_ratio is unset.'),
+]
+
+reserved_opts = [
+    cfg.IntOpt('reserved_host_cpus', default=0, min=0,
+               help='VCPUs of every node kept for the host.'),
+    cfg.IntOpt('reserved_host_memory_mb', default=512, min=0,
+               help='MiB of RAM of every node kept for the host.'),
+    cfg.IntOpt('reserved_host_disk_mb', default=0, min=0,
+               help='MiB of disk of every node kept for the host; reported '
+                    'as whole GiB, rounded up.'),
+]
+
+
+def register_opts(conf):
+    conf.register_opts(compute_opts)
+    conf.register_opts(allocation_ratio_opts)
+    conf.register_opts(reserved_opts)
+
+
+def list_opts():
+    return {'DEFAULT': compute_opts + allocation_ratio_opts + reserved_opts}

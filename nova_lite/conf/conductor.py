@@ -1,0 +1,26 @@
+"""Options of the conductor."""
+
+from oslo_config import cfg
+
+conductor_group = cfg.OptGroup('conductor', title='Conductor options')
+
+conductor_opts = [
+    cfg.IntOpt('build_timeout',
+               default=600, min=1,
+               help='Seconds an instance may stay in BUILD, counted from '
+                    'its creation. A conductor periodic task puts older '
+                    'building instances into ERROR with a fault, releases '
+                    'their allocations, and so no build hangs forever.'),
+    cfg.IntOpt('build_timeout_check_interval',
+               default=60, min=1,
+               help='Seconds between runs of the build timeout check.'),
+]
+
+
+def register_opts(conf):
+    conf.register_group(conductor_group)
+    conf.register_opts(conductor_opts, group=conductor_group)
+
+
+def list_opts():
+    return {conductor_group: conductor_opts}

@@ -1,0 +1,63 @@
+"""Options of the fake virt driver: what nodes one compute pretends to have.
+
+Example: two nodes with defaults, a third bigger one that fails every spawn::
+
+    [fake_driver]
+    node_count = 3
+    node = 2:vcpus=64,memory_mb=262144,traits=CUSTOM_GPU
+    fail_spawn_nodes = 2
+"""
+
+from oslo_config import cfg
+
+fake_group = cfg.OptGroup('fake_driver', title='Fake virt driver',
+                          help='The in-memory driver nova_lite ships.')
+
+fake_opts = [
+    cfg.IntOpt('node_count', default=1, min=1,
+               help='Nodes (resource providers) this compute exposes.'),
+    cfg.StrOpt('node_name_template', default='%(host)s-n%(index)d',
+               help='Name of each node; %(host)s is [DEFAULT] host, '
+                    '%(index)d counts from 0.'),
+    cfg.IntOpt('vcpus', default=16, min=0, help='Physical CPUs per node.'),
+    cfg.IntOpt('memory_mb', default=65536, min=0,
+               help='RAM per node, MiB.'),
+    cfg.IntOpt('local_gb', default=1000, min=0, help='Disk per node, GiB.'),
+    cfg.StrOpt('hypervisor_type', default='fake',
+               help='Hypervisor type every node reports.'),
+    cfg.IntOpt('hypervisor_version', default=1000,
+               help='Hypervisor version, as an integer.'),
+    cfg.StrOpt('cpu_arch', default='x86_64',
+               help='CPU architecture every node reports.'),
+    cfg.StrOpt('cpu_model', default='fake-cpu',
+               help='CPU model written into cpu_info.'),
+    cfg.ListOpt('traits',
+                default=['COMPUTE_IMAGE_TYPE_RAW', 'COMPUTE_IMAGE_TYPE_QCOW2',
+                         'HW_CPU_X86_SSE2'],
+                help='Capability traits every node reports: os-traits names '
+                     'or CUSTOM_* names. The compute owns these: it adds '
+                     'and removes them on each report, and never touches '
+                     'other traits set on the provider.'),
+    cfg.MultiStrOpt('node', default=[],
+                    help='Per-node overrides as "INDEX_OR_NAME:key=value,'
+                         'key=value". Keys: vcpus, memory_mb, local_gb, '
+                         'hypervisor_type, hypervisor_version, cpu_arch, '
+                         'cpu_model, and traits (joined with "+"). '
+                         'Repeat for several nodes.'),
+    cfg.ListOpt('fail_spawn_nodes', default=[],
+                help='Fault injection: nodes (indexes or names) where every '
+                     'spawn fails, so the build is rescheduled.'),
+    cfg.FloatOpt('spawn_delay', default=0.0, min=0.0,
+                 help='Seconds each spawn takes.'),
+    cfg.FloatOpt('destroy_delay', default=0.0, min=0.0,
+                 help='Seconds each destroy takes.'),
+]
+
+
+def register_opts(conf):
+    conf.register_group(fake_group)
+    conf.register_opts(fake_opts, group=fake_group)
+
+
+def list_opts():
+    return {fake_group: fake_opts}

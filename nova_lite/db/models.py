@@ -1,0 +1,316 @@
+"""SQLAlchemy models of nova_lite's one database.
+
+Three families of tables:
+
+* compute: services, compute_nodes, flavors, images, instances, instance
+  faults and request specs, as in Nova;
+* placement: resource providers with generations, inventories, allocations,
+  consumers, traits and provider aggregates, as in OpenStack Placement;
+* (later) quotas and reservations.
+
+Instances are soft-deleted (``deleted`` is 0 while live and the row id once
+deleted, so unique constraints can include it); everything else is deleted
+for real. Changing a model needs an alembic migration: a test compares them.
+"""
+
+import datetime
+
+import sqlalchemy as sa
+from sqlalchemy import orm
+
+
+def _utcnow():
+    return datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
+
+
+class Base(orm.DeclarativeBase):
+    pass
+
+
+class TimestampMixin:
+    created_at = sa.Column(sa.DateTime, default=_utcnow)
+    updated_at = sa.Column(sa.DateTime, onupdate=_utcnow)
+
+
+class SoftDeleteMixin:
+    deleted_at = sa.Column(sa.DateTime)
+    deleted = sa.Column(sa.Integer, default=0, nullable=False)
+
+
+# ---------------------------------------------------------------- compute
+
+class Service(Base, TimestampMixin):
+    __tablename__ = 'services'
+    __table_args__ = (
+        sa.UniqueConstraint('host', 'binary',
+                            name='uniq_services0host0binary'),
+        sa.UniqueConstraint('uuid', name='uniq_services0uuid'),
+    )
+    id = sa.Column(sa.Integer, primary_key=True)
+    uuid = sa.Column(sa.String(36), nullable=False)
+    host = sa.Column(sa.String(255), nullable=False)
+    binary = sa.Column(sa.String(64), nullable=False)
+    topic = sa.Column(sa.String(64))
+    report_count = sa.Column(sa.Integer, nullable=False, default=0)
+    disabled = sa.Column(sa.Boolean, nullable=False, default=False)
+    disabled_reason = sa.Column(sa.String(255))
+    forced_down = sa.Column(sa.Boolean, nullable=False, default=False)
+    last_seen_up = sa.Column(sa.DateTime)
+    version = sa.Column(sa.Integer, nullable=False, default=0)
+
+
+class ComputeNode(Base, TimestampMixin):
+    __tablename__ = 'compute_nodes'
+    __table_args__ = (
+        sa.UniqueConstraint('uuid', name='uniq_compute_nodes0uuid'),
+        sa.UniqueConstraint('host', 'hypervisor_hostname',
+                            name='uniq_compute_nodes0host0hypervisor_hostname'),
+    )
+    id = sa.Column(sa.Integer, primary_key=True)
+    uuid = sa.Column(sa.String(36), nullable=False)
+    service_id = sa.Column(sa.Integer, sa.ForeignKey('services.id'))
+    host = sa.Column(sa.String(255), nullable=False)
+    hypervisor_hostname = sa.Column(sa.String(255), nullable=False)
+    vcpus = sa.Column(sa.Integer, nullable=False)
+    memory_mb = sa.Column(sa.Integer, nullable=False)
+    local_gb = sa.Column(sa.Integer, nullable=False)
+    vcpus_used = sa.Column(sa.Integer, nullable=False, default=0)
+    memory_mb_used = sa.Column(sa.Integer, nullable=False, default=0)
+    local_gb_used = sa.Column(sa.Integer, nullable=False, default=0)
+    running_vms = sa.Column(sa.Integer, nullable=False, default=0)
+    hypervisor_type = sa.Column(sa.String(255), nullable=False)
+    hypervisor_version = sa.Column(sa.Integer, nullable=False)
+    cpu_info = sa.Column(sa.Text, nullable=False)
+    host_ip = sa.Column(sa.String(39))
+    cpu_allocation_ratio = sa.Column(sa.Float)
+    ram_allocation_ratio = sa.Column(sa.Float)
+    disk_allocation_ratio = sa.Column(sa.Float)
+    stats = sa.Column(sa.Text)
+
+
+class Flavor(Base, TimestampMixin):
+    __tablename__ = 'flavors'
+    __table_args__ = (
+        sa.UniqueConstraint('flavorid', name='uniq_flavors0flavorid'),
+        sa.UniqueConstraint('name', name='uniq_flavors0name'),
+    )
+    id = sa.Column(sa.Integer, primary_key=True)
+    flavorid = sa.Column(sa.String(255), nullable=False)
+    name = sa.Column(sa.String(255), nullable=False)
+    memory_mb = sa.Column(sa.Integer, nullable=False)
+    vcpus = sa.Column(sa.Integer, nullable=False)
+    root_gb = sa.Column(sa.Integer, nullable=False, default=0)
+    ephemeral_gb = sa.Column(sa.Integer, nullable=False, default=0)
+    swap = sa.Column(sa.Integer, nullable=False, default=0)
+    rxtx_factor = sa.Column(sa.Float, nullable=False, default=1.0)
+    disabled = sa.Column(sa.Boolean, nullable=False, default=False)
+    is_public = sa.Column(sa.Boolean, nullable=False, default=True)
+    description = sa.Column(sa.Text)
+    extra_specs = orm.relationship('FlavorExtraSpec', lazy='selectin',
+                                   cascade='all, delete-orphan')
+
+
+class FlavorExtraSpec(Base, TimestampMixin):
+    __tablename__ = 'flavor_extra_specs'
+    __table_args__ = (
+        sa.UniqueConstraint('flavor_id', 'key',
+                            name='uniq_flavor_extra_specs0flavor_id0key'),
+    )
+    id = sa.Column(sa.Integer, primary_key=True)
+    flavor_id = sa.Column(sa.Integer, sa.ForeignKey('flavors.id'),
+                          nullable=False)
+    key = sa.Column(sa.String(255), nullable=False)
+    value = sa.Column(sa.String(255))
+
+
+class Image(Base, TimestampMixin):
+    __tablename__ = 'images'
+    __table_args__ = (
+        sa.Index('images_name_idx', 'name'),
+    )
+    id = sa.Column(sa.String(36), primary_key=True)
+    name = sa.Column(sa.String(255), nullable=False)
+    status = sa.Column(sa.String(32), nullable=False, default='active')
+    disk_format = sa.Column(sa.String(32), nullable=False)
+    container_format = sa.Column(sa.String(32), nullable=False)
+    size = sa.Column(sa.BigInteger, nullable=False, default=0)
+    min_disk = sa.Column(sa.Integer, nullable=False, default=0)
+    min_ram = sa.Column(sa.Integer, nullable=False, default=0)
+    owner = sa.Column(sa.String(255))
+    visibility = sa.Column(sa.String(32), nullable=False, default='public')
+    properties = orm.relationship('ImageProperty', lazy='selectin',
+                                  cascade='all, delete-orphan')
+
+
+class ImageProperty(Base):
+    __tablename__ = 'image_properties'
+    __table_args__ = (
+        sa.UniqueConstraint('image_id', 'name',
+                            name='uniq_image_properties0image_id0name'),
+    )
+    id = sa.Column(sa.Integer, primary_key=True)
+    image_id = sa.Column(sa.String(36), sa.ForeignKey('images.id'),
+                         nullable=False)
+    name = sa.Column(sa.String(255), nullable=False)
+    value = sa.Column(sa.Text)
+
+
+class Instance(Base, TimestampMixin, SoftDeleteMixin):
+    __tablename__ = 'instances'
+    __table_args__ = (
+        sa.UniqueConstraint('uuid', name='uniq_instances0uuid'),
+        sa.Index('instances_project_id_deleted_idx', 'project_id', 'deleted'),
+        sa.Index('instances_host_deleted_idx', 'host', 'deleted'),
+        sa.Index('instances_vm_state_created_at_idx', 'vm_state',
+                 'created_at'),
+    )
+    id = sa.Column(sa.Integer, primary_key=True)
+    uuid = sa.Column(sa.String(36), nullable=False)
+    project_id = sa.Column(sa.String(255), nullable=False)
+    user_id = sa.Column(sa.String(255), nullable=False)
+    display_name = sa.Column(sa.String(255))
+    hostname = sa.Column(sa.String(255))
+    image_ref = sa.Column(sa.String(255))
+    flavor = sa.Column(sa.Text, nullable=False)
+    vcpus = sa.Column(sa.Integer, nullable=False)
+    memory_mb = sa.Column(sa.Integer, nullable=False)
+    root_gb = sa.Column(sa.Integer, nullable=False)
+    ephemeral_gb = sa.Column(sa.Integer, nullable=False)
+    host = sa.Column(sa.String(255))
+    node = sa.Column(sa.String(255))
+    compute_node_uuid = sa.Column(sa.String(36))
+    vm_state = sa.Column(sa.String(255), nullable=False)
+    task_state = sa.Column(sa.String(255))
+    power_state = sa.Column(sa.Integer, nullable=False, default=0)
+    availability_zone = sa.Column(sa.String(255))
+    key_name = sa.Column(sa.String(255))
+    reservation_id = sa.Column(sa.String(255))
+    launch_index = sa.Column(sa.Integer)
+    launched_at = sa.Column(sa.DateTime)
+    terminated_at = sa.Column(sa.DateTime)
+    metadata_ = sa.Column('metadata', sa.Text)
+    faults = orm.relationship(
+        'InstanceFault', lazy='noload',
+        primaryjoin='Instance.uuid == foreign(InstanceFault.instance_uuid)')
+
+
+class InstanceFault(Base, TimestampMixin):
+    __tablename__ = 'instance_faults'
+    __table_args__ = (
+        sa.Index('instance_faults_instance_uuid_idx', 'instance_uuid'),
+    )
+    id = sa.Column(sa.Integer, primary_key=True)
+    instance_uuid = sa.Column(sa.String(36), nullable=False)
+    code = sa.Column(sa.Integer, nullable=False)
+    message = sa.Column(sa.String(255), nullable=False)
+    details = sa.Column(sa.Text)
+    host = sa.Column(sa.String(255))
+
+
+class RequestSpec(Base, TimestampMixin):
+    __tablename__ = 'request_specs'
+    __table_args__ = (
+        sa.UniqueConstraint('instance_uuid',
+                            name='uniq_request_specs0instance_uuid'),
+    )
+    id = sa.Column(sa.Integer, primary_key=True)
+    instance_uuid = sa.Column(sa.String(36), nullable=False)
+    spec = sa.Column(sa.Text, nullable=False)
+
+
+# -------------------------------------------------------------- placement
+
+class ResourceProvider(Base, TimestampMixin):
+    __tablename__ = 'resource_providers'
+    __table_args__ = (
+        sa.UniqueConstraint('uuid', name='uniq_resource_providers0uuid'),
+        sa.UniqueConstraint('name', name='uniq_resource_providers0name'),
+    )
+    id = sa.Column(sa.Integer, primary_key=True)
+    uuid = sa.Column(sa.String(36), nullable=False)
+    name = sa.Column(sa.String(200), nullable=False)
+    generation = sa.Column(sa.Integer, nullable=False, default=0)
+    root_provider_id = sa.Column(sa.Integer,
+                                 sa.ForeignKey('resource_providers.id'))
+    parent_provider_id = sa.Column(sa.Integer,
+                                   sa.ForeignKey('resource_providers.id'))
+
+
+class Inventory(Base, TimestampMixin):
+    __tablename__ = 'inventories'
+    __table_args__ = (
+        sa.UniqueConstraint('resource_provider_id', 'resource_class',
+                            name='uniq_inventories0provider0class'),
+    )
+    id = sa.Column(sa.Integer, primary_key=True)
+    resource_provider_id = sa.Column(
+        sa.Integer, sa.ForeignKey('resource_providers.id'), nullable=False)
+    resource_class = sa.Column(sa.String(255), nullable=False)
+    total = sa.Column(sa.Integer, nullable=False)
+    reserved = sa.Column(sa.Integer, nullable=False, default=0)
+    min_unit = sa.Column(sa.Integer, nullable=False, default=1)
+    max_unit = sa.Column(sa.Integer, nullable=False)
+    step_size = sa.Column(sa.Integer, nullable=False, default=1)
+    allocation_ratio = sa.Column(sa.Float, nullable=False, default=1.0)
+
+
+class Consumer(Base, TimestampMixin):
+    __tablename__ = 'consumers'
+    __table_args__ = (
+        sa.UniqueConstraint('uuid', name='uniq_consumers0uuid'),
+    )
+    id = sa.Column(sa.Integer, primary_key=True)
+    uuid = sa.Column(sa.String(36), nullable=False)
+    project_id = sa.Column(sa.String(255), nullable=False)
+    user_id = sa.Column(sa.String(255), nullable=False)
+    generation = sa.Column(sa.Integer, nullable=False, default=0)
+
+
+class Allocation(Base, TimestampMixin):
+    __tablename__ = 'allocations'
+    __table_args__ = (
+        sa.Index('allocations_consumer_id_idx', 'consumer_id'),
+        sa.Index('allocations_provider_class_idx', 'resource_provider_id',
+                 'resource_class'),
+    )
+    id = sa.Column(sa.Integer, primary_key=True)
+    resource_provider_id = sa.Column(
+        sa.Integer, sa.ForeignKey('resource_providers.id'), nullable=False)
+    consumer_id = sa.Column(sa.String(36), nullable=False)
+    resource_class = sa.Column(sa.String(255), nullable=False)
+    used = sa.Column(sa.Integer, nullable=False)
+
+
+class Trait(Base, TimestampMixin):
+    __tablename__ = 'traits'
+    __table_args__ = (
+        sa.UniqueConstraint('name', name='uniq_traits0name'),
+    )
+    id = sa.Column(sa.Integer, primary_key=True)
+    name = sa.Column(sa.String(255), nullable=False)
+
+
+class ResourceProviderTrait(Base):
+    __tablename__ = 'resource_provider_traits'
+    resource_provider_id = sa.Column(
+        sa.Integer, sa.ForeignKey('resource_providers.id'), primary_key=True)
+    trait_id = sa.Column(sa.Integer, sa.ForeignKey('traits.id'),
+                         primary_key=True)
+
+
+class PlacementAggregate(Base, TimestampMixin):
+    __tablename__ = 'placement_aggregates'
+    __table_args__ = (
+        sa.UniqueConstraint('uuid', name='uniq_placement_aggregates0uuid'),
+    )
+    id = sa.Column(sa.Integer, primary_key=True)
+    uuid = sa.Column(sa.String(36), nullable=False)
+
+
+class ResourceProviderAggregate(Base):
+    __tablename__ = 'resource_provider_aggregates'
+    resource_provider_id = sa.Column(
+        sa.Integer, sa.ForeignKey('resource_providers.id'), primary_key=True)
+    aggregate_id = sa.Column(sa.Integer,
+                             sa.ForeignKey('placement_aggregates.id'),
+                             primary_key=True)

@@ -1,0 +1,229 @@
+"""nova_lite's exceptions.
+
+Each class carries a ``msg_fmt`` filled from its keyword arguments and an
+HTTP ``code`` the API answers with when the exception reaches it. Errors
+are data: add a class here rather than raising a bare message.
+"""
+
+import logging
+
+LOG = logging.getLogger(__name__)
+
+
+class NovaLiteException(Exception):
+    msg_fmt = 'An unknown error occurred.'
+    code = 500
+    headers = {}
+    safe = False
+
+    def __init__(self, message=None, **kwargs):
+        self.kwargs = kwargs
+        self.kwargs.setdefault('code', self.code)
+        if not message:
+            try:
+                message = self.msg_fmt % kwargs
+            except (KeyError, TypeError, ValueError):
+                LOG.exception('Bad arguments %r for %s', kwargs,
+                              type(self).__name__)
+                message = self.msg_fmt
+        self.message = message
+        super().__init__(message)
+
+    def format_message(self):
+        return self.args[0]
+
+
+# 4xx: the caller asked for something wrong.
+
+class Invalid(NovaLiteException):
+    msg_fmt = 'Invalid input: %(reason)s'
+    code = 400
+
+
+class ValidationError(Invalid):
+    msg_fmt = '%(detail)s'
+
+
+class InvalidInput(Invalid):
+    msg_fmt = 'Invalid input: %(reason)s'
+
+
+class InvalidRequest(Invalid):
+    msg_fmt = 'The request is invalid: %(reason)s'
+
+
+class ImageNotFoundForBuild(Invalid):
+    msg_fmt = 'Image %(image_id)s could not be found.'
+
+
+class FlavorNotFoundForBuild(Invalid):
+    msg_fmt = 'Flavor %(flavor_id)s could not be found.'
+
+
+class InstanceInvalidState(Invalid):
+    msg_fmt = ('Instance %(instance_uuid)s in %(attr)s %(state)s. Cannot '
+               '%(method)s while the instance is in this state.')
+    code = 409
+
+
+class NotAuthorized(NovaLiteException):
+    msg_fmt = 'Not authorized.'
+    code = 403
+
+
+class PolicyNotAuthorized(NotAuthorized):
+    msg_fmt = 'Policy does not allow %(action)s to be performed.'
+
+
+class Forbidden(NotAuthorized):
+    msg_fmt = 'Forbidden: %(reason)s'
+
+
+class NotFound(NovaLiteException):
+    msg_fmt = 'Resource could not be found.'
+    code = 404
+
+
+class FlavorNotFound(NotFound):
+    msg_fmt = 'Flavor %(flavor_id)s could not be found.'
+
+
+class ImageNotFound(NotFound):
+    msg_fmt = 'Image %(image_id)s could not be found.'
+
+
+class InstanceNotFound(NotFound):
+    msg_fmt = 'Instance %(instance_id)s could not be found.'
+
+
+class ServiceNotFound(NotFound):
+    msg_fmt = 'Service %(service_id)s could not be found.'
+
+
+class ComputeHostNotFound(NotFound):
+    msg_fmt = 'Compute host %(host)s could not be found.'
+
+
+class ComputeNodeNotFound(NotFound):
+    msg_fmt = 'Compute node %(node)s could not be found.'
+
+
+class ResourceProviderNotFound(NotFound):
+    msg_fmt = 'Resource provider %(uuid)s could not be found.'
+
+
+class RequestSpecNotFound(NotFound):
+    msg_fmt = 'RequestSpec for instance %(instance_uuid)s not found.'
+
+
+class Conflict(NovaLiteException):
+    msg_fmt = 'Conflict: %(reason)s'
+    code = 409
+
+
+class FlavorExists(Conflict):
+    msg_fmt = 'Flavor with %(field)s %(value)s already exists.'
+
+
+class ServiceExists(Conflict):
+    msg_fmt = 'Service %(binary)s on host %(host)s already exists.'
+
+
+class TooManyInstances(NotAuthorized):
+    msg_fmt = ('Quota exceeded for %(overs)s: Requested %(req)s, but '
+               'already used %(used)s of %(allowed)s %(overs)s.')
+
+
+# 5xx and internal: something on our side.
+
+class NoValidHost(NovaLiteException):
+    msg_fmt = 'No valid host was found. %(reason)s'
+
+
+class MaxRetriesExceeded(NoValidHost):
+    msg_fmt = 'Exceeded maximum number of retries. %(reason)s'
+
+
+class ClaimConflict(NovaLiteException):
+    """A provider's generation moved under a claim: refresh and retry."""
+    msg_fmt = ('Resource provider %(uuid)s changed while claiming '
+               '(generation %(generation)s).')
+
+
+class ComputeResourcesUnavailable(NovaLiteException):
+    msg_fmt = 'Insufficient compute resources: %(reason)s'
+
+
+class BuildAbortException(NovaLiteException):
+    msg_fmt = 'Build of instance %(instance_uuid)s aborted: %(reason)s'
+
+
+class RescheduledException(NovaLiteException):
+    msg_fmt = ('Build of instance %(instance_uuid)s was re-scheduled: '
+               '%(reason)s')
+
+
+class InstanceDeployFailure(NovaLiteException):
+    msg_fmt = 'Failed to deploy instance %(instance_uuid)s: %(reason)s'
+
+
+class HypervisorUnavailable(NovaLiteException):
+    msg_fmt = 'Connection to the hypervisor is broken on host %(host)s.'
+
+
+class DBNotAllowed(NovaLiteException):
+    msg_fmt = ('%(binary)s attempted direct database access, which is not '
+               'allowed: computes reach the database only through the '
+               'conductor.')
+
+
+class ObjectActionError(NovaLiteException):
+    msg_fmt = 'Object action %(action)s failed because: %(reason)s'
+
+
+class OrphanedObjectError(NovaLiteException):
+    msg_fmt = 'Cannot call %(method)s on orphaned %(objtype)s object.'
+
+
+class UnsupportedRPCVersion(NovaLiteException):
+    msg_fmt = ('Cannot send %(method)s to the %(service)s: it needs RPC '
+               'version %(needed)s but the client is pinned to %(pin)s by '
+               '[upgrade_levels] %(service)s.')
+
+
+class ConfigInvalid(NovaLiteException):
+    msg_fmt = 'Invalid configuration: %(reason)s'
+
+
+class PolicyInitError(NovaLiteException):
+    msg_fmt = 'Failed to initialize policy %(policy)s: %(reason)s'
+
+
+class UnexpectedTaskStateError(Conflict):
+    msg_fmt = ('Conflict updating instance %(instance_uuid)s. Expected: '
+               '%(expected)s. Actual: %(actual)s')
+
+
+class MarkerNotFound(NotFound):
+    msg_fmt = 'Marker %(marker)s could not be found.'
+    code = 400
+
+
+class InvalidInventory(Invalid):
+    msg_fmt = 'Invalid inventory for %(resource_class)s: %(reason)s'
+
+
+class InventoryInUse(Conflict):
+    msg_fmt = ('Inventory for %(resource_classes)s on resource provider '
+               '%(uuid)s in use.')
+
+
+class InvalidTrait(Invalid):
+    msg_fmt = ('%(name)s is not a trait: use an os-traits name or '
+               'CUSTOM_ followed by capital letters, digits and '
+               'underscores.')
+
+
+class InsufficientCapacity(Conflict):
+    msg_fmt = ('Resource provider %(uuid)s cannot take %(amount)d '
+               '%(resource_class)s: %(free)d free of %(capacity)d.')

@@ -1,0 +1,166 @@
+"""ComputeNode: what a hypervisor node has, as its compute last reported.
+
+Its uuid is also the uuid of the node's resource provider; capacity the
+scheduler decides on comes from the provider's inventories and allocations,
+and the descriptive fields here (hypervisor type and version, cpu_info,
+stats) feed the filters that look at the host itself.
+"""
+
+from oslo_db import exception as db_exc
+from oslo_serialization import jsonutils
+from oslo_utils import timeutils
+import sqlalchemy as sa
+
+from nova_lite.db import api as db_api
+from nova_lite.db import models
+from nova_lite import exception
+from nova_lite.objects import base
+from nova_lite.objects import fields
+
+
+@base.NovaLiteObjectRegistry.register
+class ComputeNode(base.NovaLiteObject, base.NovaLiteTimestampObject):
+    # Version 1.0: Initial version
+    VERSION = '1.0'
+
+    fields = {
+        'id': fields.IntegerField(read_only=True),
+        'uuid': fields.UUIDField(),
+        'service_id': fields.IntegerField(nullable=True),
+        'host': fields.StringField(),
+        'hypervisor_hostname': fields.StringField(),
+        'vcpus': fields.IntegerField(),
+        'memory_mb': fields.IntegerField(),
+        'local_gb': fields.IntegerField(),
+        'vcpus_used': fields.IntegerField(default=0),
+        'memory_mb_used': fields.IntegerField(default=0),
+        'local_gb_used': fields.IntegerField(default=0),
+        'running_vms': fields.IntegerField(default=0),
+        'hypervisor_type': fields.StringField(),
+        'hypervisor_version': fields.IntegerField(),
+        'cpu_info': fields.StringField(),
+        'host_ip': fields.StringField(nullable=True),
+        'cpu_allocation_ratio': fields.FloatField(nullable=True),
+        'ram_allocation_ratio': fields.FloatField(nullable=True),
+        'disk_allocation_ratio': fields.FloatField(nullable=True),
+        'stats': fields.DictOfNullableStringsField(default={}),
+    }
+    fields.update(base.NovaLiteTimestampObject.fields)
+
+    @staticmethod
+    def _from_db_object(context, node, row):
+        base.set_all_from_db(node, row, skip=('stats',))
+        node.stats = jsonutils.loads(row.stats) if row.stats else {}
+        node._context = context
+        node.obj_reset_changes()
+        return node
+
+    @staticmethod
+    def _to_db_values(values):
+        if 'stats' in values:
+            values['stats'] = jsonutils.dumps(values['stats'] or {})
+        return values
+
+    @staticmethod
+    @db_api.reader
+    def _get_from_db(context, **filters):
+        row = context.session.scalars(
+            sa.select(models.ComputeNode).filter_by(**filters)).first()
+        if row is None:
+            raise exception.ComputeNodeNotFound(
+                node=', '.join('%s=%s' % kv for kv in filters.items()))
+        return row
+
+    @classmethod
+    @base.remotable
+    def get_by_uuid(cls, context, uuid):
+        return cls._from_db_object(context, cls(),
+                                   cls._get_from_db(context, uuid=uuid))
+
+    @classmethod
+    @base.remotable
+    def get_by_host_and_nodename(cls, context, host, nodename):
+        return cls._from_db_object(
+            context, cls(),
+            cls._get_from_db(context, host=host,
+                             hypervisor_hostname=nodename))
+
+    @staticmethod
+    @db_api.writer
+    def _create_in_db(context, values):
+        row = models.ComputeNode(**values)
+        context.session.add(row)
+        try:
+            context.session.flush()
+        except db_exc.DBDuplicateEntry:
+            raise exception.Conflict(
+                reason='compute node %s already exists' % values.get('uuid'))
+        return row
+
+    @base.remotable
+    def create(self):
+        if self.obj_attr_is_set('id'):
+            raise exception.ObjectActionError(action='create',
+                                              reason='already created')
+        values = self._to_db_values(self.obj_get_changes())
+        self._from_db_object(self._context, self,
+                             self._create_in_db(self._context, values))
+
+    @staticmethod
+    @db_api.writer
+    def _save_in_db(context, node_id, values):
+        context.session.execute(sa.update(models.ComputeNode).where(
+            models.ComputeNode.id == node_id).values(**values))
+        return context.session.get(models.ComputeNode, node_id,
+                                   populate_existing=True)
+
+    @base.remotable
+    def save(self):
+        values = self._to_db_values(self.obj_get_changes())
+        values.pop('id', None)
+        if not values:
+            return
+        values['updated_at'] = timeutils.utcnow().replace(tzinfo=None)
+        self._from_db_object(self._context, self,
+                             self._save_in_db(self._context, self.id, values))
+
+
+@base.NovaLiteObjectRegistry.register
+class ComputeNodeList(base.ObjectListBase, base.NovaLiteObject):
+    # Version 1.0: Initial version, ComputeNode <= 1.0
+    VERSION = '1.0'
+
+    fields = {
+        'objects': fields.ListOfObjectsField('ComputeNode'),
+    }
+
+    @staticmethod
+    @db_api.reader
+    def _get_from_db(context, host=None, uuids=None):
+        query = sa.select(models.ComputeNode).order_by(models.ComputeNode.id)
+        if host is not None:
+            query = query.where(models.ComputeNode.host == host)
+        if uuids is not None:
+            query = query.where(models.ComputeNode.uuid.in_(list(uuids)))
+        return context.session.scalars(query).all()
+
+    @classmethod
+    @base.remotable
+    def get_all(cls, context):
+        return cls._from_rows(context, cls._get_from_db(context))
+
+    @classmethod
+    @base.remotable
+    def get_all_by_host(cls, context, host):
+        return cls._from_rows(context, cls._get_from_db(context, host=host))
+
+    @classmethod
+    @base.remotable
+    def get_all_by_uuids(cls, context, uuids):
+        return cls._from_rows(context, cls._get_from_db(context, uuids=uuids))
+
+    @classmethod
+    def _from_rows(cls, context, rows):
+        return cls(context, objects=[
+            ComputeNode._from_db_object(context, ComputeNode(), row)
+            for row in rows])

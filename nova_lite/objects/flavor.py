@@ -1,0 +1,167 @@
+"""Flavor: the size of a server (VCPUs, RAM, disks) and its extra specs.
+
+An instance keeps a copy of the flavor it was built with, so deleting or
+changing a flavor never changes a running server.
+"""
+
+from oslo_db import exception as db_exc
+import sqlalchemy as sa
+
+from nova_lite.db import api as db_api
+from nova_lite.db import models
+from nova_lite import exception
+from nova_lite.objects import base
+from nova_lite.objects import fields
+
+_SORT_KEYS = ('flavorid', 'name', 'memory_mb', 'vcpus', 'root_gb',
+              'ephemeral_gb', 'swap', 'id', 'created_at')
+
+
+@base.NovaLiteObjectRegistry.register
+class Flavor(base.NovaLiteObject, base.NovaLiteTimestampObject):
+    # Version 1.0: Initial version
+    VERSION = '1.0'
+
+    fields = {
+        'id': fields.IntegerField(read_only=True),
+        'flavorid': fields.StringField(),
+        'name': fields.StringField(),
+        'memory_mb': fields.IntegerField(),
+        'vcpus': fields.IntegerField(),
+        'root_gb': fields.IntegerField(default=0),
+        'ephemeral_gb': fields.IntegerField(default=0),
+        'swap': fields.IntegerField(default=0),
+        'rxtx_factor': fields.FloatField(default=1.0),
+        'disabled': fields.BooleanField(default=False),
+        'is_public': fields.BooleanField(default=True),
+        'description': fields.StringField(nullable=True),
+        'extra_specs': fields.DictOfStringsField(default={}),
+    }
+    fields.update(base.NovaLiteTimestampObject.fields)
+
+    @staticmethod
+    def _from_db_object(context, flavor, row):
+        base.set_all_from_db(flavor, row, skip=('extra_specs',))
+        flavor.extra_specs = {spec.key: spec.value for spec in row.extra_specs}
+        flavor._context = context
+        flavor.obj_reset_changes()
+        return flavor
+
+    @staticmethod
+    @db_api.reader
+    def _get_from_db(context, **filters):
+        row = context.session.scalars(
+            sa.select(models.Flavor).filter_by(**filters)).first()
+        if row is None:
+            raise exception.FlavorNotFound(
+                flavor_id=filters.get('flavorid', filters.get(
+                    'name', filters.get('id'))))
+        return row
+
+    @classmethod
+    @base.remotable
+    def get_by_flavor_id(cls, context, flavorid):
+        return cls._from_db_object(context, cls(),
+                                   cls._get_from_db(context,
+                                                    flavorid=str(flavorid)))
+
+    @classmethod
+    @base.remotable
+    def get_by_id(cls, context, flavor_id):
+        return cls._from_db_object(context, cls(),
+                                   cls._get_from_db(context, id=flavor_id))
+
+    @classmethod
+    @base.remotable
+    def get_by_name(cls, context, name):
+        return cls._from_db_object(context, cls(),
+                                   cls._get_from_db(context, name=name))
+
+    @staticmethod
+    @db_api.writer
+    def _create_in_db(context, values, extra_specs):
+        row = models.Flavor(**values)
+        row.extra_specs = [models.FlavorExtraSpec(key=k, value=v)
+                           for k, v in extra_specs.items()]
+        context.session.add(row)
+        try:
+            context.session.flush()
+        except db_exc.DBDuplicateEntry as exc:
+            field = 'name' if 'name' in (exc.columns or []) else 'id'
+            value = values['name'] if field == 'name' else values['flavorid']
+            raise exception.FlavorExists(field=field, value=value)
+        return row
+
+    @base.remotable
+    def create(self):
+        if self.obj_attr_is_set('id'):
+            raise exception.ObjectActionError(action='create',
+                                              reason='already created')
+        values = self.obj_get_changes()
+        extra_specs = values.pop('extra_specs', {}) or {}
+        self._from_db_object(self._context, self,
+                             self._create_in_db(self._context, values,
+                                                extra_specs))
+
+    @staticmethod
+    @db_api.writer
+    def _destroy_in_db(context, flavorid):
+        row = context.session.scalars(sa.select(models.Flavor).filter_by(
+            flavorid=flavorid)).first()
+        if row is None:
+            raise exception.FlavorNotFound(flavor_id=flavorid)
+        context.session.delete(row)
+
+    @base.remotable
+    def destroy(self):
+        self._destroy_in_db(self._context, self.flavorid)
+
+
+@base.NovaLiteObjectRegistry.register
+class FlavorList(base.ObjectListBase, base.NovaLiteObject):
+    # Version 1.0: Initial version, Flavor <= 1.0
+    VERSION = '1.0'
+
+    fields = {
+        'objects': fields.ListOfObjectsField('Flavor'),
+    }
+
+    @staticmethod
+    @db_api.reader
+    def _get_all_from_db(context, filters, sort_key, sort_dir, limit,
+                         marker):
+        model = models.Flavor
+        query = sa.select(model)
+        if filters.get('is_public') is not None:
+            query = query.where(model.is_public.is_(filters['is_public']))
+        if filters.get('min_memory_mb') is not None:
+            query = query.where(model.memory_mb >= filters['min_memory_mb'])
+        if filters.get('min_root_gb') is not None:
+            query = query.where(model.root_gb >= filters['min_root_gb'])
+        if sort_key not in _SORT_KEYS:
+            raise exception.InvalidInput(
+                reason='sort_key must be one of %s' % ', '.join(_SORT_KEYS))
+        column = getattr(model, sort_key)
+        order = column.desc() if sort_dir == 'desc' else column.asc()
+        query = query.order_by(order, model.id.asc())
+        if marker is not None:
+            marker_row = context.session.scalars(
+                sa.select(model).filter_by(flavorid=marker)).first()
+            if marker_row is None:
+                raise exception.FlavorNotFound(flavor_id=marker)
+            value = getattr(marker_row, sort_key)
+            after = column < value if sort_dir == 'desc' else column > value
+            query = query.where(sa.or_(
+                after, sa.and_(column == value, model.id > marker_row.id)))
+        if limit is not None:
+            query = query.limit(limit)
+        return context.session.scalars(query).all()
+
+    @classmethod
+    @base.remotable
+    def get_all(cls, context, filters=None, sort_key='flavorid',
+                sort_dir='asc', limit=None, marker=None):
+        rows = cls._get_all_from_db(context, filters or {}, sort_key,
+                                    sort_dir, limit, marker)
+        return cls(context, objects=[
+            Flavor._from_db_object(context, Flavor(), row) for row in rows])

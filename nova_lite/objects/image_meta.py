@@ -1,0 +1,93 @@
+"""ImageMeta: what the scheduler and the compute know of a server's image.
+
+Built from the image registry (``nova_lite.image.api``) at boot and kept in
+the RequestSpec. Only the standard properties below are parsed, as Nova
+does since Liberty; the pre-Liberty names are accepted and mapped.
+"""
+
+from nova_lite.objects import base
+from nova_lite.objects import fields
+
+# Old property name -> current name (seed 000, ImagePropertiesFilter).
+LEGACY_PROPERTY_NAMES = {
+    'architecture': 'hw_architecture',
+    'hypervisor_type': 'img_hv_type',
+    'hypervisor_version_requires': 'img_hv_requested_version',
+    'vm_mode': 'hw_vm_mode',
+}
+
+
+@base.NovaLiteObjectRegistry.register
+class ImageMetaProps(base.NovaLiteObject):
+    # Version 1.0: Initial version
+    VERSION = '1.0'
+
+    fields = {
+        'hw_architecture': fields.StringField(),
+        'img_hv_type': fields.StringField(),
+        'img_hv_requested_version': fields.StringField(),
+        'hw_vm_mode': fields.StringField(),
+        'hw_machine_type': fields.StringField(),
+        'hw_numa_nodes': fields.IntegerField(),
+        'hw_cpu_policy': fields.StringField(),
+        'os_distro': fields.StringField(),
+        'os_type': fields.StringField(),
+        'os_secure_boot': fields.StringField(),
+        'os_require_quiesce': fields.FlexibleBooleanField(),
+        'img_type': fields.StringField(),
+    }
+
+    @classmethod
+    def from_dict(cls, properties):
+        """Build from registry properties; unknown keys are ignored."""
+        props = cls()
+        for key, value in (properties or {}).items():
+            key = LEGACY_PROPERTY_NAMES.get(key, key)
+            if key in cls.fields and value is not None:
+                setattr(props, key, value)
+        return props
+
+    def get(self, name, default=None):
+        """The property ``name`` if set, else ``default``."""
+        if name in self.fields and self.obj_attr_is_set(name):
+            return getattr(self, name)
+        return default
+
+    def to_dict(self):
+        return {name: getattr(self, name) for name in self.fields
+                if self.obj_attr_is_set(name)}
+
+
+@base.NovaLiteObjectRegistry.register
+class ImageMeta(base.NovaLiteObject):
+    # Version 1.0: Initial version
+    VERSION = '1.0'
+
+    fields = {
+        'id': fields.UUIDField(),
+        'name': fields.StringField(),
+        'status': fields.StringField(),
+        'disk_format': fields.StringField(),
+        'container_format': fields.StringField(),
+        'size': fields.IntegerField(),
+        'min_disk': fields.IntegerField(),
+        'min_ram': fields.IntegerField(),
+        'owner': fields.StringField(nullable=True),
+        'visibility': fields.StringField(),
+        'properties': fields.ObjectField('ImageMetaProps'),
+        'created_at': fields.DateTimeField(nullable=True),
+        'updated_at': fields.DateTimeField(nullable=True),
+    }
+
+    @classmethod
+    def from_image(cls, image):
+        """Build from an image dict of the registry."""
+        meta = cls()
+        for key in ('id', 'name', 'status', 'disk_format',
+                    'container_format', 'size', 'min_disk', 'min_ram',
+                    'owner', 'visibility', 'created_at', 'updated_at'):
+            if key in image:
+                setattr(meta, key, image[key])
+        meta.properties = ImageMetaProps.from_dict(image.get('properties'))
+        meta.obj_reset_changes(recursive=True)
+        return meta

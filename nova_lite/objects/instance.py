@@ -1,0 +1,323 @@
+"""Instance and InstanceList: a server and its life cycle.
+
+Instances are soft-deleted. ``save`` writes only changed fields and can be
+made conditional on the task or VM state the caller expects, which is how
+two actors racing on one instance find out instead of overwriting each
+other.
+"""
+
+from oslo_serialization import jsonutils
+from oslo_utils import timeutils
+import sqlalchemy as sa
+
+from nova_lite.db import api as db_api
+from nova_lite.db import models
+from nova_lite import exception
+from nova_lite.objects import base
+from nova_lite.objects import fields
+from nova_lite.objects import flavor as flavor_obj
+from nova_lite.objects import instance_fault
+from nova_lite.placement import allocations
+
+# Attributes loaded only when asked for with expected_attrs.
+OPTIONAL_ATTRS = ('fault',)
+_SORT_KEYS = ('created_at', 'display_name', 'updated_at', 'launched_at',
+              'id', 'uuid', 'host', 'node', 'vm_state', 'task_state')
+
+
+def _utcnow():
+    return timeutils.utcnow().replace(tzinfo=None)
+
+
+@base.NovaLiteObjectRegistry.register
+class Instance(base.NovaLiteObject, base.NovaLitePersistentObject):
+    # Version 1.0: Initial version
+    VERSION = '1.0'
+
+    fields = {
+        'id': fields.IntegerField(read_only=True),
+        'uuid': fields.UUIDField(),
+        'project_id': fields.StringField(),
+        'user_id': fields.StringField(),
+        'display_name': fields.StringField(nullable=True),
+        'hostname': fields.StringField(nullable=True),
+        'image_ref': fields.StringField(nullable=True),
+        'flavor': fields.ObjectField('Flavor'),
+        'vcpus': fields.IntegerField(),
+        'memory_mb': fields.IntegerField(),
+        'root_gb': fields.IntegerField(),
+        'ephemeral_gb': fields.IntegerField(),
+        'host': fields.StringField(nullable=True),
+        'node': fields.StringField(nullable=True),
+        'compute_node_uuid': fields.UUIDField(nullable=True),
+        'vm_state': fields.VMStateField(),
+        'task_state': fields.TaskStateField(nullable=True),
+        'power_state': fields.IntegerField(default=0),
+        'availability_zone': fields.StringField(nullable=True),
+        'key_name': fields.StringField(nullable=True),
+        'reservation_id': fields.StringField(nullable=True),
+        'launch_index': fields.IntegerField(nullable=True),
+        'launched_at': fields.DateTimeField(nullable=True),
+        'terminated_at': fields.DateTimeField(nullable=True),
+        'metadata': fields.DictOfStringsField(default={}),
+        'fault': fields.ObjectField('InstanceFault', nullable=True),
+    }
+    fields.update(base.NovaLitePersistentObject.fields)
+
+    @property
+    def name(self):
+        from nova_lite.conf import CONF
+        try:
+            return CONF.instance_name_template % self.id
+        except (TypeError, ValueError):
+            return 'instance-%s' % self.uuid
+
+    @staticmethod
+    def _from_db_object(context, instance, row, expected_attrs=None,
+                        fault=None):
+        skip = ('flavor', 'metadata', 'fault', 'deleted')
+        base.set_all_from_db(instance, row, skip=skip)
+        instance.deleted = bool(row.deleted)
+        instance.flavor = flavor_obj.Flavor.obj_from_primitive(
+            jsonutils.loads(row.flavor))
+        instance.metadata = (jsonutils.loads(row.metadata_)
+                             if row.metadata_ else {})
+        if 'fault' in (expected_attrs or ()):
+            instance.fault = fault
+        instance._context = context
+        instance.obj_reset_changes(recursive=True)
+        return instance
+
+    def _db_values(self, values):
+        values = dict(values)
+        if 'flavor' in values:
+            values['flavor'] = jsonutils.dumps(
+                self.flavor.obj_to_primitive())
+        if 'metadata' in values:
+            values['metadata_'] = jsonutils.dumps(values.pop('metadata'))
+        values.pop('fault', None)
+        values.pop('id', None)
+        if 'deleted' in values:
+            values['deleted'] = self.id if values['deleted'] else 0
+        return values
+
+    @staticmethod
+    @db_api.reader
+    def _get_row(context, uuid):
+        query = sa.select(models.Instance).filter_by(uuid=uuid)
+        query = _apply_read_deleted(query, context)
+        row = context.session.scalars(query).first()
+        if row is None:
+            raise exception.InstanceNotFound(instance_id=uuid)
+        return row
+
+    @classmethod
+    @base.remotable
+    def get_by_uuid(cls, context, uuid, expected_attrs=None):
+        row = cls._get_row(context, uuid)
+        fault = None
+        if 'fault' in (expected_attrs or ()):
+            fault = instance_fault.InstanceFault.get_latest_for_instances(
+                context, [uuid]).get(uuid)
+        return cls._from_db_object(context, cls(), row, expected_attrs, fault)
+
+    @staticmethod
+    @db_api.writer
+    def _create_in_db(context, values):
+        row = models.Instance(**values)
+        context.session.add(row)
+        context.session.flush()
+        return row
+
+    @base.remotable
+    def create(self):
+        if self.obj_attr_is_set('id'):
+            raise exception.ObjectActionError(action='create',
+                                              reason='already created')
+        flavor = self.flavor
+        for attr in ('vcpus', 'memory_mb', 'root_gb', 'ephemeral_gb'):
+            if not self.obj_attr_is_set(attr):
+                setattr(self, attr, getattr(flavor, attr))
+        values = self._db_values(self.obj_get_changes())
+        values['flavor'] = jsonutils.dumps(flavor.obj_to_primitive())
+        values.setdefault('deleted', 0)
+        self._from_db_object(self._context, self,
+                             self._create_in_db(self._context, values))
+
+    @staticmethod
+    @db_api.writer
+    def _save_in_db(context, uuid, values, expected_task_state,
+                    expected_vm_state):
+        model = models.Instance
+        query = sa.update(model).where(model.uuid == uuid,
+                                       model.deleted == 0)
+        if expected_task_state is not None:
+            query = query.where(_state_in(model.task_state,
+                                          expected_task_state))
+        if expected_vm_state is not None:
+            query = query.where(_state_in(model.vm_state, expected_vm_state))
+        if context.session.execute(query.values(**values)).rowcount == 1:
+            return context.session.scalars(sa.select(model).filter_by(
+                uuid=uuid).execution_options(populate_existing=True)).one()
+        row = context.session.scalars(sa.select(model).filter_by(
+            uuid=uuid, deleted=0)).first()
+        if row is None:
+            raise exception.InstanceNotFound(instance_id=uuid)
+        if expected_task_state is not None:
+            raise exception.UnexpectedTaskStateError(
+                instance_uuid=uuid, expected=expected_task_state,
+                actual=row.task_state)
+        raise exception.InstanceInvalidState(
+            instance_uuid=uuid, attr='vm_state', state=row.vm_state,
+            method='save')
+
+    @base.remotable
+    def save(self, expected_task_state=None, expected_vm_state=None):
+        """Write changed fields.
+
+        ``expected_task_state`` / ``expected_vm_state`` (a value or a list;
+        None inside the list matches no task) make the write conditional;
+        a mismatch raises UnexpectedTaskStateError or InstanceInvalidState
+        and writes nothing.
+        """
+        values = self._db_values(self.obj_get_changes())
+        if not values:
+            return
+        values['updated_at'] = _utcnow()
+        row = self._save_in_db(self._context, self.uuid, values,
+                               expected_task_state, expected_vm_state)
+        fault = self.fault if self.obj_attr_is_set('fault') else None
+        expected = ('fault',) if self.obj_attr_is_set('fault') else ()
+        self._from_db_object(self._context, self, row, expected, fault)
+
+    @staticmethod
+    @db_api.writer
+    def _destroy_in_db(context, uuid):
+        model = models.Instance
+        row = context.session.scalars(sa.select(model).filter_by(
+            uuid=uuid, deleted=0)).first()
+        if row is None:
+            raise exception.InstanceNotFound(instance_id=uuid)
+        now = _utcnow()
+        row.deleted = row.id
+        row.deleted_at = now
+        row.terminated_at = row.terminated_at or now
+        row.vm_state = fields.VMState.DELETED
+        row.task_state = None
+        released = allocations.remove_in_session(context.session, uuid)
+        context.session.flush()
+        return row, released
+
+    @base.remotable
+    def destroy(self):
+        """Soft-delete the instance and free its allocations, atomically.
+
+        Returns the uuids of the providers whose usage went down.
+        """
+        row, released = self._destroy_in_db(self._context, self.uuid)
+        self._from_db_object(self._context, self, row)
+        return sorted(released)
+
+
+def _state_in(column, expected):
+    if not isinstance(expected, (list, tuple, set)):
+        expected = [expected]
+    values = [v for v in expected if v is not None]
+    clauses = [column.in_(values)] if values else []
+    if None in expected:
+        clauses.append(column.is_(None))
+    return sa.or_(*clauses)
+
+
+def _apply_read_deleted(query, context, model=models.Instance):
+    if context.read_deleted == 'no':
+        return query.where(model.deleted == 0)
+    if context.read_deleted == 'only':
+        return query.where(model.deleted != 0)
+    return query
+
+
+@base.NovaLiteObjectRegistry.register
+class InstanceList(base.ObjectListBase, base.NovaLiteObject):
+    # Version 1.0: Initial version, Instance <= 1.0
+    VERSION = '1.0'
+
+    fields = {
+        'objects': fields.ListOfObjectsField('Instance'),
+    }
+
+    @staticmethod
+    @db_api.reader
+    def _get_rows(context, filters, sort_key, sort_dir, limit, marker):
+        model = models.Instance
+        query = _apply_read_deleted(sa.select(model), context)
+        query = _apply_filters(query, filters)
+        if sort_key not in _SORT_KEYS:
+            raise exception.InvalidInput(
+                reason='sort_key must be one of %s' % ', '.join(_SORT_KEYS))
+        column = getattr(model, sort_key)
+        desc = sort_dir == 'desc'
+        query = query.order_by(column.desc() if desc else column.asc(),
+                               model.id.desc() if desc else model.id.asc())
+        if marker is not None:
+            query = _after_marker(context, query, model, column, desc, marker)
+        if limit is not None:
+            query = query.limit(limit)
+        return context.session.scalars(query).all()
+
+    @classmethod
+    @base.remotable
+    def get_by_filters(cls, context, filters, sort_key='created_at',
+                       sort_dir='desc', limit=None, marker=None,
+                       expected_attrs=None):
+        """Instances matching ``filters``; see ``_apply_filters`` for keys."""
+        rows = cls._get_rows(context, filters or {}, sort_key, sort_dir,
+                             limit, marker)
+        faults = {}
+        if 'fault' in (expected_attrs or ()):
+            faults = instance_fault.InstanceFault.get_latest_for_instances(
+                context, [row.uuid for row in rows])
+        return cls(context, objects=[
+            Instance._from_db_object(context, Instance(), row,
+                                     expected_attrs, faults.get(row.uuid))
+            for row in rows])
+
+    @classmethod
+    @base.remotable
+    def get_by_host(cls, context, host):
+        return cls.get_by_filters(context, {'host': host}, sort_key='id',
+                                  sort_dir='asc')
+
+
+def _apply_filters(query, filters):
+    """Filter keys: uuid (one or a list), project_id, user_id, host, node,
+    vm_state, task_state (values or lists), name (substring of the display
+    name), building_before (created before a datetime, still building).
+    """
+    model = models.Instance
+    for key in ('uuid', 'project_id', 'user_id', 'host', 'node',
+                'vm_state', 'task_state'):
+        if key in filters and filters[key] is not None:
+            query = query.where(_state_in(getattr(model, key), filters[key]))
+    if filters.get('name'):
+        query = query.where(model.display_name.contains(filters['name'],
+                                                        autoescape=True))
+    if filters.get('building_before') is not None:
+        query = query.where(model.vm_state == fields.VMState.BUILDING,
+                            model.created_at < filters['building_before'])
+    return query
+
+
+def _after_marker(context, query, model, column, desc, marker):
+    marker_row = context.session.scalars(
+        _apply_read_deleted(sa.select(model).filter_by(uuid=marker),
+                            context)).first()
+    if marker_row is None:
+        raise exception.MarkerNotFound(marker=marker)
+    value = getattr(marker_row, column.key)
+    if value is None:
+        return query.where(model.id > marker_row.id if not desc
+                           else model.id < marker_row.id)
+    beyond = column < value if desc else column > value
+    tie = model.id < marker_row.id if desc else model.id > marker_row.id
+    return query.where(sa.or_(beyond, sa.and_(column == value, tie)))

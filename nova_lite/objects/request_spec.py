@@ -1,0 +1,127 @@
+"""RequestSpec: everything the scheduler is told about a boot request.
+
+One is stored per instance (its ``instance_uuid``); the one sent to the
+scheduler for a multi-instance request has ``num_instances`` > 1.
+"""
+
+from oslo_serialization import jsonutils
+import sqlalchemy as sa
+
+from nova_lite.db import api as db_api
+from nova_lite.db import models
+from nova_lite import exception
+from nova_lite.objects import base
+from nova_lite.objects import fields
+
+# Fields that describe one scheduling attempt rather than the request.
+_NOT_PERSISTED = ('id', 'ignore_hosts')
+
+
+@base.NovaLiteObjectRegistry.register
+class RequestSpec(base.NovaLiteObject):
+    # Version 1.0: Initial version
+    VERSION = '1.0'
+
+    fields = {
+        'id': fields.IntegerField(read_only=True),
+        'instance_uuid': fields.UUIDField(),
+        'project_id': fields.StringField(),
+        'user_id': fields.StringField(),
+        'num_instances': fields.IntegerField(default=1),
+        'flavor': fields.ObjectField('Flavor'),
+        'image': fields.ObjectField('ImageMeta'),
+        'availability_zone': fields.StringField(nullable=True),
+        'scheduler_hints': fields.DictOfListOfStringsField(default={}),
+        'ignore_hosts': fields.ListOfStringsField(nullable=True),
+        'force_hosts': fields.ListOfStringsField(nullable=True),
+        'force_nodes': fields.ListOfStringsField(nullable=True),
+    }
+
+    def get_scheduler_hint(self, name, default=None):
+        """A hint's value: the single item of a one-item list, else the list."""
+        if not self.obj_attr_is_set('scheduler_hints'):
+            return default
+        value = self.scheduler_hints.get(name)
+        if value is None:
+            return default
+        return value[0] if len(value) == 1 else value
+
+    @property
+    def resources(self):
+        """{resource_class: amount} one instance of this request needs."""
+        flavor = self.flavor
+        swap_gb = (flavor.swap + 1023) // 1024
+        disk = flavor.root_gb + flavor.ephemeral_gb + swap_gb
+        wanted = {'VCPU': flavor.vcpus, 'MEMORY_MB': flavor.memory_mb,
+                  'DISK_GB': disk}
+        return {rc: amount for rc, amount in wanted.items() if amount}
+
+    def _to_json(self):
+        primitive = self.obj_to_primitive()
+        data = primitive['nova_lite_object.data']
+        for name in _NOT_PERSISTED:
+            data.pop(name, None)
+        changes = primitive.get('nova_lite_object.changes')
+        if changes:
+            primitive['nova_lite_object.changes'] = [
+                c for c in changes if c not in _NOT_PERSISTED]
+        return jsonutils.dumps(primitive)
+
+    @classmethod
+    def _from_db_row(cls, context, row):
+        spec = cls.obj_from_primitive(jsonutils.loads(row.spec))
+        spec.id = row.id
+        spec._context = context
+        spec.obj_reset_changes(recursive=True)
+        return spec
+
+    @staticmethod
+    @db_api.reader
+    def _get_row(context, instance_uuid):
+        row = context.session.scalars(sa.select(models.RequestSpec).filter_by(
+            instance_uuid=instance_uuid)).first()
+        if row is None:
+            raise exception.RequestSpecNotFound(instance_uuid=instance_uuid)
+        return row
+
+    @classmethod
+    @base.remotable
+    def get_by_instance_uuid(cls, context, instance_uuid):
+        return cls._from_db_row(context, cls._get_row(context, instance_uuid))
+
+    @staticmethod
+    @db_api.writer
+    def _create_in_db(context, instance_uuid, spec):
+        row = models.RequestSpec(instance_uuid=instance_uuid, spec=spec)
+        context.session.add(row)
+        context.session.flush()
+        return row.id
+
+    @base.remotable
+    def create(self):
+        if self.obj_attr_is_set('id'):
+            raise exception.ObjectActionError(action='create',
+                                              reason='already created')
+        self.id = self._create_in_db(self._context, self.instance_uuid,
+                                     self._to_json())
+        self.obj_reset_changes(recursive=True)
+
+    @staticmethod
+    @db_api.writer
+    def _save_in_db(context, spec_id, spec):
+        context.session.execute(sa.update(models.RequestSpec).where(
+            models.RequestSpec.id == spec_id).values(spec=spec))
+
+    @base.remotable
+    def save(self):
+        self._save_in_db(self._context, self.id, self._to_json())
+        self.obj_reset_changes(recursive=True)
+
+    def copy_for_instance(self, instance_uuid):
+        """A copy describing one instance of a multi-instance request."""
+        spec = self.obj_clone()
+        if spec.obj_attr_is_set('id'):
+            del spec.id
+        spec.instance_uuid = instance_uuid
+        spec.num_instances = 1
+        return spec

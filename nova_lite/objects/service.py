@@ -1,0 +1,202 @@
+"""Service: one row per running daemon, its heartbeat and its version."""
+
+from oslo_db import exception as db_exc
+from oslo_utils import timeutils
+from oslo_utils import uuidutils
+import sqlalchemy as sa
+
+from nova_lite.conf import CONF
+from nova_lite.db import api as db_api
+from nova_lite.db import models
+from nova_lite import exception
+from nova_lite.objects import base
+from nova_lite.objects import fields
+
+# The version of the code running a service, bumped whenever a service's
+# behaviour or its RPC interfaces change in a way another service must know
+# about. Each entry of SERVICE_VERSION_HISTORY is what that service version
+# speaks; the index is the version.
+SERVICE_VERSION = 1
+
+SERVICE_VERSION_HISTORY = (
+    # Version 0: a service that has not reported a version.
+    {'compute_rpc': '1.0', 'conductor_rpc': '1.0', 'scheduler_rpc': '1.0'},
+    # Version 1: the first release (the spine).
+    {'compute_rpc': '1.0', 'conductor_rpc': '1.0', 'scheduler_rpc': '1.0'},
+)
+
+
+def _utcnow():
+    return timeutils.utcnow().replace(tzinfo=None)
+
+
+@base.NovaLiteObjectRegistry.register
+class Service(base.NovaLiteObject, base.NovaLiteTimestampObject):
+    # Version 1.0: Initial version
+    VERSION = '1.0'
+
+    fields = {
+        'id': fields.IntegerField(read_only=True),
+        'uuid': fields.UUIDField(),
+        'host': fields.StringField(),
+        'binary': fields.StringField(),
+        'topic': fields.StringField(nullable=True),
+        'report_count': fields.IntegerField(default=0),
+        'disabled': fields.BooleanField(default=False),
+        'disabled_reason': fields.StringField(nullable=True),
+        'forced_down': fields.BooleanField(default=False),
+        'last_seen_up': fields.DateTimeField(nullable=True),
+        'version': fields.IntegerField(default=0),
+    }
+    fields.update(base.NovaLiteTimestampObject.fields)
+
+    @staticmethod
+    def _from_db_object(context, service, db_service):
+        base.set_all_from_db(service, db_service)
+        service._context = context
+        service.obj_reset_changes()
+        return service
+
+    @property
+    def is_up(self):
+        """True if the last heartbeat is recent and not forced down."""
+        if self.forced_down:
+            return False
+        last = self.last_seen_up or self.updated_at or self.created_at
+        if last is None:
+            return False
+        last = last.replace(tzinfo=None)
+        age = (_utcnow() - last).total_seconds()
+        return abs(age) <= CONF.service_down_time
+
+    @staticmethod
+    @db_api.reader
+    def _get_from_db(context, **filters):
+        row = context.session.scalars(
+            sa.select(models.Service).filter_by(**filters)).first()
+        if row is None:
+            raise exception.ServiceNotFound(
+                service_id=', '.join('%s=%s' % kv for kv in filters.items()))
+        return row
+
+    @classmethod
+    @base.remotable
+    def get_by_id(cls, context, service_id):
+        return cls._from_db_object(context, cls(),
+                                   cls._get_from_db(context, id=service_id))
+
+    @classmethod
+    @base.remotable
+    def get_by_uuid(cls, context, uuid):
+        return cls._from_db_object(context, cls(),
+                                   cls._get_from_db(context, uuid=uuid))
+
+    @classmethod
+    @base.remotable
+    def get_by_host_and_binary(cls, context, host, binary):
+        return cls._from_db_object(
+            context, cls(),
+            cls._get_from_db(context, host=host, binary=binary))
+
+    @staticmethod
+    @db_api.writer
+    def _create_in_db(context, values):
+        row = models.Service(**values)
+        context.session.add(row)
+        try:
+            context.session.flush()
+        except db_exc.DBDuplicateEntry:
+            raise exception.ServiceExists(binary=values['binary'],
+                                          host=values['host'])
+        return row
+
+    @base.remotable
+    def create(self):
+        if self.obj_attr_is_set('id'):
+            raise exception.ObjectActionError(action='create',
+                                              reason='already created')
+        values = self.obj_get_changes()
+        values.setdefault('uuid', uuidutils.generate_uuid())
+        values.setdefault('version', SERVICE_VERSION)
+        self._from_db_object(self._context, self,
+                             self._create_in_db(self._context, values))
+
+    @staticmethod
+    @db_api.writer
+    def _save_in_db(context, service_id, values):
+        context.session.execute(sa.update(models.Service).where(
+            models.Service.id == service_id).values(**values))
+        return context.session.get(models.Service, service_id,
+                                   populate_existing=True)
+
+    @base.remotable
+    def save(self):
+        values = self.obj_get_changes()
+        values.pop('id', None)
+        values['updated_at'] = _utcnow()
+        self._from_db_object(self._context, self,
+                             self._save_in_db(self._context, self.id, values))
+
+    @base.remotable
+    def heartbeat(self):
+        """Record that this service is alive, touching only liveness columns.
+
+        An administrator's concurrent change (disabled, forced_down) is never
+        overwritten by a heartbeat, and the object comes back refreshed.
+        """
+        values = {'report_count': models.Service.report_count + 1,
+                  'last_seen_up': _utcnow(),
+                  'version': SERVICE_VERSION}
+        self._from_db_object(self._context, self,
+                             self._save_in_db(self._context, self.id, values))
+
+    @staticmethod
+    @db_api.writer
+    def _destroy_in_db(context, service_id):
+        context.session.execute(sa.delete(models.Service).where(
+            models.Service.id == service_id))
+
+    @base.remotable
+    def destroy(self):
+        self._destroy_in_db(self._context, self.id)
+
+    @staticmethod
+    @db_api.reader
+    def _min_version_from_db(context, binary):
+        return context.session.scalar(
+            sa.select(sa.func.min(models.Service.version)).where(
+                models.Service.binary == binary,
+                models.Service.forced_down.is_(False)))
+
+    @classmethod
+    @base.remotable
+    def get_minimum_version(cls, context, binary):
+        """Lowest version among running services of ``binary`` (0 if none)."""
+        return cls._min_version_from_db(context, binary) or 0
+
+
+@base.NovaLiteObjectRegistry.register
+class ServiceList(base.ObjectListBase, base.NovaLiteObject):
+    # Version 1.0: Initial version, Service <= 1.0
+    VERSION = '1.0'
+
+    fields = {
+        'objects': fields.ListOfObjectsField('Service'),
+    }
+
+    @staticmethod
+    @db_api.reader
+    def _get_all_from_db(context, binary=None, host=None):
+        query = sa.select(models.Service).order_by(models.Service.id)
+        if binary is not None:
+            query = query.where(models.Service.binary == binary)
+        if host is not None:
+            query = query.where(models.Service.host == host)
+        return context.session.scalars(query).all()
+
+    @classmethod
+    @base.remotable
+    def get_all(cls, context, binary=None, host=None):
+        rows = cls._get_all_from_db(context, binary=binary, host=host)
+        return cls(context, objects=[
+            Service._from_db_object(context, Service(), row) for row in rows])

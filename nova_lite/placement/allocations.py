@@ -1,0 +1,172 @@
+"""Allocations: what each consumer (an instance) uses on which provider.
+
+``claim`` is the one way resources are taken. It writes a consumer's
+allocations only if every provider's generation is still what the caller
+decided on; otherwise it raises ClaimConflict and writes nothing. Two modes:
+
+* with ``expected_generations`` (the scheduler, which checked capacity in
+  memory against state read at those generations): only the swap;
+* without (the conductor claiming an alternate): capacity is checked here,
+  against the inventories and usages read in the same transaction, and the
+  generations read first are swapped.
+
+Removing allocations also increments the providers' generations, so a
+scheduler holding the old view fails its swap and refreshes.
+"""
+
+import sqlalchemy as sa
+
+from nova_lite.db import api as db_api
+from nova_lite.db import models
+from nova_lite import exception
+from nova_lite.placement import generation
+from nova_lite.placement import providers
+
+
+def capacity(inv):
+    """What a provider can hand out of one class: (total - reserved) x ratio."""
+    return int((inv.total - inv.reserved) * inv.allocation_ratio)
+
+
+def check_amount(uuid, resource_class, inv, used, amount):
+    """Raise InsufficientCapacity unless ``amount`` fits ``inv`` after ``used``."""
+    if inv is None:
+        raise exception.InsufficientCapacity(
+            uuid=uuid, amount=amount, resource_class=resource_class,
+            free=0, capacity=0)
+    cap = capacity(inv)
+    if (amount < inv.min_unit or amount > inv.max_unit
+            or amount % inv.step_size or used + amount > cap):
+        raise exception.InsufficientCapacity(
+            uuid=uuid, amount=amount, resource_class=resource_class,
+            free=max(cap - used, 0), capacity=cap)
+
+
+def _provider_rows(session, uuids):
+    rows = session.execute(
+        sa.select(models.ResourceProvider.uuid, models.ResourceProvider.id,
+                  models.ResourceProvider.generation).where(
+            models.ResourceProvider.uuid.in_(sorted(uuids)))).all()
+    found = {row.uuid: row for row in rows}
+    missing = set(uuids) - set(found)
+    if missing:
+        raise exception.ResourceProviderNotFound(uuid=sorted(missing)[0])
+    return found
+
+
+def _usages(session, provider_id):
+    return dict(session.execute(
+        sa.select(models.Allocation.resource_class,
+                  sa.func.sum(models.Allocation.used))
+        .where(models.Allocation.resource_provider_id == provider_id)
+        .group_by(models.Allocation.resource_class)).all())
+
+
+def _ensure_consumer(session, consumer_uuid, project_id, user_id):
+    exists = session.scalar(sa.select(models.Consumer.id).filter_by(
+        uuid=consumer_uuid))
+    if exists is None:
+        session.add(models.Consumer(uuid=consumer_uuid, project_id=project_id,
+                                    user_id=user_id, generation=0))
+
+
+def _remove(session, consumer_uuid):
+    """Delete a consumer's allocations; return {provider_id} touched."""
+    touched = set(session.scalars(
+        sa.select(models.Allocation.resource_provider_id).where(
+            models.Allocation.consumer_id == consumer_uuid).distinct()).all())
+    if touched:
+        session.execute(sa.delete(models.Allocation).where(
+            models.Allocation.consumer_id == consumer_uuid))
+        generation.touch(session, touched)
+    session.execute(sa.delete(models.Consumer).where(
+        models.Consumer.uuid == consumer_uuid))
+    return touched
+
+
+def _claim(session, consumer_uuid, project_id, user_id, requests,
+           expected_generations):
+    rows = _provider_rows(session, requests)
+    new_generations = {}
+    for uuid in sorted(requests):
+        row = rows[uuid]
+        if expected_generations is None:
+            expected = row.generation
+            inventories = providers._inventories(session, row.id)
+            used = _usages(session, row.id)
+            for rc, amount in requests[uuid].items():
+                check_amount(uuid, rc, inventories.get(rc), used.get(rc, 0),
+                             amount)
+        else:
+            expected = expected_generations[uuid]
+        new_generations[uuid] = generation.bump(session, row.id, uuid,
+                                                expected)
+        for rc, amount in sorted(requests[uuid].items()):
+            session.add(models.Allocation(
+                resource_provider_id=row.id, consumer_id=consumer_uuid,
+                resource_class=rc, used=amount))
+    _ensure_consumer(session, consumer_uuid, project_id, user_id)
+    return new_generations
+
+
+@db_api.writer
+def claim(context, consumer_uuid, project_id, user_id, requests,
+          expected_generations=None):
+    """Allocate ``requests`` ({provider_uuid: {resource_class: amount}}).
+
+    Returns {provider_uuid: new generation}. Raises ClaimConflict or
+    InsufficientCapacity with nothing written.
+    """
+    return _claim(context.session, consumer_uuid, project_id, user_id,
+                  requests, expected_generations)
+
+
+@db_api.writer
+def replace(context, consumer_uuid, project_id, user_id, requests):
+    """Atomically move a consumer's allocations to ``requests``.
+
+    Used to reschedule onto an alternate: the failed host's allocation goes
+    and the alternate's is claimed (capacity checked) in one transaction, so
+    the instance never holds both or neither. Returns (released provider
+    uuids, {claimed provider uuid: new generation}).
+    """
+    session = context.session
+    released_ids = _remove(session, consumer_uuid)
+    claimed = _claim(session, consumer_uuid, project_id, user_id, requests,
+                     None)
+    return _uuids(session, released_ids), claimed
+
+
+@db_api.writer
+def remove(context, consumer_uuid):
+    """Delete a consumer's allocations; return the provider uuids touched."""
+    session = context.session
+    return _uuids(session, _remove(session, consumer_uuid))
+
+
+def remove_in_session(session, consumer_uuid):
+    """``remove`` inside a caller's transaction (instance destroy)."""
+    return _uuids(session, _remove(session, consumer_uuid))
+
+
+def _uuids(session, provider_ids):
+    if not provider_ids:
+        return set()
+    return set(session.scalars(sa.select(models.ResourceProvider.uuid).where(
+        models.ResourceProvider.id.in_(sorted(provider_ids)))).all())
+
+
+@db_api.reader
+def get_for_consumer(context, consumer_uuid):
+    """{provider_uuid: {resource_class: amount}} of one consumer."""
+    rows = context.session.execute(
+        sa.select(models.ResourceProvider.uuid,
+                  models.Allocation.resource_class, models.Allocation.used)
+        .join(models.ResourceProvider,
+              models.ResourceProvider.id ==
+              models.Allocation.resource_provider_id)
+        .where(models.Allocation.consumer_id == consumer_uuid)).all()
+    result = {}
+    for uuid, rc, used in rows:
+        result.setdefault(uuid, {})[rc] = used
+    return result

@@ -1,0 +1,48 @@
+"""The compare-and-swap on a resource provider's generation."""
+
+from oslo_db import api as oslo_db_api
+import sqlalchemy as sa
+
+from nova_lite.db import models
+from nova_lite import exception
+
+
+def bump(session, provider_id, provider_uuid, expected):
+    """Increment the generation of a provider if it is still ``expected``.
+
+    Returns the new generation. Raises ClaimConflict when another writer
+    moved it first; the caller's transaction must then be rolled back and
+    its decision made again on fresh state.
+    """
+    result = session.execute(
+        sa.update(models.ResourceProvider)
+        .where(models.ResourceProvider.id == provider_id,
+               models.ResourceProvider.generation == expected)
+        .values(generation=expected + 1))
+    if result.rowcount != 1:
+        raise exception.ClaimConflict(uuid=provider_uuid,
+                                      generation=expected)
+    return expected + 1
+
+
+def _is_conflict(exc):
+    return isinstance(exc, exception.ClaimConflict)
+
+
+# For writers that recompute everything from fresh state on each attempt
+# (inventory, trait and aggregate replacement): retry a lost race or a
+# deadlock a few times. Claims are not retried blindly: their caller
+# chooses again.
+retry_on_conflict = oslo_db_api.wrap_db_retry(
+    max_retries=10, retry_interval=0.01, inc_retry_interval=True,
+    max_retry_interval=0.5, retry_on_deadlock=True,
+    exception_checker=_is_conflict)
+
+
+def touch(session, provider_ids):
+    """Increment the generations of providers whose usage just dropped."""
+    if provider_ids:
+        session.execute(
+            sa.update(models.ResourceProvider)
+            .where(models.ResourceProvider.id.in_(sorted(provider_ids)))
+            .values(generation=models.ResourceProvider.generation + 1))
