@@ -82,7 +82,7 @@ class RequestContext(o_context.RequestContext):
         return ctx
 
     def can(self, action, target=None, fatal=True):
-        """Check policy ``action`` for this context; see ``policy.authorize``."""
+        """Check policy ``action`` for this context (policy.authorize)."""
         from nova_lite import policy
         if target is None:
             target = {'project_id': self.project_id, 'user_id': self.user_id}

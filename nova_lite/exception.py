@@ -227,3 +227,87 @@ class InvalidTrait(Invalid):
 class InsufficientCapacity(Conflict):
     msg_fmt = ('Resource provider %(uuid)s cannot take %(amount)d '
                '%(resource_class)s: %(free)d free of %(capacity)d.')
+
+
+class BuildTimedOut(NovaLiteException):
+    msg_fmt = ('Build did not finish within %(timeout)d seconds; it was '
+               'last at task state %(task_state)s on host %(host)s.')
+
+
+class ComputeNodeIdentityConflict(NovaLiteException):
+    msg_fmt = ('Node %(node)s of compute host %(host)s cannot be reported: '
+               '%(reason)s')
+
+
+class BuildFailedOnHost(NovaLiteException):
+    msg_fmt = ('Build of instance %(instance_uuid)s failed on host %(host)s '
+               'node %(node)s: %(reason)s')
+
+
+# The compute API (nova_lite/api): request-level errors.
+
+class InvalidAPIVersionString(Invalid):
+    msg_fmt = ('API Version String %(version)s is of invalid format. Must '
+               'be of format MajorNum.MinorNum.')
+
+
+class InvalidGlobalAPIVersion(NovaLiteException):
+    msg_fmt = ('Version %(req_ver)s is not supported by the API. Minimum '
+               'is %(min_ver)s and maximum is %(max_ver)s.')
+    code = 406
+
+
+class MalformedRequestBody(Invalid):
+    msg_fmt = 'Malformed request body'
+
+
+class MalformedRequestURL(Invalid):
+    msg_fmt = ("Malformed request URL: URL's project_id '%(project_id)s' "
+               "doesn't match Context's project_id "
+               "'%(context_project_id)s'")
+
+
+class InvalidContentType(NovaLiteException):
+    msg_fmt = 'Unsupported Content-Type %(content_type)s'
+    code = 415
+
+
+class RequestTooLarge(NovaLiteException):
+    msg_fmt = 'Request is too large.'
+    code = 413
+
+
+class NotAuthenticated(NovaLiteException):
+    msg_fmt = 'Authentication required: %(reason)s'
+    code = 401
+
+
+class FlavorMemoryTooSmall(Invalid):
+    msg_fmt = ("Flavor's memory is too small for requested image: the "
+               "image needs %(min_ram)s MB.")
+
+
+class FlavorDiskTooSmall(Invalid):
+    msg_fmt = ("Flavor's disk is too small for requested image: the image "
+               "needs %(min_disk)s GB.")
+
+
+class ImageNotActive(Invalid):
+    msg_fmt = 'Image %(image_id)s is not active.'
+
+
+class ImageExists(Conflict):
+    msg_fmt = 'Image %(image_id)s already exists.'
+
+
+class SchedulerHostFilterNotFound(ConfigInvalid):
+    msg_fmt = ('Scheduler host filter %(name)s could not be loaded: '
+               '%(reason)s')
+
+
+class SchedulerWeigherNotFound(ConfigInvalid):
+    msg_fmt = 'Scheduler weigher %(name)s could not be loaded: %(reason)s'
+
+
+class FlavorExtraSpecsNotFound(NotFound):
+    msg_fmt = 'Flavor %(flavor_id)s has no extra specs with key %(key)s.'

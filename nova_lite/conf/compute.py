@@ -21,7 +21,8 @@ compute_opts = [
     cfg.IntOpt('max_concurrent_builds',
                default=10, min=1,
                help='Builds one compute service runs at once; further '
-                    'requests wait for a slot.'),
+                    'requests wait in order for a slot. Deletes never '
+                    'wait behind builds.'),
     cfg.StrOpt('instance_name_template',
                default='instance-%08x',
                help='Template of an instance\'s internal name, formatted '
@@ -35,17 +36,18 @@ compute_opts = [
 
 allocation_ratio_opts = [
     cfg.FloatOpt('cpu_allocation_ratio', min=0.0,
-                 help='VCPU overcommit ratio forced on every report. Unset '
-                      'means initial_cpu_allocation_ratio for new '
-                      'providers and leaves existing ones alone.'),
+                 help='VCPU overcommit ratio forced on every report, '
+                      'overriding a ratio set through placement. Unset '
+                      '(or 0.0) means initial_cpu_allocation_ratio for '
+                      'new providers and leaves existing ones alone.'),
     cfg.FloatOpt('ram_allocation_ratio', min=0.0,
                  help='MEMORY_MB overcommit ratio forced on every report. '
-                      'Unset means initial_ram_allocation_ratio for new '
-                      'providers.'),
+                      'Unset (or 0.0) means initial_ram_allocation_ratio '
+                      'for new providers and leaves existing ones alone.'),
     cfg.FloatOpt('disk_allocation_ratio', min=0.0,
                  help='DISK_GB overcommit ratio forced on every report. '
-                      'Unset means initial_disk_allocation_ratio for new '
-                      'providers.'),
+                      'Unset (or 0.0) means initial_disk_allocation_ratio '
+                      'for new providers and leaves existing ones alone.'),
     cfg.FloatOpt('initial_cpu_allocation_ratio', default=4.0, min=0.0,
                  help='VCPU ratio of a new provider when '
                       'cpu_allocation_ratio is unset.'),
@@ -59,9 +61,12 @@ allocation_ratio_opts = [
 
 reserved_opts = [
     cfg.IntOpt('reserved_host_cpus', default=0, min=0,
-               help='VCPUs of every node kept for the host.'),
+               help='VCPUs of every node kept for the host: reported as '
+                    'the VCPU inventory\'s reserved amount.'),
     cfg.IntOpt('reserved_host_memory_mb', default=512, min=0,
-               help='MiB of RAM of every node kept for the host.'),
+               help='MiB of RAM of every node kept for the host: '
+                    'reported as the MEMORY_MB inventory\'s reserved '
+                    'amount and counted as used on the compute node.'),
     cfg.IntOpt('reserved_host_disk_mb', default=0, min=0,
                help='MiB of disk of every node kept for the host; reported '
                     'as whole GiB, rounded up.'),

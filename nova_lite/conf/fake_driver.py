@@ -15,10 +15,14 @@ fake_group = cfg.OptGroup('fake_driver', title='Fake virt driver',
 
 fake_opts = [
     cfg.IntOpt('node_count', default=1, min=1,
-               help='Nodes (resource providers) this compute exposes.'),
+               help='Nodes (resource providers) this compute exposes. '
+                    'Each keeps its uuid across restarts in '
+                    '$state_path/fake_driver/<host>.json.'),
     cfg.StrOpt('node_name_template', default='%(host)s-n%(index)d',
                help='Name of each node; %(host)s is [DEFAULT] host, '
-                    '%(index)d counts from 0.'),
+                    '%(index)d counts from 0. Names must differ, and they '
+                    'are the nodes\' hypervisor_hostname and resource '
+                    'provider names.'),
     cfg.IntOpt('vcpus', default=16, min=0, help='Physical CPUs per node.'),
     cfg.IntOpt('memory_mb', default=65536, min=0,
                help='RAM per node, MiB.'),
@@ -40,17 +44,27 @@ fake_opts = [
                      'other traits set on the provider.'),
     cfg.MultiStrOpt('node', default=[],
                     help='Per-node overrides as "INDEX_OR_NAME:key=value,'
-                         'key=value". Keys: vcpus, memory_mb, local_gb, '
-                         'hypervisor_type, hypervisor_version, cpu_arch, '
-                         'cpu_model, and traits (joined with "+"). '
-                         'Repeat for several nodes.'),
+                         'key=value". The target is a node index (all '
+                         'digits, counting from 0, must be below '
+                         'node_count) or a node name; a name that is not a '
+                         'node of this host is ignored, so one file can '
+                         'serve several hosts. Keys: vcpus, memory_mb, '
+                         'local_gb, hypervisor_version (non-negative '
+                         'integers), hypervisor_type, cpu_arch, cpu_model, '
+                         'and traits (joined with "+", replacing the '
+                         'traits option for that node). Repeat the option '
+                         'for several nodes. A malformed value stops the '
+                         'compute with an error quoting it.'),
     cfg.ListOpt('fail_spawn_nodes', default=[],
-                help='Fault injection: nodes (indexes or names) where every '
-                     'spawn fails, so the build is rescheduled.'),
+                help='Fault injection: nodes (indexes or names, as for '
+                     'the node option) where every spawn fails with '
+                     'InstanceDeployFailure, so the build is rescheduled '
+                     'to an alternate host.'),
     cfg.FloatOpt('spawn_delay', default=0.0, min=0.0,
-                 help='Seconds each spawn takes.'),
+                 help='Seconds each spawn takes, to make builds overlap '
+                      'the way real ones do (0 means instant).'),
     cfg.FloatOpt('destroy_delay', default=0.0, min=0.0,
-                 help='Seconds each destroy takes.'),
+                 help='Seconds each destroy takes (0 means instant).'),
 ]
 
 

@@ -2,7 +2,8 @@
 
 ``list_opts`` gathers every group of ``nova_lite.conf``; the library groups
 (``[database]``, ``[oslo_messaging_*]``, ``[keystone_authtoken]``, ...) are
-listed by their own namespaces in ``etc/nova_lite/nova_lite-config-generator.conf``.
+listed by their own namespaces in
+``etc/nova_lite/nova_lite-config-generator.conf``.
 """
 
 import collections

@@ -3,6 +3,8 @@
 import socket
 
 from oslo_config import cfg
+import oslo_messaging
+from oslo_messaging import transport as messaging_transport
 
 service_opts = [
     cfg.StrOpt('host',
@@ -21,15 +23,18 @@ service_opts = [
                help='A service whose last heartbeat is older than this many '
                     'seconds is reported as down and its computes are not '
                     'scheduled to. Keep it several times report_interval.'),
-    cfg.IntOpt('rpc_server_threads',
-               default=64, min=1,
-               help='Upper bound on RPC requests a daemon handles at once '
-                    '(the threading executor\'s pool size).'),
 ]
 
 
 def register_opts(conf):
     conf.register_opts(service_opts)
+    # transport_url, rpc_response_timeout and the executor pool size are
+    # oslo.messaging's; register them now so every daemon and the sample
+    # config see them, with nova_lite's own exchange.
+    # (oslo.messaging registers the same option objects itself when the
+    # transport is created; registering them early is a no-op for it.)
+    oslo_messaging.set_transport_defaults(control_exchange='nova_lite')
+    conf.register_opts(messaging_transport._transport_opts)
 
 
 def list_opts():

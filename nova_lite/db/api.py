@@ -15,6 +15,7 @@ import functools
 
 from oslo_db import api as oslo_db_api
 from oslo_db.sqlalchemy import enginefacade
+import sqlalchemy
 
 from nova_lite import exception
 
@@ -26,6 +27,32 @@ _DISABLED_FOR = None
 def configure(conf):
     """Configure the engine from ``conf.database``. Call once per process."""
     context_manager.configure(**_engine_options(conf))
+    if str(conf.database.connection).startswith('sqlite'):
+        context_manager.append_on_engine_create(_tune_sqlite)
+
+
+def _tune_sqlite(engine):
+    # The embedded database is shared by every thread of the all-in-one:
+    # WAL lets readers run beside the writer, and a generous busy timeout
+    # makes a writer wait for another instead of failing at once.
+    @sqlalchemy.event.listens_for(engine, 'connect')
+    def _on_connect(dbapi_connection, connection_record):
+        cursor = dbapi_connection.cursor()
+        cursor.execute('PRAGMA journal_mode=WAL')
+        cursor.execute('PRAGMA busy_timeout=30000')
+        cursor.close()
+
+    # A deferred transaction that reads and then writes fails at once with
+    # "database is locked" when another writer committed in between (the
+    # busy timeout does not apply to that case). Taking the write lock at
+    # BEGIN makes every transaction wait its turn instead. This runs before
+    # oslo.db's own BEGIN, and sets the marker oslo.db checks so it does
+    # not begin twice.
+    @sqlalchemy.event.listens_for(engine, 'begin', insert=True)
+    def _begin_immediate(conn):
+        if 'in_transaction' not in conn.info:
+            conn.exec_driver_sql('BEGIN IMMEDIATE')
+            conn.info['in_transaction'] = True
 
 
 def _engine_options(conf):

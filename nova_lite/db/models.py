@@ -189,9 +189,6 @@ class Instance(Base, TimestampMixin, SoftDeleteMixin):
     launched_at = sa.Column(sa.DateTime)
     terminated_at = sa.Column(sa.DateTime)
     metadata_ = sa.Column('metadata', sa.Text)
-    faults = orm.relationship(
-        'InstanceFault', lazy='noload',
-        primaryjoin='Instance.uuid == foreign(InstanceFault.instance_uuid)')
 
 
 class InstanceFault(Base, TimestampMixin):

@@ -75,6 +75,21 @@ class InstanceFault(base.NovaLiteObject, base.NovaLiteTimestampObject):
                 for row in rows}
 
 
+    @classmethod
+    def get_all_for_instance(cls, context, instance_uuid):
+        """Every fault of an instance, oldest first (conductor only)."""
+        rows = _all_faults(context, instance_uuid)
+        return [cls._from_db_object(context, cls(), row) for row in rows]
+
+
+@db_api.reader
+def _all_faults(context, instance_uuid):
+    model = models.InstanceFault
+    return context.session.scalars(
+        sa.select(model).where(model.instance_uuid == instance_uuid)
+        .order_by(model.id)).all()
+
+
 @db_api.reader
 def _latest_faults(context, instance_uuids):
     if not instance_uuids:

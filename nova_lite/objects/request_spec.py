@@ -38,13 +38,21 @@ class RequestSpec(base.NovaLiteObject):
     }
 
     def get_scheduler_hint(self, name, default=None):
-        """A hint's value: the single item of a one-item list, else the list."""
+        """A hint's value: a one-item list's item, else the list."""
         if not self.obj_attr_is_set('scheduler_hints'):
             return default
         value = self.scheduler_hints.get(name)
         if value is None:
             return default
         return value[0] if len(value) == 1 else value
+
+    # Flavor shortcuts, as Nova's RequestSpec has them, so filters written
+    # against Nova (spec_obj.memory_mb, ...) port unchanged.
+    vcpus = property(lambda self: self.flavor.vcpus)
+    memory_mb = property(lambda self: self.flavor.memory_mb)
+    root_gb = property(lambda self: self.flavor.root_gb)
+    ephemeral_gb = property(lambda self: self.flavor.ephemeral_gb)
+    swap = property(lambda self: self.flavor.swap)
 
     @property
     def resources(self):

@@ -24,12 +24,12 @@ from nova_lite.placement import providers
 
 
 def capacity(inv):
-    """What a provider can hand out of one class: (total - reserved) x ratio."""
+    """What a provider can hand out of a class: (total - reserved) x ratio."""
     return int((inv.total - inv.reserved) * inv.allocation_ratio)
 
 
 def check_amount(uuid, resource_class, inv, used, amount):
-    """Raise InsufficientCapacity unless ``amount`` fits ``inv`` after ``used``."""
+    """Raise InsufficientCapacity unless ``amount`` fits after ``used``."""
     if inv is None:
         raise exception.InsufficientCapacity(
             uuid=uuid, amount=amount, resource_class=resource_class,
@@ -170,3 +170,14 @@ def get_for_consumer(context, consumer_uuid):
     for uuid, rc, used in rows:
         result.setdefault(uuid, {})[rc] = used
     return result
+
+
+@db_api.reader
+def orphaned_consumers(context, created_before):
+    """Consumers holding allocations older than ``created_before`` that are
+    not live instances."""
+    live = sa.select(models.Instance.uuid).where(models.Instance.deleted == 0)
+    return context.session.scalars(
+        sa.select(models.Allocation.consumer_id).where(
+            models.Allocation.created_at < created_before,
+            models.Allocation.consumer_id.not_in(live)).distinct()).all()

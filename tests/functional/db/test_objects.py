@@ -1,0 +1,163 @@
+"""Objects against every backend: the writes the services depend on."""
+
+from oslo_utils import uuidutils
+import pytest
+
+from nova_lite.conductor.tasks import provision
+from nova_lite import context as nl_context
+from nova_lite import exception
+from nova_lite import objects
+from nova_lite.objects import fields
+from nova_lite.placement import allocations
+from nova_lite.placement import providers
+
+
+@pytest.fixture
+def ctxt(database):
+    return nl_context.get_admin_context()
+
+
+def _flavor(ctxt, flavorid='1', name='m1.tiny', **extra):
+    flavor = objects.Flavor(ctxt, flavorid=flavorid, name=name,
+                            memory_mb=512, vcpus=1, root_gb=1, **extra)
+    flavor.create()
+    return flavor
+
+
+def _template(ctxt, flavor, name='vm'):
+    return objects.Instance(ctxt, project_id='p1', user_id='u1',
+                            display_name=name, flavor=flavor,
+                            image_ref='img', vm_state='building',
+                            task_state='scheduling', metadata={'k': 'v'})
+
+
+def _spec(flavor):
+    return objects.RequestSpec(
+        project_id='p1', user_id='u1', num_instances=3, flavor=flavor,
+        image=objects.ImageMeta.from_image({'id': uuidutils.generate_uuid(),
+                                            'name': 'img',
+                                            'properties': {}}),
+        scheduler_hints={'same_host': ['x']})
+
+
+def test_flavor_round_trip_and_duplicates(ctxt):
+    _flavor(ctxt, extra_specs={'hw:cpu_policy': 'dedicated'})
+    loaded = objects.Flavor.get_by_flavor_id(ctxt, '1')
+    assert loaded.extra_specs == {'hw:cpu_policy': 'dedicated'}
+    with pytest.raises(exception.FlavorExists):
+        _flavor(ctxt, flavorid='2')  # same name
+    loaded.destroy()
+    with pytest.raises(exception.FlavorNotFound):
+        objects.Flavor.get_by_flavor_id(ctxt, '1')
+
+
+def test_flavor_list_paginates_with_marker(ctxt):
+    for i in range(5):
+        _flavor(ctxt, flavorid=str(i), name='f%d' % i)
+    page = objects.FlavorList.get_all(ctxt, limit=2)
+    assert [f.flavorid for f in page] == ['0', '1']
+    page = objects.FlavorList.get_all(ctxt, limit=2, marker='1')
+    assert [f.flavorid for f in page] == ['2', '3']
+
+
+def test_provision_writes_instances_and_specs_together(ctxt):
+    flavor = _flavor(ctxt)
+    instances = provision.provision_instances(
+        ctxt, _template(ctxt, flavor, 'web'), _spec(flavor), 1, 3)
+    assert [i.display_name for i in instances] == ['web-1', 'web-2',
+                                                   'web-3']
+    for index, instance in enumerate(instances):
+        loaded = objects.Instance.get_by_uuid(ctxt, instance.uuid)
+        assert loaded.launch_index == index
+        assert loaded.flavor.flavorid == '1'
+        assert loaded.memory_mb == 512
+        assert loaded.metadata == {'k': 'v'}
+        spec = objects.RequestSpec.get_by_instance_uuid(ctxt, instance.uuid)
+        assert spec.num_instances == 1
+        assert spec.scheduler_hints == {'same_host': ['x']}
+
+
+def test_provision_failure_leaves_nothing(ctxt, monkeypatch):
+    flavor = _flavor(ctxt)
+    calls = []
+
+    def failing_create(self):
+        calls.append(self.instance_uuid)
+        if len(calls) == 2:
+            raise exception.NovaLiteException('disk full')
+        return original(self)
+
+    original = objects.RequestSpec.create.original_fn
+    monkeypatch.setattr(objects.RequestSpec, 'create', failing_create)
+    with pytest.raises(exception.NovaLiteException):
+        provision.provision_instances(ctxt, _template(ctxt, flavor),
+                                      _spec(flavor), 1, 3)
+    assert len(objects.InstanceList.get_by_filters(ctxt, {})) == 0
+
+
+def test_conditional_save_detects_races(ctxt):
+    flavor = _flavor(ctxt)
+    [instance] = provision.provision_instances(
+        ctxt, _template(ctxt, flavor), _spec(flavor), 1, 1)
+    instance.task_state = 'spawning'
+    instance.save(expected_task_state='scheduling')
+    other = objects.Instance.get_by_uuid(ctxt, instance.uuid)
+    other.task_state = 'deleting'
+    other.save(expected_task_state=['spawning'])
+    instance.vm_state = 'active'
+    instance.task_state = None
+    with pytest.raises(exception.UnexpectedTaskStateError):
+        instance.save(expected_task_state='spawning')
+    assert objects.Instance.get_by_uuid(ctxt, instance.uuid).vm_state == \
+        fields.VMState.BUILDING
+
+
+def test_destroy_soft_deletes_and_releases_allocations(ctxt):
+    flavor = _flavor(ctxt)
+    [instance] = provision.provision_instances(
+        ctxt, _template(ctxt, flavor), _spec(flavor), 1, 1)
+    rp = uuidutils.generate_uuid()
+    providers.ensure_provider(ctxt, rp, 'node')
+    providers.set_inventories(ctxt, rp, {'VCPU': {
+        'total': 4, 'reserved': 0, 'min_unit': 1, 'max_unit': 4,
+        'step_size': 1, 'allocation_ratio': 1.0}})
+    allocations.claim(ctxt, instance.uuid, 'p1', 'u1', {rp: {'VCPU': 1}})
+    assert instance.destroy() == [rp]
+    assert allocations.get_for_consumer(ctxt, instance.uuid) == {}
+    with pytest.raises(exception.InstanceNotFound):
+        objects.Instance.get_by_uuid(ctxt, instance.uuid)
+    deleted = objects.Instance.get_by_uuid(
+        ctxt.elevated(read_deleted='yes'), instance.uuid)
+    assert deleted.deleted and deleted.vm_state == 'deleted'
+
+
+def test_instance_list_filters_and_faults(ctxt):
+    flavor = _flavor(ctxt)
+    instances = provision.provision_instances(
+        ctxt, _template(ctxt, flavor, 'db'), _spec(flavor), 2, 2)
+    fault = objects.InstanceFault.from_exception(
+        ctxt, instances[0].uuid, exception.NoValidHost(reason='none fit'))
+    fault.create()
+    found = objects.InstanceList.get_by_filters(
+        ctxt, {'project_id': 'p1', 'name': 'db-1'}, expected_attrs=['fault'])
+    assert [i.uuid for i in found] == [instances[0].uuid]
+    assert 'none fit' in found[0].fault.message
+    assert objects.InstanceList.get_by_filters(
+        ctxt, {'project_id': 'other'}).objects == []
+
+
+def test_service_heartbeat_keeps_admin_changes(ctxt):
+    service = objects.Service(ctxt, host='h1', binary='nova-lite-compute',
+                              topic='compute')
+    service.create()
+    with pytest.raises(exception.ServiceExists):
+        objects.Service(ctxt, host='h1', binary='nova-lite-compute').create()
+    admin_copy = objects.Service.get_by_id(ctxt, service.id)
+    admin_copy.disabled = True
+    admin_copy.save()
+    service.heartbeat()
+    assert service.disabled is True
+    assert service.report_count == 1
+    assert service.is_up
+    assert objects.Service.get_minimum_version(
+        ctxt, 'nova-lite-compute') == objects.service.SERVICE_VERSION

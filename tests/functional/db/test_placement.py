@@ -1,0 +1,181 @@
+"""Placement tables on every backend: inventories, traits, claims."""
+
+import concurrent.futures
+import threading
+
+from oslo_utils import uuidutils
+import pytest
+
+from nova_lite import context as nl_context
+from nova_lite import exception
+from nova_lite.placement import allocations
+from nova_lite.placement import providers
+from nova_lite.placement import summaries
+
+INV = {'total': 8, 'reserved': 0, 'min_unit': 1, 'max_unit': 8,
+       'step_size': 1, 'allocation_ratio': 1.0}
+
+
+@pytest.fixture
+def ctxt(database):
+    return nl_context.get_admin_context()
+
+
+def _provider(ctxt, name='node1', vcpus=8, ratio=1.0):
+    uuid = uuidutils.generate_uuid()
+    providers.ensure_provider(ctxt, uuid, name)
+    providers.set_inventories(ctxt, uuid, {
+        'VCPU': dict(INV, total=vcpus, max_unit=vcpus,
+                     allocation_ratio=ratio),
+        'MEMORY_MB': dict(INV, total=4096, max_unit=4096, reserved=512)})
+    return uuid
+
+
+def _generation(ctxt, uuid):
+    return summaries.get_summaries(ctxt, [uuid])[uuid].generation
+
+
+def test_set_inventories_bumps_generation_only_on_change(ctxt):
+    uuid = _provider(ctxt)
+    gen = _generation(ctxt, uuid)
+    same = providers.get_inventories(ctxt, uuid)
+    assert providers.set_inventories(ctxt, uuid, same) is False
+    assert _generation(ctxt, uuid) == gen
+    changed = dict(same, VCPU=same['VCPU']._replace(total=16, max_unit=16))
+    assert providers.set_inventories(ctxt, uuid, changed) is True
+    assert _generation(ctxt, uuid) == gen + 1
+
+
+def test_invalid_inventory_is_refused(ctxt):
+    uuid = _provider(ctxt)
+    with pytest.raises(exception.InvalidInventory):
+        providers.set_inventories(ctxt, uuid, {
+            'VCPU': dict(INV, allocation_ratio=0)})
+
+
+def test_removing_used_inventory_is_refused(ctxt):
+    uuid = _provider(ctxt)
+    allocations.claim(ctxt, uuidutils.generate_uuid(), 'p', 'u',
+                      {uuid: {'VCPU': 1}})
+    with pytest.raises(exception.InventoryInUse):
+        providers.set_inventories(ctxt, uuid, {
+            'MEMORY_MB': dict(INV, total=4096, max_unit=4096)})
+
+
+def test_traits_keep_what_the_caller_does_not_own(ctxt):
+    uuid = _provider(ctxt)
+    providers.set_traits(ctxt, uuid, {'CUSTOM_OPERATOR_SET',
+                                      'COMPUTE_VOLUME_EXTEND'})
+    owned = {'COMPUTE_VOLUME_EXTEND', 'COMPUTE_NET_ATTACH_INTERFACE'}
+    providers.set_traits(ctxt, uuid, {'COMPUTE_NET_ATTACH_INTERFACE'},
+                         owned=owned)
+    assert providers.get_traits(ctxt, uuid) == {
+        'CUSTOM_OPERATOR_SET', 'COMPUTE_NET_ATTACH_INTERFACE'}
+
+
+def test_unknown_trait_is_refused(ctxt):
+    uuid = _provider(ctxt)
+    with pytest.raises(exception.InvalidTrait):
+        providers.set_traits(ctxt, uuid, {'not_a_trait'})
+
+
+def test_aggregates_round_trip(ctxt):
+    uuid = _provider(ctxt)
+    agg = uuidutils.generate_uuid()
+    assert providers.set_aggregates(ctxt, uuid, {agg}) is True
+    assert providers.get_aggregates(ctxt, uuid) == {agg}
+    assert providers.set_aggregates(ctxt, uuid, set()) is True
+    assert providers.get_aggregates(ctxt, uuid) == set()
+
+
+def test_claim_checks_capacity_with_reserved_and_ratio(ctxt):
+    uuid = _provider(ctxt, vcpus=2, ratio=2.0)
+    allocations.claim(ctxt, 'c1', 'p', 'u', {uuid: {'VCPU': 2}})
+    allocations.claim(ctxt, 'c2', 'p', 'u', {uuid: {'VCPU': 2}})
+    with pytest.raises(exception.InsufficientCapacity):
+        allocations.claim(ctxt, 'c3', 'p', 'u', {uuid: {'VCPU': 1}})
+    # MEMORY_MB capacity is total minus reserved: 3584.
+    with pytest.raises(exception.InsufficientCapacity):
+        allocations.claim(ctxt, 'c4', 'p', 'u', {uuid: {'MEMORY_MB': 3585}})
+    assert allocations.get_for_consumer(ctxt, 'c3') == {}
+
+
+def test_claim_with_stale_generation_conflicts_and_writes_nothing(ctxt):
+    uuid = _provider(ctxt)
+    gen = _generation(ctxt, uuid)
+    allocations.claim(ctxt, 'c1', 'p', 'u', {uuid: {'VCPU': 1}},
+                      expected_generations={uuid: gen})
+    with pytest.raises(exception.ClaimConflict):
+        allocations.claim(ctxt, 'c2', 'p', 'u', {uuid: {'VCPU': 1}},
+                          expected_generations={uuid: gen})
+    assert allocations.get_for_consumer(ctxt, 'c2') == {}
+    assert summaries.get_summaries(ctxt, [uuid])[uuid].usages['VCPU'] == 1
+
+
+def test_remove_releases_and_bumps_generation(ctxt):
+    uuid = _provider(ctxt)
+    allocations.claim(ctxt, 'c1', 'p', 'u', {uuid: {'VCPU': 3}})
+    gen = _generation(ctxt, uuid)
+    assert allocations.remove(ctxt, 'c1') == {uuid}
+    assert _generation(ctxt, uuid) == gen + 1
+    assert summaries.get_summaries(ctxt, [uuid])[uuid].usages['VCPU'] == 0
+    assert allocations.remove(ctxt, 'c1') == set()
+
+
+def test_replace_moves_a_consumer_atomically(ctxt):
+    first = _provider(ctxt, 'n1')
+    second = _provider(ctxt, 'n2', vcpus=1)
+    allocations.claim(ctxt, 'c1', 'p', 'u', {first: {'VCPU': 1}})
+    allocations.claim(ctxt, 'c2', 'p', 'u', {second: {'VCPU': 1}})
+    # second is full: the move fails and c1 keeps its first allocation.
+    with pytest.raises(exception.InsufficientCapacity):
+        allocations.replace(ctxt, 'c1', 'p', 'u', {second: {'VCPU': 1}})
+    assert allocations.get_for_consumer(ctxt, 'c1') == {first: {'VCPU': 1}}
+    allocations.remove(ctxt, 'c2')
+    released, claimed = allocations.replace(ctxt, 'c1', 'p', 'u',
+                                            {second: {'VCPU': 1}})
+    assert released == {first} and set(claimed) == {second}
+    assert allocations.get_for_consumer(ctxt, 'c1') == {second: {'VCPU': 1}}
+
+
+def test_summaries_read_everything(ctxt):
+    uuid = _provider(ctxt)
+    providers.set_traits(ctxt, uuid, {'HW_CPU_X86_SSE2'})
+    allocations.claim(ctxt, 'c1', 'p', 'u', {uuid: {'MEMORY_MB': 100}})
+    summary = summaries.get_summaries(ctxt)[uuid]
+    assert summary.inventories['MEMORY_MB'].reserved == 512
+    assert summary.usages['MEMORY_MB'] == 100
+    assert summary.traits == {'HW_CPU_X86_SSE2'}
+
+
+def test_concurrent_compare_and_swap_claims_never_overcommit(database, ctxt):
+    """Many threads claim one small provider with the generation they read:
+    exactly its capacity succeeds, the rest see a conflict or no room."""
+    if database.backend == 'sqlite':
+        pytest.skip('SQLite serialises writers; the race needs a server')
+    uuid = _provider(ctxt, vcpus=5)
+    start = threading.Barrier(10)
+
+    def attempt(index):
+        start.wait()
+        for _ in range(50):
+            summary = summaries.get_summaries(
+                nl_context.get_admin_context(), [uuid])[uuid]
+            if summary.usages['VCPU'] + 1 > 5:
+                return False
+            try:
+                allocations.claim(nl_context.get_admin_context(),
+                                  'c%d' % index, 'p', 'u',
+                                  {uuid: {'VCPU': 1}},
+                                  expected_generations={
+                                      uuid: summary.generation})
+                return True
+            except exception.ClaimConflict:
+                continue
+        return False
+
+    with concurrent.futures.ThreadPoolExecutor(10) as pool:
+        results = list(pool.map(attempt, range(10)))
+    assert sum(results) == 5
+    final = summaries.get_summaries(ctxt, [uuid])[uuid]
+    assert final.usages['VCPU'] == 5

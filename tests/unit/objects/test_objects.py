@@ -1,0 +1,75 @@
+"""Every object's fields are pinned to its version.
+
+Changing a field without bumping VERSION (and adding a history line and an
+obj_make_compatible clause) fails test_versions: update the hash below only
+together with the bump.
+"""
+
+from oslo_versionedobjects import fixture
+
+from nova_lite.objects import base
+
+OBJECT_VERSIONS = {
+    'ComputeNode': '1.0-74adf19a234780dea595073fcfce9a2c',
+    'ComputeNodeList': '1.0-d7bd176d35be43c99439715149468aa2',
+    'Flavor': '1.0-6921208b92c50d4db65f08f60f52e482',
+    'FlavorList': '1.0-43ec22e4c639901068fb4189cd4de4eb',
+    'ImageMeta': '1.0-fd8fef4ce82e70836372b3ab90a4c1a6',
+    'ImageMetaProps': '1.0-0d6c9bc48e3ff23860a0a911920c5ae5',
+    'Instance': '1.0-de33a00339cacbe3641676662637fea7',
+    'InstanceFault': '1.0-273d71c161f99d4abee6c7ed77e107cb',
+    'InstanceList': '1.0-195ff24f7966f0dcd879a6723fc794c3',
+    'RequestSpec': '1.0-cb6bbda868ef992b08dcd2a084ab49fa',
+    'Selection': '1.0-fad5b825936250a6210785d905eaa60e',
+    'Service': '1.0-3f8fd46a2af22b2a1551372eaa9001df',
+    'ServiceList': '1.0-f6621975c20e5805eb2b67dec3679efc',
+}
+
+
+def _checker():
+    return fixture.ObjectVersionChecker(
+        base.NovaLiteObjectRegistry.obj_classes())
+
+
+def test_versions():
+    expected, actual = _checker().test_hashes(OBJECT_VERSIONS)
+    assert expected == actual, (
+        'Objects changed; bump their VERSION and history, then update '
+        'OBJECT_VERSIONS: %s' % sorted(set(expected) ^ set(actual)
+                                       | {k for k in expected
+                                          if expected[k] != actual.get(k)}))
+
+
+def test_every_object_has_a_history_line_for_its_version():
+    import inspect
+    for name, classes in base.NovaLiteObjectRegistry.obj_classes().items():
+        source = inspect.getsource(classes[0])
+        assert '# Version %s:' % classes[0].VERSION in source, name
+
+
+def test_list_objects_name_their_child_version():
+    for name, classes in base.NovaLiteObjectRegistry.obj_classes().items():
+        cls = classes[0]
+        if not issubclass(cls, base.ObjectListBase):
+            continue
+        child = cls.fields['objects']._type._element_type._type._obj_name
+        child_version = base.NovaLiteObjectRegistry.obj_classes()[
+            child][0].VERSION
+        import inspect
+        assert '%s <= %s' % (child, child_version) in inspect.getsource(cls), \
+            name
+
+
+def test_serializer_round_trip_keeps_context():
+    from nova_lite import context as nl_context
+    from nova_lite import objects
+    from nova_lite import rpc
+    ctxt = nl_context.RequestContext(user_id='u', project_id='p')
+    serializer = rpc.RequestContextSerializer(
+        base.NovaLiteObjectSerializer())
+    flavor = objects.Flavor(flavorid='1', name='tiny', memory_mb=1, vcpus=1)
+    primitive = serializer.serialize_entity(ctxt, flavor)
+    back = serializer.deserialize_entity(
+        serializer.deserialize_context(serializer.serialize_context(ctxt)),
+        primitive)
+    assert back.name == 'tiny' and back._context.project_id == 'p'
