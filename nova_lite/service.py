@@ -1,0 +1,238 @@
+"""Services: the plumbing around a manager.
+
+A ``Service`` registers its row in the services table, heartbeats, runs its
+manager's periodic tasks and consumes its RPC topic. ``WSGIService`` serves
+the API. Both are oslo.service services on the threading backend, so
+``oslo_service.service.launch`` gives them signal handling: SIGTERM stops
+consuming, lets in-flight work finish within ``graceful_shutdown_timeout``
+and exits 0; SIGHUP restarts the worker with reloaded configuration.
+
+Readiness goes to systemd (``Type=notify``) only once the RPC server is
+consuming, or the API accepting connections.
+"""
+
+import os
+
+from oslo_log import log as logging
+import oslo_messaging as messaging
+from oslo_service import service
+from oslo_service import systemd
+from oslo_utils import importutils
+
+from nova_lite.conductor import api as conductor_api
+from nova_lite.conductor import rpcapi as conductor_rpcapi
+from nova_lite.conf import CONF
+from nova_lite import context as nl_context
+from nova_lite.db import api as db_api
+from nova_lite import exception
+from nova_lite import objects
+from nova_lite import rpc
+
+LOG = logging.getLogger(__name__)
+
+MANAGERS = {
+    'nova-lite-conductor': 'nova_lite.conductor.manager.ConductorManager',
+    'nova-lite-scheduler': 'nova_lite.scheduler.manager.SchedulerManager',
+    'nova-lite-compute': 'nova_lite.compute.manager.ComputeManager',
+}
+TOPICS = {
+    'nova-lite-conductor': conductor_rpcapi.RPC_TOPIC,
+    'nova-lite-scheduler': 'scheduler',
+    'nova-lite-compute': 'compute',
+}
+
+# How each kind of process reaches the database.
+DB_DIRECT = 'direct'          # conductor, scheduler, nova-lite-all
+DB_READ_ONLY = 'read-only'    # api: reads here, writes via the conductor
+DB_NONE = 'none'              # compute: everything via the conductor
+
+
+def setup_process(db_access):
+    """Prepare this process's bus and database access. Call after fork."""
+    rpc.init(CONF)
+    if db_access == DB_NONE:
+        db_api.disable_db_access('nova-lite-compute')
+        api = conductor_rpcapi.make_indirection_api()
+        api.wait_until_ready(nl_context.get_admin_context())
+    else:
+        db_api.configure(CONF)
+        if db_access == DB_READ_ONLY:
+            conductor_api.make_indirection_api()
+
+
+class Service(service.Service):
+    """An RPC service: conductor, scheduler or compute."""
+
+    def __init__(self, binary, host=None, db_access=None, manager=None):
+        super().__init__()
+        self.binary = binary
+        self.host = host or CONF.host
+        self.topic = TOPICS[binary]
+        self.db_access = db_access
+        self.manager_class_name = manager or MANAGERS[binary]
+        self.manager = None
+        self.service_ref = None
+        self.rpcserver = None
+
+    def start(self):
+        if self.db_access is not None:
+            setup_process(self.db_access)
+        manager_class = importutils.import_class(self.manager_class_name)
+        self.manager = manager_class(host=self.host)
+        ctxt = nl_context.get_admin_context()
+        self.service_ref = self._register(ctxt)
+        self.manager.init_host()
+        target = messaging.Target(topic=self.topic, server=self.host)
+        self.rpcserver = rpc.get_server(target, [self.manager])
+        self.rpcserver.start()
+        LOG.info('%s on %s consuming topic %s', self.binary, self.host,
+                 self.topic)
+        self.manager.post_start_hook()
+        self.tg.add_timer_args(CONF.report_interval, self._heartbeat,
+                               initial_delay=CONF.report_interval)
+        self.tg.add_dynamic_timer_args(self._periodic_tasks,
+                                       initial_delay=1,
+                                       periodic_interval_max=60)
+
+    def _register(self, ctxt):
+        try:
+            ref = objects.Service.get_by_host_and_binary(ctxt, self.host,
+                                                         self.binary)
+        except exception.ServiceNotFound:
+            ref = objects.Service(ctxt, host=self.host, binary=self.binary,
+                                  topic=self.topic)
+            try:
+                ref.create()
+            except exception.ServiceExists:
+                ref = objects.Service.get_by_host_and_binary(
+                    ctxt, self.host, self.binary)
+        ref.heartbeat()
+        return ref
+
+    def _heartbeat(self):
+        try:
+            self.service_ref.heartbeat()
+        except Exception:
+            # A heartbeat lost to a database or conductor blip makes the
+            # service look down for a while; it must not stop the service.
+            LOG.exception('Heartbeat of %s on %s failed', self.binary,
+                          self.host)
+
+    def _periodic_tasks(self):
+        ctxt = nl_context.get_admin_context()
+        return self.manager.periodic_tasks(ctxt)
+
+    def stop(self, graceful=True):
+        LOG.info('Stopping %s on %s', self.binary, self.host)
+        if self.rpcserver is not None:
+            try:
+                # Stop consuming, then let in-flight requests finish.
+                self.rpcserver.stop()
+                self.rpcserver.wait()
+            except Exception:
+                LOG.exception('Stopping the RPC server failed')
+        self.tg.stop_timers(wait=False)
+        if self.manager is not None:
+            self.manager.cleanup_host()
+        super().stop(graceful=graceful)
+
+    def wait(self):
+        super().wait()
+
+
+class WSGIService(service.Service):
+    """The compute API served by cheroot, a threaded WSGI server."""
+
+    def __init__(self, name='osapi_compute', db_access=None, app=None):
+        super().__init__()
+        self.name = name
+        self.db_access = db_access
+        self.app = app
+        self.server = None
+        self.host = CONF.osapi_compute_listen
+        self.port = CONF.osapi_compute_listen_port
+
+    def start(self):
+        from cheroot import wsgi as cheroot_wsgi
+
+        from nova_lite.wsgi import api as wsgi_api
+        if self.db_access is not None:
+            setup_process(self.db_access)
+        app = self.app or wsgi_api.load_app()
+        self.server = cheroot_wsgi.Server(
+            (self.host, self.port), app,
+            numthreads=CONF.api.server_threads,
+            server_name='nova-lite-api')
+        self.server.prepare()
+        self.port = self.server.bind_addr[1]
+        self.tg.add_thread(self.server.serve)
+        LOG.info('nova-lite-api listening on http://%s:%s/', self.host,
+                 self.port)
+
+    def stop(self, graceful=True):
+        if self.server is not None:
+            self.server.stop()
+        super().stop(graceful=graceful)
+
+
+class ServiceGroup(service.ServiceBase):
+    """Several services in one process (``nova-lite-all``).
+
+    Started in order and stopped in reverse, so the API stops taking
+    requests first and the conductor, which the others need, goes last.
+    """
+
+    def __init__(self, services, db_access):
+        self.services = list(services)
+        self.db_access = db_access
+
+    def start(self):
+        setup_process(self.db_access)
+        for svc in self.services:
+            svc.start()
+
+    def stop(self, graceful=True):
+        for svc in reversed(self.services):
+            svc.stop(graceful=graceful)
+
+    def wait(self):
+        for svc in self.services:
+            svc.wait()
+
+    def reset(self):
+        pass
+
+
+def launch(server):
+    """Run ``server`` under oslo.service until SIGTERM; return exit code."""
+    # oslo.service's launcher (cotyledon) would tell systemd READY=1 from
+    # its master process as soon as it forked the worker, long before the
+    # worker consumes anything. Keep the socket from it and let the worker
+    # say READY once it really is.
+    notify_socket = os.environ.pop('NOTIFY_SOCKET', None)
+    launcher = service.launch(CONF, _Notifying(server, notify_socket),
+                              restart_method='mutate')
+    return launcher.wait()
+
+
+class _Notifying(service.ServiceBase):
+    """Tell systemd we are ready once the wrapped service has started."""
+
+    def __init__(self, wrapped, notify_socket):
+        self.wrapped = wrapped
+        self.notify_socket = notify_socket
+
+    def start(self):
+        self.wrapped.start()
+        if self.notify_socket:
+            os.environ['NOTIFY_SOCKET'] = self.notify_socket
+            systemd.notify_once()
+
+    def stop(self, graceful=True):
+        self.wrapped.stop(graceful=graceful)
+
+    def wait(self):
+        self.wrapped.wait()
+
+    def reset(self):
+        self.wrapped.reset()
