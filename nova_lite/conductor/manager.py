@@ -1,0 +1,119 @@
+"""The conductor: database writes for the others, and the build workflow.
+
+Thin by design: object indirection is answered here, workflows live in
+``conductor/tasks`` (provision, build, timeouts) and placement reports in
+``conductor/provider_report.py``.
+"""
+
+from oslo_log import log as logging
+import oslo_messaging as messaging
+from oslo_service import periodic_task
+from oslo_utils import versionutils
+
+from nova_lite.compute import rpcapi as compute_rpcapi
+from nova_lite.conductor import provider_report
+from nova_lite.conductor import rpcapi
+from nova_lite.conductor.tasks import build
+from nova_lite.conductor.tasks import provision
+from nova_lite.conductor.tasks import timeouts
+from nova_lite.conf import CONF
+from nova_lite import exception
+from nova_lite import manager
+from nova_lite.objects import base as objects_base
+from nova_lite.scheduler import rpcapi as scheduler_rpcapi
+
+LOG = logging.getLogger(__name__)
+
+
+class ConductorManager(manager.Manager):
+    """Endpoint of the ``conductor`` topic; see conductor/rpcapi.py."""
+
+    target = messaging.Target(version=rpcapi.RPC_VERSION)
+
+    def __init__(self, host=None):
+        super().__init__(host or CONF.host, 'conductor')
+        self.scheduler_api = scheduler_rpcapi.SchedulerAPI()
+        self.compute_api = compute_rpcapi.ComputeAPI()
+
+    def ping(self, context, arg):
+        return arg
+
+    # -- object indirection ---------------------------------------------
+
+    @messaging.expected_exceptions(exception.NovaLiteException)
+    def object_class_action_versions(self, context, objname, objmethod,
+                                     object_versions, args, kwargs):
+        objclass = objects_base.NovaLiteObject.obj_class_from_name(
+            objname, object_versions[objname])
+        result = getattr(objclass, objmethod)(context, *args, **kwargs)
+        if not isinstance(result, objects_base.NovaLiteObject):
+            return result
+        # Answer in the caller's version (seed 003): an older caller gets
+        # the object backported here rather than one it cannot read.
+        wanted = object_versions.get(result.obj_name(), result.VERSION)
+        ours = versionutils.convert_version_to_tuple(result.VERSION)
+        theirs = versionutils.convert_version_to_tuple(wanted)
+        if theirs < ours or theirs[0] != ours[0]:
+            return result.obj_to_primitive(target_version=wanted,
+                                           version_manifest=object_versions)
+        return result
+
+    @messaging.expected_exceptions(exception.NovaLiteException)
+    def object_action(self, context, objinst, objmethod, args, kwargs):
+        before = objinst.obj_clone()
+        result = getattr(objinst, objmethod)(*args, **kwargs)
+        # Send back what the method changed, so the caller's copy matches.
+        updates = {}
+        for name, field in objinst.fields.items():
+            if not objinst.obj_attr_is_set(name):
+                continue
+            value = getattr(objinst, name)
+            if (not before.obj_attr_is_set(name)
+                    or getattr(before, name) != value):
+                updates[name] = field.to_primitive(objinst, name, value)
+        updates['obj_what_changed'] = objinst.obj_what_changed()
+        return updates, result
+
+    def object_backport_versions(self, context, objinst, object_versions):
+        target = object_versions[objinst.obj_name()]
+        LOG.debug('Backporting %s to %s', objinst.obj_name(), target)
+        return objinst.obj_to_primitive(target_version=target,
+                                        version_manifest=object_versions)
+
+    # -- boot -----------------------------------------------------------
+
+    @messaging.expected_exceptions(exception.NovaLiteException)
+    def provision_instances(self, context, instance, request_spec,
+                            min_count, max_count):
+        return provision.provision_instances(context, instance, request_spec,
+                                             min_count, max_count)
+
+    def build_instances(self, context, instances, request_spec,
+                        host_lists=None):
+        task = build.BuildTask(context, instances, request_spec, host_lists,
+                               self.scheduler_api, self.compute_api)
+        task.execute()
+
+    # -- compute reports ------------------------------------------------
+
+    @messaging.expected_exceptions(exception.NovaLiteException)
+    def update_compute_provider(self, context, compute_node, inventories,
+                                traits, owned_traits):
+        changed, written = provider_report.update_compute_provider(
+            context, compute_node, inventories, traits, owned_traits)
+        if changed:
+            self.scheduler_api.update_provider_states(context,
+                                                      [compute_node.uuid])
+        return written
+
+    # -- periodic -------------------------------------------------------
+
+    @periodic_task.periodic_task(
+        spacing=CONF.conductor.build_timeout_check_interval,
+        run_immediately=True)
+    def _fail_stuck_builds(self, context):
+        released = timeouts.fail_stuck_builds(context,
+                                              CONF.conductor.build_timeout)
+        released |= timeouts.remove_orphaned_allocations(
+            context, CONF.conductor.build_timeout_check_interval)
+        self.scheduler_api.update_provider_states(context, released)

@@ -1,0 +1,136 @@
+"""Client side of the conductor RPC API.
+
+API version history:
+
+* 1.0 - Initial version (release "acorn"): ping,
+        object_class_action_versions, object_action,
+        object_backport_versions, provision_instances, build_instances,
+        update_compute_provider.
+"""
+
+from oslo_log import log as logging
+import oslo_messaging as messaging
+
+from nova_lite.objects import base as objects_base
+from nova_lite import rpc
+
+LOG = logging.getLogger(__name__)
+
+RPC_TOPIC = 'conductor'
+RPC_VERSION = '1.0'
+
+# Release name -> the newest conductor RPC version that release speaks,
+# accepted by [upgrade_levels] conductor.
+VERSION_ALIASES = {
+    'acorn': '1.0',
+}
+
+
+class ConductorAPI:
+    """What the other services ask of the conductor.
+
+    Also the ``indirection_api`` of processes without database access:
+    their remotable object methods become the three ``object_*`` calls.
+    """
+
+    def __init__(self):
+        target = messaging.Target(topic=RPC_TOPIC, version=RPC_VERSION)
+        self.client = rpc.get_client(
+            target, version_cap=rpc.version_cap('conductor', VERSION_ALIASES))
+
+    def ping(self, context, arg, timeout=None):
+        """Round trip to a conductor (call); returns ``arg``."""
+        cctxt = self.client.prepare(timeout=timeout)
+        return cctxt.call(context, 'ping', arg=arg)
+
+    def wait_until_ready(self, context, attempt_timeout=2):
+        """Block until a conductor answers.
+
+        A message sent before any conductor consumes is dropped by the
+        broker, so a service that needs the conductor to start (a compute)
+        waits here first, saying so in its log, for as long as it takes.
+        """
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                self.ping(context, 'ready?', timeout=attempt_timeout)
+                if attempt > 1:
+                    LOG.info('Conductor answered after %d attempts', attempt)
+                return
+            except messaging.MessagingTimeout:
+                LOG.warning('No conductor answered within %ss (attempt %d); '
+                            'is nova-lite-conductor running on this '
+                            'transport? Still waiting.', attempt_timeout,
+                            attempt)
+
+    # Object indirection (oslo.versionedobjects' VersionedObjectIndirectionAPI)
+
+    def object_class_action_versions(self, context, objname, objmethod,
+                                     object_versions, args, kwargs):
+        cctxt = self.client.prepare()
+        return cctxt.call(context, 'object_class_action_versions',
+                          objname=objname, objmethod=objmethod,
+                          object_versions=object_versions,
+                          args=args, kwargs=kwargs)
+
+    def object_action(self, context, objinst, objmethod, args, kwargs):
+        cctxt = self.client.prepare()
+        return cctxt.call(context, 'object_action', objinst=objinst,
+                          objmethod=objmethod, args=args, kwargs=kwargs)
+
+    def object_backport_versions(self, context, objinst, object_versions):
+        cctxt = self.client.prepare()
+        return cctxt.call(context, 'object_backport_versions',
+                          objinst=objinst, object_versions=object_versions)
+
+    # Boot
+
+    def provision_instances(self, context, instance, request_spec,
+                            min_count, max_count):
+        """Create the records of a boot request (call).
+
+        ``instance`` is an unsaved template; returns the InstanceList
+        created (between min_count and max_count instances).
+        """
+        cctxt = self.client.prepare()
+        return cctxt.call(context, 'provision_instances', instance=instance,
+                          request_spec=request_spec, min_count=min_count,
+                          max_count=max_count)
+
+    def build_instances(self, context, instances, request_spec,
+                        host_lists=None):
+        """Schedule and build ``instances`` (cast).
+
+        ``host_lists`` is given on a reschedule: per instance, the
+        alternates (Selections) still to try, as the compute that failed
+        received them.
+        """
+        cctxt = self.client.prepare()
+        cctxt.cast(context, 'build_instances', instances=instances,
+                   request_spec=request_spec, host_lists=host_lists)
+
+    # Compute reports
+
+    def update_compute_provider(self, context, compute_node, inventories,
+                                traits, owned_traits):
+        """Write a node's inventories and traits to placement (call).
+
+        ``inventories``: {resource_class: {total, reserved, min_unit,
+        max_unit, step_size, allocation_ratio, initial_allocation_ratio}};
+        an allocation_ratio of None keeps the provider's current ratio (or
+        uses initial_allocation_ratio for a new one). ``traits`` replace the
+        ``owned_traits`` on the provider; other traits stay. Returns the
+        inventories as written, {resource_class: record}.
+        """
+        cctxt = self.client.prepare()
+        return cctxt.call(context, 'update_compute_provider',
+                          compute_node=compute_node, inventories=inventories,
+                          traits=traits, owned_traits=owned_traits)
+
+
+def make_indirection_api():
+    """Route this process's remotable object calls through the conductor."""
+    api = ConductorAPI()
+    objects_base.NovaLiteObject.indirection_api = api
+    return api

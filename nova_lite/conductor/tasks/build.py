@@ -1,0 +1,141 @@
+"""The build workflow: schedule, cast to the compute, reschedule, give up.
+
+A fresh request asks the scheduler for a claimed host and alternates per
+instance and casts each build to its host. A compute whose build failed
+hands the instance back with the alternates it did not use; the conductor
+moves the allocation to the next alternate that still has room (one
+transaction: the instance never holds two hosts, nor none while it still
+has a chance) and casts again. When the alternates run out the instance
+goes to ERROR with a fault naming every host that failed and why, and its
+allocations are released.
+"""
+
+from oslo_log import log as logging
+import oslo_messaging as messaging
+
+from nova_lite import exception
+from nova_lite import objects
+from nova_lite.objects import fields
+from nova_lite.placement import allocations
+
+LOG = logging.getLogger(__name__)
+
+# Claiming an alternate can fail because it filled up or changed meanwhile;
+# the next alternate is then tried.
+_ALTERNATE_GONE = (exception.InsufficientCapacity, exception.ClaimConflict,
+                   exception.ResourceProviderNotFound)
+
+
+class BuildTask:
+    """Build ``instances`` of one request; see the module docstring."""
+
+    def __init__(self, context, instances, request_spec, host_lists,
+                 scheduler_api, compute_api):
+        self.context = context
+        self.instances = list(instances)
+        self.request_spec = request_spec
+        self.host_lists = host_lists
+        self.scheduler_api = scheduler_api
+        self.compute_api = compute_api
+
+    def execute(self):
+        if self.host_lists is None:
+            self._schedule_and_build()
+        else:
+            for instance, alternates in zip(self.instances, self.host_lists,
+                                              strict=True):
+                self._reschedule(instance, alternates)
+
+    def _schedule_and_build(self):
+        uuids = [instance.uuid for instance in self.instances]
+        try:
+            host_lists = self.scheduler_api.select_destinations(
+                self.context, self.request_spec, uuids,
+                return_alternates=True)
+        except exception.NoValidHost as exc:
+            self._fail_all(exc, release=False)
+            return
+        except messaging.MessagingTimeout as exc:
+            # The scheduler may still have claimed: release to be safe.
+            LOG.error('Scheduler did not answer for %s: %s', uuids, exc)
+            self._fail_all(exception.NoValidHost(
+                reason='the scheduler did not answer in time'), release=True)
+            return
+        except Exception as exc:
+            LOG.exception('Scheduling %s failed', uuids)
+            self._fail_all(exc, release=True)
+            return
+        for instance, host_list in zip(self.instances, host_lists,
+                                       strict=True):
+            self._cast(instance, host_list)
+
+    def _cast(self, instance, host_list):
+        selection = host_list[0]
+        spec = self.request_spec.copy_for_instance(instance.uuid)
+        LOG.debug('Building %s on %s (%s), %d alternates', instance.uuid,
+                  selection.service_host, selection.nodename,
+                  len(host_list) - 1)
+        self.compute_api.build_and_run_instance(
+            self.context, instance, selection.service_host,
+            selection.nodename, spec, host_list)
+
+    def _reschedule(self, instance, alternates):
+        for index, selection in enumerate(alternates):
+            try:
+                released, claimed = allocations.replace(
+                    self.context, instance.uuid, instance.project_id,
+                    instance.user_id, selection.allocations)
+            except _ALTERNATE_GONE as exc:
+                LOG.info('Alternate %s for %s is no longer usable: %s',
+                         selection.service_host, instance.uuid,
+                         exc.format_message())
+                continue
+            self.scheduler_api.update_provider_states(
+                self.context, set(released) | set(claimed))
+            LOG.info('Rescheduling %s to %s (%s)', instance.uuid,
+                     selection.service_host, selection.nodename)
+            self._cast(instance, alternates[index:])
+            return
+        self._fail(instance, exception.MaxRetriesExceeded(
+            reason=self._failure_history(instance)), release=True)
+
+    def _failure_history(self, instance):
+        faults = objects.InstanceFault.get_all_for_instance(self.context,
+                                                            instance.uuid)
+        attempts = ['%s: %s' % (fault.host or '?', fault.message)
+                    for fault in faults]
+        summary = ('Exhausted all hosts available for retrying build '
+                   'failures for instance %s.' % instance.uuid)
+        if attempts:
+            summary += ' Attempts: ' + '; '.join(attempts)
+        return summary
+
+    def _fail_all(self, exc, release):
+        for instance in self.instances:
+            self._fail(instance, exc, release)
+
+    def _fail(self, instance, exc, release):
+        """Put ``instance`` in ERROR with a fault; free what it held.
+
+        An instance the user deleted meanwhile is left to the delete.
+        """
+        instance.vm_state = fields.VMState.ERROR
+        instance.task_state = None
+        try:
+            instance.save(expected_task_state=[fields.TaskState.SCHEDULING,
+                                               fields.TaskState.SPAWNING])
+        except (exception.InstanceNotFound,
+                exception.UnexpectedTaskStateError):
+            LOG.info('Instance %s was deleted while building', instance.uuid)
+        else:
+            objects.InstanceFault.from_exception(self.context, instance.uuid,
+                                                 exc).create()
+            LOG.warning('Instance %s failed to build: %s', instance.uuid,
+                        _message(exc))
+        if release:
+            released = allocations.remove(self.context, instance.uuid)
+            self.scheduler_api.update_provider_states(self.context, released)
+
+
+def _message(exc):
+    return exc.format_message() if hasattr(exc, 'format_message') else exc
