@@ -1,0 +1,15 @@
+"""AllHostsFilter: keeps every host."""
+
+from nova_lite.scheduler import filters
+
+
+class AllHostsFilter(filters.BaseHostFilter):
+    """Passes every host: a no-op (seed 000)."""
+
+    run_filter_once_per_request = True
+
+    def host_passes(self, host_state, spec_obj):
+        return True
+
+    def filter_all(self, host_states, spec_obj):
+        return list(host_states)

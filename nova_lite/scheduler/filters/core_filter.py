@@ -1,0 +1,67 @@
+"""CoreFilter: only hosts with enough VCPUs for the flavor (seed 002)."""
+
+from nova_lite.scheduler import filters
+
+
+class BaseCoreFilter(filters.BaseHostFilter):
+    """Passes hosts with enough free VCPUs for ``spec_obj.flavor``.
+
+    free = vcpus_total * ratio - vcpus_used. A host passes when free >=
+    the flavor's vcpus and the flavor has no more vcpus than the host has
+    physical CPUs (an instance may overcommit against others, never
+    against itself). A host reporting no CPUs at all passes, as in Nova:
+    the placement step already rejects hosts without VCPU inventory.
+    Subclasses choose the ratio.
+    """
+
+    def _get_cpu_allocation_ratio(self, host_state, spec_obj):
+        raise NotImplementedError()
+
+    def _free_vcpus(self, host_state, spec_obj):
+        ratio = self._get_cpu_allocation_ratio(host_state, spec_obj)
+        return host_state.vcpus_total * ratio - host_state.vcpus_used
+
+    def _passes(self, host_state, spec_obj, requested):
+        if not host_state.vcpus_total:
+            return True
+        if requested > host_state.vcpus_total:
+            return False
+        return self._free_vcpus(host_state, spec_obj) >= requested
+
+    def host_passes(self, host_state, spec_obj):
+        return self._passes(host_state, spec_obj, spec_obj.flavor.vcpus)
+
+    def filter_all(self, host_states, spec_obj):
+        # The flavor is read once, not per host.
+        requested = spec_obj.flavor.vcpus
+        passes = self._passes
+        return [h for h in host_states if passes(h, spec_obj, requested)]
+
+    def rejection_reason(self, host_state, spec_obj):
+        if self.host_passes(host_state, spec_obj):
+            return None
+        requested = spec_obj.flavor.vcpus
+        if requested > host_state.vcpus_total:
+            return 'have fewer than %d CPUs' % requested
+        return 'need %d VCPU' % requested
+
+    def summarize_rejections(self, host_states, spec_obj):
+        requested = spec_obj.flavor.vcpus
+        too_small = [h for h in host_states if requested > h.vcpus_total]
+        short = [h for h in host_states if requested <= h.vcpus_total]
+        parts = []
+        if short:
+            best = max(self._free_vcpus(h, spec_obj) for h in short)
+            parts.append(filters.format_shortfall(len(short), requested,
+                                                  best, 'VCPU'))
+        if too_small:
+            parts.append('%d have fewer than %d CPUs'
+                         % (len(too_small), requested))
+        return ', '.join(parts)
+
+
+class CoreFilter(BaseCoreFilter):
+    """BaseCoreFilter with the ratio of the host's VCPU inventory."""
+
+    def _get_cpu_allocation_ratio(self, host_state, spec_obj):
+        return host_state.cpu_allocation_ratio

@@ -1,0 +1,220 @@
+"""HostManager: the scheduler's in-memory host states, kept current.
+
+Nova rebuilds every host's state from the database for every request.
+Here the states live in memory between requests and are kept current
+incrementally:
+
+* the scheduler's own claims (``HostState.consume``);
+* change notices: ``update_provider_states`` fanouts from the conductor
+  and computes mark providers dirty, and the next request reloads only
+  those (``mark_dirty`` / ``get_host_states``);
+* compute services (heartbeats, disable) re-read at most every
+  ``min(report_interval, 5)`` seconds, so a compute going down is noticed
+  without a database read per request;
+* a periodic full resync (``[scheduler] host_state_resync_interval``).
+
+A stale view is never unsafe: claims compare-and-swap on the provider
+generation the view was read at, and a lost swap refreshes that host.
+
+The reads go through a loader (``DatabaseLoader`` by default) so tests
+give a fake one and touch no database.
+"""
+
+import threading
+import time
+
+from oslo_log import log as logging
+
+from nova_lite.conf import CONF
+from nova_lite import objects
+from nova_lite.placement import summaries
+from nova_lite.scheduler import host_state as host_state_mod
+
+LOG = logging.getLogger(__name__)
+
+COMPUTE_BINARY = 'nova-lite-compute'
+
+# Upper bound on how stale the service (up/disabled) view may be.
+_MAX_SERVICE_CACHE_SECONDS = 5
+
+
+class DatabaseLoader:
+    """Reads the records host states are built from.
+
+    ``compute_nodes`` returns ComputeNode objects (all, or those of
+    ``uuids``), ``services`` the compute Service objects, ``summaries``
+    {provider uuid: ProviderSummary}. A fake with the same three methods
+    stands in for it in tests.
+    """
+
+    def compute_nodes(self, ctxt, uuids=None):
+        if uuids is None:
+            return objects.ComputeNodeList.get_all(ctxt)
+        return objects.ComputeNodeList.get_all_by_uuids(ctxt, sorted(uuids))
+
+    def services(self, ctxt):
+        return objects.ServiceList.get_all(ctxt, binary=COMPUTE_BINARY)
+
+    def summaries(self, ctxt, uuids=None):
+        return summaries.get_summaries(
+            ctxt, None if uuids is None else sorted(uuids))
+
+
+class HostManager:
+    """Holds {compute node uuid: HostState}.
+
+    ``lock`` (reentrant) serialises changes to the states with decisions
+    made on them: a caller deciding and claiming holds it, and every
+    update here is applied under it. Reads from the database for a full
+    resync happen outside it, so requests are not blocked for their
+    duration.
+    """
+
+    def __init__(self, loader=None, clock=time.monotonic):
+        self.loader = loader or DatabaseLoader()
+        self.lock = threading.RLock()
+        self._clock = clock
+        self._states = {}
+        self._dirty = set()
+        self._dirty_lock = threading.Lock()
+        # host -> (ServiceView source, is_up), re-read when older than
+        # _service_cache_seconds().
+        self._services = {}
+        self._services_read_at = None
+        self._full_load_at = None
+
+    # Change notices
+
+    def mark_dirty(self, uuids):
+        """Record that these providers changed; reloaded before the next
+        request is decided. Cheap and never blocked by a decision."""
+        with self._dirty_lock:
+            self._dirty.update(uuids)
+
+    def _take_dirty(self):
+        with self._dirty_lock:
+            dirty, self._dirty = self._dirty, set()
+        return dirty
+
+    # Loading
+
+    @property
+    def loaded(self):
+        return self._full_load_at is not None
+
+    def load_all(self, ctxt):
+        """(Re)load every host state: the start-up load and the resync.
+
+        Providers marked dirty before the read began are covered by it;
+        notices arriving during the read stay pending.
+        """
+        pending = self._take_dirty()
+        try:
+            nodes = self.loader.compute_nodes(ctxt)
+            services = self._read_services(ctxt)
+            provider_summaries = self.loader.summaries(ctxt)
+        except Exception:
+            self.mark_dirty(pending)
+            raise
+        with self.lock:
+            self._set_services(services)
+            states = {}
+            for node in nodes:
+                state = self._build(node, provider_summaries)
+                if state is not None:
+                    states[node.uuid] = state
+            self._states = states
+            self._full_load_at = self._clock()
+        LOG.info('Loaded %d host states (%d compute nodes)', len(states),
+                 len(nodes))
+
+    def refresh(self, ctxt, uuids):
+        """Reload the states of ``uuids`` only.
+
+        A node that is gone, or has no resource provider, is dropped; a
+        new one is added. Existing HostState objects are updated in place.
+        """
+        uuids = set(uuids)
+        if not uuids:
+            return
+        nodes = self.loader.compute_nodes(ctxt, uuids)
+        provider_summaries = self.loader.summaries(ctxt, uuids)
+        with self.lock:
+            if any(node.host not in self._services for node in nodes):
+                # A compute we have not seen yet: its service is new too.
+                self._set_services(self._read_services(ctxt))
+            found = set()
+            for node in nodes:
+                state = self._build(node, provider_summaries)
+                if state is not None:
+                    self._states[node.uuid] = state
+                    found.add(node.uuid)
+            for uuid in uuids - found:
+                if self._states.pop(uuid, None) is not None:
+                    LOG.info('Compute node %s is gone from the host states',
+                             uuid)
+        LOG.debug('Refreshed host states of %s', sorted(uuids))
+
+    def _build(self, node, provider_summaries):
+        """The updated or new HostState of ``node``, None without
+        provider."""
+        summary = provider_summaries.get(node.uuid)
+        if summary is None:
+            LOG.debug('Compute node %s (%s) has no resource provider yet; '
+                      'not schedulable', node.uuid, node.hypervisor_hostname)
+            return None
+        service, up = self._services.get(node.host, (None, False))
+        state = self._states.get(node.uuid)
+        if state is None:
+            return host_state_mod.HostState.from_records(node, service,
+                                                         summary, up)
+        state.update(compute_node=node, summary=summary)
+        state.update_service(service, up)
+        return state
+
+    # Services
+
+    def _service_cache_seconds(self):
+        return min(CONF.report_interval, _MAX_SERVICE_CACHE_SECONDS)
+
+    def _read_services(self, ctxt):
+        services = self.loader.services(ctxt)
+        # is_up depends on the time of reading, so take it now, once per
+        # service rather than once per node.
+        return {svc.host: (svc, bool(svc.is_up)) for svc in services}
+
+    def _set_services(self, services):
+        self._services = services
+        self._services_read_at = self._clock()
+
+    def _reload_services_if_stale(self, ctxt):
+        age = (None if self._services_read_at is None
+               else self._clock() - self._services_read_at)
+        if age is not None and age < self._service_cache_seconds():
+            return
+        self._set_services(self._read_services(ctxt))
+        for state in self._states.values():
+            service, up = self._services.get(state.host, (None, False))
+            state.update_service(service, up)
+
+    # The request path
+
+    def get_host_states(self, ctxt):
+        """Every schedulable HostState, current as of now.
+
+        Loads everything on first use, then reloads the providers marked
+        dirty and, when older than the cache period, the services.
+        """
+        with self.lock:
+            if not self.loaded:
+                self.load_all(ctxt)
+            else:
+                dirty = self._take_dirty()
+                if dirty:
+                    try:
+                        self.refresh(ctxt, dirty)
+                    except Exception:
+                        self.mark_dirty(dirty)
+                        raise
+                self._reload_services_if_stale(ctxt)
+            return list(self._states.values())

@@ -1,0 +1,86 @@
+"""The scheduler's RPC endpoint (see ``rpcapi.py`` for the contract).
+
+Thin: it holds the host manager and the scheduling core, serialises
+decisions, and delegates.
+"""
+
+import functools
+
+from oslo_log import log as logging
+import oslo_messaging as messaging
+from oslo_service import periodic_task
+
+from nova_lite.conf import CONF
+from nova_lite import context as nl_context
+from nova_lite import exception
+from nova_lite import manager
+from nova_lite.scheduler import claims
+from nova_lite.scheduler import filter_scheduler
+from nova_lite.scheduler import host_manager as host_manager_mod
+from nova_lite.scheduler import rpcapi
+
+LOG = logging.getLogger(__name__)
+
+_RESYNC_TASK = '_resync_host_states'
+
+
+class SchedulerManager(manager.Manager):
+    """Chooses and claims hosts (``select_destinations``) and keeps its
+    host states current (``update_provider_states``, periodic resync).
+
+    Loading the filters and weighers at construction makes a bad
+    ``[filter_scheduler]`` setting stop the service at start
+    (SchedulerHostFilterNotFound, SchedulerWeigherNotFound).
+    """
+
+    target = messaging.Target(version=rpcapi.RPC_VERSION)
+
+    def __init__(self, host=None, host_manager=None, driver=None,
+                 claimer_factory=claims.PlacementClaimer):
+        super().__init__(host, 'scheduler')
+        self.host_manager = host_manager or host_manager_mod.HostManager()
+        self.driver = driver or filter_scheduler.FilterScheduler.from_config()
+        self.claimer_factory = claimer_factory
+        # The decorator's spacing is read when the class is defined, which
+        # may be before the configuration is parsed: take it now, on this
+        # instance (oslo.service reads self._periodic_spacing).
+        self._periodic_spacing = dict(self._periodic_spacing)
+        self._periodic_spacing[_RESYNC_TASK] = (
+            CONF.scheduler.host_state_resync_interval)
+
+    def init_host(self):
+        try:
+            self.host_manager.load_all(nl_context.get_admin_context())
+        except Exception:
+            # Not fatal: the first request (or the resync) loads them.
+            LOG.exception('Loading host states at start failed')
+
+    @messaging.expected_exceptions(exception.NoValidHost)
+    def select_destinations(self, context, spec_obj, instance_uuids,
+                            return_alternates=True):
+        """Per instance uuid, a list of Selections: the claimed host
+        first, then alternates (none unless ``return_alternates``).
+
+        Raises NoValidHost explaining each step's effect.
+        """
+        claimer = self.claimer_factory(context)
+        refresh = functools.partial(self._refresh_host, context)
+        # One decision at a time per process: each sees the claims of the
+        # one before it in memory, and RPC threads never race on a host.
+        with self.host_manager.lock:
+            host_states = self.host_manager.get_host_states(context)
+            return self.driver.select_destinations(
+                spec_obj, host_states, instance_uuids, claimer,
+                refresh_host=refresh, return_alternates=return_alternates)
+
+    def _refresh_host(self, context, host_state):
+        self.host_manager.refresh(context, [host_state.uuid])
+
+    def update_provider_states(self, context, provider_uuids):
+        """Note that these providers changed (fanout cast, no reply)."""
+        self.host_manager.mark_dirty(provider_uuids)
+
+    @periodic_task.periodic_task(spacing=60, run_immediately=False)
+    def _resync_host_states(self, context):
+        """Reload every host state, catching changes no notice told of."""
+        self.host_manager.load_all(context)

@@ -1,0 +1,47 @@
+"""Client side of the scheduler RPC API.
+
+API version history:
+
+* 1.0 - Initial version (release "acorn"): select_destinations,
+        update_provider_states.
+"""
+
+import oslo_messaging as messaging
+
+from nova_lite import rpc
+
+RPC_TOPIC = 'scheduler'
+RPC_VERSION = '1.0'
+
+VERSION_ALIASES = {
+    'acorn': '1.0',
+}
+
+
+class SchedulerAPI:
+
+    def __init__(self):
+        target = messaging.Target(topic=RPC_TOPIC, version=RPC_VERSION)
+        self.client = rpc.get_client(
+            target, version_cap=rpc.version_cap('scheduler', VERSION_ALIASES))
+
+    def select_destinations(self, context, spec_obj, instance_uuids,
+                            return_alternates=True):
+        """Choose and claim a host per instance (call).
+
+        Returns a list with one list of Selection per instance uuid, in
+        order: the first Selection is claimed, the rest are alternates.
+        Raises NoValidHost, whose message explains each filter's effect.
+        """
+        cctxt = self.client.prepare()
+        return cctxt.call(context, 'select_destinations', spec_obj=spec_obj,
+                          instance_uuids=instance_uuids,
+                          return_alternates=return_alternates)
+
+    def update_provider_states(self, context, provider_uuids):
+        """Tell every scheduler these providers changed (fanout cast)."""
+        if not provider_uuids:
+            return
+        cctxt = self.client.prepare(fanout=True)
+        cctxt.cast(context, 'update_provider_states',
+                   provider_uuids=sorted(provider_uuids))

@@ -1,0 +1,145 @@
+"""Host weighers: Nova's plug-in contract, normalisation and ordering.
+
+A weigher returns raw numbers (``_weigh_object`` per host, or
+``weight_objects`` for all at once); the handler normalises each
+weigher's numbers to 0..1, multiplies them by ``weight_multiplier`` and
+sums, so a host's weight is
+
+    w1_multiplier * norm(w1) + w2_multiplier * norm(w2) + ...
+
+and hosts are ordered by it, heaviest first (seed 000, "weights").
+"""
+
+import time
+
+from oslo_log import log as logging
+
+from nova_lite import exception
+from nova_lite.scheduler import loadables
+
+LOG = logging.getLogger(__name__)
+
+NAMESPACE = 'nova_lite.scheduler.weighers'
+
+
+class WeighedHost:
+    """A host state and its combined weight."""
+
+    __slots__ = ('obj', 'weight')
+
+    def __init__(self, obj, weight):
+        self.obj = obj
+        self.weight = weight
+
+    def to_dict(self):
+        return {'weight': self.weight, 'host': self.obj.host}
+
+    def __repr__(self):
+        return 'WeighedHost [host: %r, weight: %s]' % (self.obj, self.weight)
+
+
+class BaseHostWeigher:
+    """Base of host weighers.
+
+    ``_weigh_object(host_state, weight_properties)`` returns a raw number
+    (bigger means preferred before the multiplier's sign);
+    ``weight_multiplier(host_state)`` scales the normalised number.
+    ``minval``/``maxval``, when set, are fixed bounds: raw numbers are
+    clamped to them and normalisation uses them instead of the observed
+    minimum/maximum. Unlike Nova's, they are never changed by weighing,
+    so one request's numbers do not leak into the next one's.
+    """
+
+    minval = None
+    maxval = None
+
+    def weight_multiplier(self, host_state):
+        return 1.0
+
+    def _weigh_object(self, host_state, weight_properties):
+        raise NotImplementedError()
+
+    def weight_objects(self, weighed_obj_list, weight_properties):
+        """Raw weights of ``weighed_obj_list`` (WeighedHosts), in order.
+
+        Override to weigh all hosts at once; do not modify the objects.
+        """
+        weigh = self._weigh_object
+        weights = [weigh(w.obj, weight_properties) for w in weighed_obj_list]
+        if self.minval is not None:
+            weights = [max(w, self.minval) for w in weights]
+        if self.maxval is not None:
+            weights = [min(w, self.maxval) for w in weights]
+        return weights
+
+    def weigh_objects(self, weighed_obj_list, weight_properties):
+        # Nova spells the method weigh_objects: the handler calls this
+        # name, so a weigher ported from Nova that overrides it works, as
+        # does one overriding weight_objects.
+        return self.weight_objects(weighed_obj_list, weight_properties)
+
+
+def normalize(weights, minval=None, maxval=None):
+    """``weights`` scaled to 0..1 by (x - min) / (max - min).
+
+    min and max are ``minval``/``maxval`` when given, else the observed
+    ones; when they are equal every weight becomes 0.
+    """
+    if not weights:
+        return []
+    low = min(weights) if minval is None else minval
+    high = max(weights) if maxval is None else maxval
+    if high == low:
+        return [0.0] * len(weights)
+    span = float(high - low)
+    return [(w - low) / span for w in weights]
+
+
+class HostWeightHandler:
+    """Loads weighers by name and orders hosts by their combined weight."""
+
+    namespace = NAMESPACE
+
+    def get_all_classes(self):
+        """The built-in weigher classes (the entry points)."""
+        return list(loadables.entry_point_classes(self.namespace).values())
+
+    def get_matching_classes(self, names):
+        """Classes designated by ``weight_classes`` values (entry point
+        names, class paths, or the path of a function such as
+        ``nova_lite.scheduler.weighers.all_weighers``).
+
+        Raises SchedulerWeigherNotFound for a name that designates none.
+        """
+        return loadables.load_classes(names, self.namespace, BaseHostWeigher,
+                                      exception.SchedulerWeigherNotFound)
+
+    def load_weighers(self, names):
+        """One instance of each weigher ``names`` designates."""
+        return [cls() for cls in self.get_matching_classes(names)]
+
+    def get_weighed_objects(self, weighers, hosts, weight_properties):
+        """WeighedHosts of ``hosts``, heaviest first.
+
+        Equal weights keep the order of ``hosts`` (the sort is stable).
+        """
+        weighed = [WeighedHost(host, 0.0) for host in hosts]
+        if len(weighed) <= 1:
+            return weighed
+        for weigher in weighers:
+            start = time.perf_counter()
+            raw = weigher.weigh_objects(weighed, weight_properties)
+            norm = normalize(raw, weigher.minval, weigher.maxval)
+            multiplier = weigher.weight_multiplier
+            for obj, value in zip(weighed, norm, strict=True):
+                obj.weight += multiplier(obj.obj) * value
+            LOG.debug('Weigher %s weighed %d hosts in %.2f ms',
+                      type(weigher).__name__, len(weighed),
+                      (time.perf_counter() - start) * 1000)
+        weighed.sort(key=lambda w: w.weight, reverse=True)
+        return weighed
+
+
+def all_weighers():
+    """Every built-in weigher class (``weight_classes`` default)."""
+    return HostWeightHandler().get_all_classes()

@@ -1,0 +1,200 @@
+"""HostManager over a fake loader: loading, change notices, services."""
+
+import pytest
+
+from nova_lite.scheduler import host_manager
+
+from . import fakes
+
+U = ['00000000-0000-0000-0000-0000000000%02d' % i for i in range(1, 10)]
+
+
+class Clock:
+    def __init__(self):
+        self.now = 1000.0
+
+    def __call__(self):
+        return self.now
+
+
+@pytest.fixture
+def clock():
+    return Clock()
+
+
+def _loader():
+    nodes = [fakes.compute_node(U[0], 'h1'), fakes.compute_node(U[1], 'h2'),
+             fakes.compute_node(U[2], 'h2', nodename='h2-b')]
+    services = [fakes.service('h1'), fakes.service('h2')]
+    summaries = {U[0]: fakes.summary(U[0], memory_mb=1024),
+                 U[1]: fakes.summary(U[1], memory_mb=2048)}
+    # U[2] has no resource provider yet.
+    return fakes.FakeLoader(nodes, services, summaries)
+
+
+def _manager(loader, clock):
+    return host_manager.HostManager(loader=loader, clock=clock)
+
+
+def _by_uuid(states):
+    return {s.uuid: s for s in states}
+
+
+def test_load_all_skips_nodes_without_provider(clock):
+    manager = _manager(_loader(), clock)
+    manager.load_all(None)
+    states = _by_uuid(manager.get_host_states(None))
+    assert set(states) == {U[0], U[1]}
+    assert states[U[0]].host == 'h1'
+    assert states[U[1]].total_usable_ram_mb == 2048
+    assert all(s.service_up for s in states.values())
+
+
+def test_first_request_loads_lazily(clock):
+    loader = _loader()
+    manager = _manager(loader, clock)
+    assert not manager.loaded
+    assert len(manager.get_host_states(None)) == 2
+    assert manager.loaded
+    assert ('compute_nodes', None) in loader.calls
+
+
+def test_node_without_service_is_down(clock):
+    loader = _loader()
+    loader.services_ = [fakes.service('h1')]
+    states = _by_uuid(_manager(loader, clock).get_host_states(None))
+    assert states[U[0]].service_up
+    assert not states[U[1]].service_up
+    assert states[U[1]].service is None
+
+
+def test_dirty_providers_are_refreshed_in_place(clock):
+    loader = _loader()
+    manager = _manager(loader, clock)
+    before = _by_uuid(manager.get_host_states(None))
+    loader.summaries_[U[0]] = fakes.summary(U[0], generation=5,
+                                            memory_mb=1024,
+                                            used={'MEMORY_MB': 1000})
+    loader.calls.clear()
+    manager.mark_dirty([U[0]])
+    after = _by_uuid(manager.get_host_states(None))
+    assert after[U[0]] is before[U[0]]
+    assert after[U[0]].generation == 5
+    assert after[U[0]].free_ram_mb == 24
+    assert ('compute_nodes', [U[0]]) in loader.calls
+    assert ('summaries', [U[0]]) in loader.calls
+    assert ('compute_nodes', None) not in loader.calls
+    # Handled: the next request reads nothing.
+    loader.calls.clear()
+    manager.get_host_states(None)
+    assert loader.calls == []
+
+
+def test_refresh_drops_gone_nodes_and_adds_new_ones(clock):
+    loader = _loader()
+    manager = _manager(loader, clock)
+    manager.get_host_states(None)
+    loader.nodes = [n for n in loader.nodes if n.uuid != U[1]]
+    loader.nodes.append(fakes.compute_node(U[3], 'h3'))
+    loader.summaries_[U[3]] = fakes.summary(U[3])
+    loader.services_.append(fakes.service('h3'))
+    loader.calls.clear()
+    manager.refresh(None, [U[1], U[3]])
+    states = _by_uuid(manager.get_host_states(None))
+    assert set(states) == {U[0], U[3]}
+    # h3 was unknown: its service was read along with it.
+    assert states[U[3]].service_up
+    assert ('services', None) in loader.calls
+
+
+def test_provider_appearing_makes_a_node_schedulable(clock):
+    loader = _loader()
+    manager = _manager(loader, clock)
+    manager.get_host_states(None)
+    loader.summaries_[U[2]] = fakes.summary(U[2])
+    manager.mark_dirty([U[2]])
+    states = _by_uuid(manager.get_host_states(None))
+    assert states[U[2]].nodename == 'h2-b'
+
+
+def test_failed_refresh_keeps_the_notice(clock):
+    loader = _loader()
+    manager = _manager(loader, clock)
+    manager.get_host_states(None)
+    manager.mark_dirty([U[0]])
+
+    def broken(ctxt, uuids=None):
+        raise RuntimeError('db down')
+
+    loader.summaries = broken
+    with pytest.raises(RuntimeError):
+        manager.get_host_states(None)
+    del loader.summaries
+    loader.calls.clear()
+    manager.get_host_states(None)
+    assert ('summaries', [U[0]]) in loader.calls
+
+
+def test_services_are_cached_for_a_few_seconds(clock, conf):
+    conf.config(report_interval=10)
+    loader = _loader()
+    manager = _manager(loader, clock)
+    manager.get_host_states(None)
+    loader.services_ = [fakes.service('h1', up=False),
+                        fakes.service('h2', disabled=True)]
+    loader.calls.clear()
+    clock.now += 4
+    states = _by_uuid(manager.get_host_states(None))
+    assert loader.calls == []
+    assert states[U[0]].service_up
+
+    clock.now += 1
+    states = _by_uuid(manager.get_host_states(None))
+    assert loader.calls == [('services', None)]
+    assert not states[U[0]].service_up
+    assert states[U[1]].service['disabled']
+
+
+def test_service_cache_follows_a_short_report_interval(clock, conf):
+    conf.config(report_interval=2)
+    loader = _loader()
+    manager = _manager(loader, clock)
+    manager.get_host_states(None)
+    loader.calls.clear()
+    clock.now += 2
+    manager.get_host_states(None)
+    assert loader.calls == [('services', None)]
+
+
+def test_full_resync_updates_in_place_and_consumes_notices(clock):
+    loader = _loader()
+    manager = _manager(loader, clock)
+    first = _by_uuid(manager.get_host_states(None))
+    first[U[0]].consume({'MEMORY_MB': 512}, 2)
+    manager.mark_dirty([U[0]])
+    manager.load_all(None)
+    loader.calls.clear()
+    states = _by_uuid(manager.get_host_states(None))
+    assert states[U[0]] is first[U[0]]
+    assert states[U[0]].free_ram_mb == 1024  # the database's view again
+    assert states[U[0]].generation == 1
+    assert loader.calls == []
+
+
+def test_failed_resync_keeps_pending_notices(clock):
+    loader = _loader()
+    manager = _manager(loader, clock)
+    manager.get_host_states(None)
+    manager.mark_dirty([U[1]])
+    nodes = loader.compute_nodes
+
+    def broken(ctxt, uuids=None):
+        raise RuntimeError('db down')
+
+    loader.compute_nodes = broken
+    with pytest.raises(RuntimeError):
+        manager.load_all(None)
+    loader.compute_nodes = nodes
+    loader.calls.clear()
+    manager.get_host_states(None)
+    assert ('summaries', [U[1]]) in loader.calls
