@@ -1,0 +1,236 @@
+"""The compute API, API side: what the REST handlers ask of the cloud.
+
+It checks a request against its flavor and image, then hands the writes
+to the conductor (the API process only reads the database) and the work
+to the services: ``create`` asks the conductor to provision the records
+(a call, so quota and database errors reach the user) and then to build
+(a cast); ``delete`` marks the instance deleting and casts to its compute,
+or deletes it here when no compute will.
+
+Reads use the objects' remotable class methods, which run in this
+process; ``save``, ``create`` and ``destroy`` go through the conductor by
+themselves (see nova_lite/conductor/api.py).
+"""
+
+import copy
+import secrets
+import string
+
+from oslo_log import log as logging
+from oslo_utils import uuidutils
+
+from nova_lite.compute import rpcapi as compute_rpcapi
+from nova_lite.conductor import rpcapi as conductor_rpcapi
+from nova_lite import exception
+from nova_lite import objects
+from nova_lite.objects import fields
+from nova_lite.scheduler import rpcapi as scheduler_rpcapi
+
+LOG = logging.getLogger(__name__)
+
+COMPUTE_BINARY = 'nova-lite-compute'
+# A delete may start from any task state but its own: it interrupts a
+# build at any point (the conductor and compute notice the deleting task
+# state or the missing record and stop).
+DELETABLE_TASK_STATES = [None, fields.TaskState.SCHEDULING,
+                         fields.TaskState.SPAWNING]
+
+
+def _reservation_id():
+    alphabet = string.ascii_lowercase + string.digits
+    return 'r-' + ''.join(secrets.choice(alphabet) for _ in range(8))
+
+
+def scheduler_hints_as_lists(hints):
+    """{name: [str, ...]}: the RequestSpec's form of the request's hints."""
+    result = {}
+    for name, value in (hints or {}).items():
+        values = value if isinstance(value, (list, tuple)) else [value]
+        result[str(name)] = [str(v) for v in values]
+    return result
+
+
+class API:
+    """Server life cycle for the API handlers.
+
+    The RPC clients are made on first use, so an API object can be built
+    (and replaced in tests) before the bus is set up.
+    """
+
+    def __init__(self):
+        self._conductor = None
+        self._scheduler = None
+        self._compute = None
+
+    @property
+    def conductor_api(self):
+        if self._conductor is None:
+            self._conductor = conductor_rpcapi.ConductorAPI()
+        return self._conductor
+
+    @property
+    def scheduler_api(self):
+        if self._scheduler is None:
+            self._scheduler = scheduler_rpcapi.SchedulerAPI()
+        return self._scheduler
+
+    @property
+    def compute_rpcapi(self):
+        if self._compute is None:
+            self._compute = compute_rpcapi.ComputeAPI()
+        return self._compute
+
+    # -- create ------------------------------------------------------
+
+    @staticmethod
+    def check_flavor_and_image(flavor, image):
+        """Raise 400s when the flavor is disabled or too small for the
+        image, or the image is not active."""
+        if flavor.disabled:
+            raise exception.FlavorNotFoundForBuild(flavor_id=flavor.flavorid)
+        if image.get('status', 'active') != 'active':
+            raise exception.ImageNotActive(image_id=image['id'])
+        min_ram = image.get('min_ram') or 0
+        if flavor.memory_mb < min_ram:
+            raise exception.FlavorMemoryTooSmall(min_ram=min_ram)
+        min_disk = image.get('min_disk') or 0
+        # A root_gb of 0 means "as large as the image": no size to check.
+        if flavor.root_gb and flavor.root_gb < min_disk:
+            raise exception.FlavorDiskTooSmall(min_disk=min_disk)
+
+    def create(self, context, flavor, image_meta, name, min_count=1,
+               max_count=1, metadata=None, key_name=None,
+               availability_zone=None, scheduler_hints=None,
+               forced_host=None, forced_node=None):
+        """Provision and start building servers.
+
+        ``image_meta`` is the registry's image dict. Returns
+        (InstanceList created, reservation_id). Raises the conductor's
+        errors (TooManyInstances 403, ...) and 400s for a bad flavor or
+        image; the build itself runs after this returns.
+        """
+        self.check_flavor_and_image(flavor, image_meta)
+        if not 1 <= min_count <= max_count:
+            raise exception.InvalidInput(
+                reason='min_count must be at least 1 and at most '
+                       'max_count')
+        reservation_id = _reservation_id()
+        instance = self._instance_template(
+            context, flavor, image_meta, name, metadata, key_name,
+            availability_zone, reservation_id)
+        spec = self._request_spec(context, flavor, image_meta, max_count,
+                                  availability_zone, scheduler_hints,
+                                  forced_host, forced_node)
+        instances = self.conductor_api.provision_instances(
+            context, instance, spec, min_count, max_count)
+        self.conductor_api.build_instances(context, instances, spec)
+        return instances, reservation_id
+
+    @staticmethod
+    def _instance_template(context, flavor, image, name, metadata,
+                           key_name, availability_zone, reservation_id):
+        return objects.Instance(
+            context=context,
+            project_id=context.project_id, user_id=context.user_id,
+            display_name=name, image_ref=image['id'], flavor=flavor,
+            vcpus=flavor.vcpus, memory_mb=flavor.memory_mb,
+            root_gb=flavor.root_gb, ephemeral_gb=flavor.ephemeral_gb,
+            vm_state=fields.VMState.BUILDING,
+            task_state=fields.TaskState.SCHEDULING, power_state=0,
+            metadata=dict(metadata or {}),
+            availability_zone=availability_zone, key_name=key_name,
+            reservation_id=reservation_id, host=None, node=None)
+
+    @staticmethod
+    def _request_spec(context, flavor, image, max_count, availability_zone,
+                      scheduler_hints, forced_host, forced_node):
+        spec = objects.RequestSpec(
+            context=context,
+            project_id=context.project_id, user_id=context.user_id,
+            num_instances=max_count, flavor=flavor,
+            image=objects.ImageMeta.from_image(image),
+            availability_zone=availability_zone,
+            scheduler_hints=scheduler_hints_as_lists(scheduler_hints),
+            ignore_hosts=None,
+            force_hosts=[forced_host] if forced_host else None,
+            force_nodes=[forced_node] if forced_node else None)
+        return spec
+
+    # -- delete ------------------------------------------------------
+
+    def delete(self, context, instance):
+        """Start deleting ``instance``; a repeated delete is accepted.
+
+        Raises UnexpectedTaskStateError (409) if the instance moved to a
+        task that cannot be interrupted, InstanceNotFound (404) if it is
+        already gone.
+        """
+        if instance.task_state == fields.TaskState.DELETING:
+            LOG.info('Instance %s is already being deleted', instance.uuid)
+            return
+        instance.task_state = fields.TaskState.DELETING
+        try:
+            instance.save(expected_task_state=DELETABLE_TASK_STATES)
+        except exception.UnexpectedTaskStateError as exc:
+            if exc.kwargs.get('actual') == fields.TaskState.DELETING:
+                return
+            raise
+        # save() refreshed the instance: host is where it is now.
+        if instance.host is None or not self._compute_is_up(
+                context, instance.host):
+            self._local_delete(context, instance)
+            return
+        self.compute_rpcapi.terminate_instance(context, instance)
+
+    @staticmethod
+    def _compute_is_up(context, host):
+        try:
+            service = objects.Service.get_by_host_and_binary(
+                context, host, COMPUTE_BINARY)
+        except exception.ServiceNotFound:
+            return False
+        return service.is_up
+
+    def _local_delete(self, context, instance):
+        # No compute will act: remove the record and its allocations here
+        # (a down compute finds the instance gone when it comes back).
+        LOG.info('Deleting instance %s locally (host %s)', instance.uuid,
+                 instance.host)
+        try:
+            released = instance.destroy()
+        except exception.InstanceNotFound:
+            return
+        self.scheduler_api.update_provider_states(context, released)
+
+    # -- reads -------------------------------------------------------
+
+    @staticmethod
+    def get(context, instance_id, expected_attrs=None):
+        """The instance, if the caller's project owns it or they are an
+        administrator; else InstanceNotFound (404)."""
+        if not uuidutils.is_uuid_like(instance_id):
+            raise exception.InstanceNotFound(instance_id=instance_id)
+        instance = objects.Instance.get_by_uuid(
+            context, instance_id, expected_attrs=expected_attrs)
+        if not context.is_admin and instance.project_id != context.project_id:
+            raise exception.InstanceNotFound(instance_id=instance_id)
+        return instance
+
+    @staticmethod
+    def get_all(context, filters=None, limit=None, marker=None,
+                sort_key='created_at', sort_dir='desc', expected_attrs=None,
+                all_tenants=False):
+        """Instances matching ``filters`` (InstanceList filter keys).
+
+        Without ``all_tenants`` only the caller's project is listed. A
+        ``vm_state`` filter of deleted reads soft-deleted rows too.
+        """
+        filters = dict(filters or {})
+        if not all_tenants:
+            filters['project_id'] = context.project_id
+        if fields.VMState.DELETED in (filters.get('vm_state') or ()):
+            context = copy.copy(context)
+            context.read_deleted = 'yes'
+        return objects.InstanceList.get_by_filters(
+            context, filters, sort_key=sort_key, sort_dir=sort_dir,
+            limit=limit, marker=marker, expected_attrs=expected_attrs)

@@ -1,0 +1,304 @@
+"""The compute manager: builds and deletes servers on this host's nodes.
+
+It is the RPC endpoint of ``nova_lite.compute.rpcapi``. It only builds:
+the scheduler chose the node and claimed its allocation, the conductor
+runs the workflow and handles reschedules. Every database read and write
+goes through objects, whose remotable methods the conductor runs for a
+compute.
+"""
+
+import concurrent.futures
+import threading
+import traceback
+
+from oslo_log import log as logging
+import oslo_messaging as messaging
+from oslo_service import periodic_task
+from oslo_utils import timeutils
+
+from nova_lite.compute import resource_tracker
+from nova_lite.compute import rpcapi as compute_rpcapi
+from nova_lite.conductor import rpcapi as conductor_rpcapi
+from nova_lite.conf import CONF
+from nova_lite import context as nl_context
+from nova_lite import exception
+from nova_lite import manager
+from nova_lite import objects
+from nova_lite.objects import fields
+from nova_lite.scheduler import rpcapi as scheduler_rpcapi
+from nova_lite.virt import driver as virt_driver
+
+LOG = logging.getLogger(__name__)
+
+# The instance was deleted while we worked on it: stop without a fault.
+_GONE = (exception.InstanceNotFound, exception.UnexpectedTaskStateError)
+
+
+class _InstanceLocks:
+    """One lock per instance uuid, so a build and a delete of the same
+    instance never interleave (as Nova serialises them)."""
+
+    def __init__(self):
+        self._guard = threading.Lock()
+        self._locks = {}   # uuid -> [lock, users]
+
+    def __call__(self, uuid):
+        return _HeldLock(self, uuid)
+
+    def acquire(self, uuid):
+        with self._guard:
+            entry = self._locks.setdefault(uuid, [threading.Lock(), 0])
+            entry[1] += 1
+        entry[0].acquire()
+
+    def release(self, uuid):
+        with self._guard:
+            entry = self._locks[uuid]
+            entry[0].release()
+            entry[1] -= 1
+            if not entry[1]:
+                del self._locks[uuid]
+
+
+class _HeldLock:
+    def __init__(self, locks, uuid):
+        self.locks, self.uuid = locks, uuid
+
+    def __enter__(self):
+        self.locks.acquire(self.uuid)
+
+    def __exit__(self, *exc):
+        self.locks.release(self.uuid)
+
+
+class ComputeManager(manager.Manager):
+    """Builds (``build_and_run_instance``) and deletes
+    (``terminate_instance``) instances, and keeps placement current
+    (``update_available_resource``, at start and periodically).
+
+    Builds run in a pool of [DEFAULT] max_concurrent_builds threads, so a
+    burst of builds never starves the RPC server of threads for deletes.
+    """
+
+    target = messaging.Target(version=compute_rpcapi.RPC_VERSION)
+
+    def __init__(self, host=None):
+        super().__init__(host or CONF.host, 'compute')
+        self.driver = virt_driver.load_compute_driver()
+        self.rt = resource_tracker.ResourceTracker(self.host, self.driver)
+        self._conductor_api = None
+        self._scheduler_api = None
+        self._instance_locks = _InstanceLocks()
+        self._build_pool = concurrent.futures.ThreadPoolExecutor(
+            max_workers=CONF.max_concurrent_builds,
+            thread_name_prefix='build')
+        # The decorator's spacing is fixed at import, before the
+        # configuration is parsed; take the configured one here.
+        self._periodic_spacing = dict(self._periodic_spacing)
+        self._periodic_spacing['update_available_resource'] = (
+            CONF.update_resources_interval)
+
+    @property
+    def conductor_api(self):
+        # Built on first use: rpc.init() runs after the manager exists.
+        if self._conductor_api is None:
+            self._conductor_api = conductor_rpcapi.ConductorAPI()
+        return self._conductor_api
+
+    @property
+    def scheduler_api(self):
+        if self._scheduler_api is None:
+            self._scheduler_api = scheduler_rpcapi.SchedulerAPI()
+        return self._scheduler_api
+
+    def init_host(self):
+        self.driver.init_host(self.host)
+        ctxt = nl_context.get_admin_context()
+        try:
+            self.rt.update_available_resource(ctxt, startup=True)
+        except Exception:
+            # The periodic task retries; a conductor that is late to come
+            # up must not keep the compute from starting.
+            LOG.exception('Initial resource report of host %s failed',
+                          self.host)
+
+    def reset(self):
+        """On SIGHUP: the next resource update reports every node in
+        full, re-adding owned traits removed externally (seed 000)."""
+        self.rt.reset()
+
+    def cleanup_host(self):
+        # Builds already accepted finish before the service exits.
+        self._build_pool.shutdown(wait=True)
+        self.driver.cleanup_host(self.host)
+
+    @periodic_task.periodic_task(spacing=60)
+    def update_available_resource(self, context):
+        """Recount the nodes and report changes to placement."""
+        self.rt.update_available_resource(context)
+
+    # Build
+
+    def build_and_run_instance(self, context, instance, node, request_spec,
+                               host_list):
+        """Queue the build of ``instance`` on ``node`` (RPC cast).
+
+        Returns a Future of the build (RPC callers ignore it; tests wait
+        on it).
+        """
+        LOG.info('Build of instance %s on node %s queued', instance.uuid,
+                 node)
+        return self._build_pool.submit(
+            self._locked_build, context, instance, node, request_spec,
+            host_list)
+
+    def _locked_build(self, context, instance, node, request_spec,
+                      host_list):
+        with self._instance_locks(instance.uuid):
+            try:
+                self._do_build_and_run_instance(
+                    context, instance, node, request_spec, host_list)
+            except Exception:
+                # Nothing above us would log it: this runs in a pool.
+                LOG.exception('Build of instance %s failed unexpectedly',
+                              instance.uuid)
+
+    def _do_build_and_run_instance(self, context, instance, node,
+                                   request_spec, host_list):
+        """Claim, spawn, save ACTIVE; reschedule or stop on failure."""
+        try:
+            claim = self.rt.instance_claim(context, instance, node)
+        except Exception as exc:
+            # Usually ComputeResourcesUnavailable; a node the driver cannot
+            # reach is just as good a reason to try an alternate.
+            self._reschedule(context, instance, node, request_spec,
+                             host_list, exc)
+            return
+        spawn_tried = False
+        try:
+            self._start_spawning(instance, node, host_list)
+            spawn_tried = True
+            self.driver.spawn(context, instance,
+                              _image_meta(request_spec), node)
+            self._finish_build(context, instance, node)
+        except _GONE:
+            LOG.info('Instance %s was deleted during its build; stopping',
+                     instance.uuid)
+            self._abandon(context, instance, claim, spawn_tried)
+        except Exception as exc:
+            self._abandon(context, instance, claim, spawn_tried)
+            self._reschedule(context, instance, node, request_spec,
+                             host_list, exc)
+
+    def _start_spawning(self, instance, node, host_list):
+        instance.host = self.host
+        instance.node = node
+        if host_list:
+            instance.compute_node_uuid = host_list[0].compute_node_uuid
+        instance.task_state = fields.TaskState.SPAWNING
+        instance.save(expected_task_state=fields.TaskState.SCHEDULING)
+
+    def _finish_build(self, context, instance, node):
+        instance.vm_state = fields.VMState.ACTIVE
+        instance.task_state = None
+        instance.power_state = fields.PowerState.RUNNING
+        instance.launched_at = timeutils.utcnow()
+        instance.save(expected_task_state=fields.TaskState.SPAWNING)
+        self.rt.update_usage(context, instance, node)
+        LOG.info('Instance %s is active on node %s', instance.uuid, node)
+
+    def _abandon(self, context, instance, claim, spawn_tried):
+        """Undo a build here: remove the VM if one may exist, give the
+        claim back."""
+        if spawn_tried:
+            try:
+                self.driver.destroy(context, instance)
+            except Exception:
+                LOG.exception('Cleaning up instance %s on the driver '
+                              'failed', instance.uuid)
+        claim.abort()
+
+    def _reschedule(self, context, instance, node, request_spec, host_list,
+                    error):
+        """Record why the build failed here and hand it back."""
+        LOG.warning('Build of instance %s on node %s failed: %s',
+                    instance.uuid, node, _message(error))
+        self._record_fault(context, instance, exception.BuildFailedOnHost(
+            instance_uuid=instance.uuid, host=self.host, node=node,
+            reason=_message(error)), error)
+        instance.host = None
+        instance.node = None
+        instance.compute_node_uuid = None
+        instance.task_state = fields.TaskState.SCHEDULING
+        try:
+            instance.save(expected_task_state=[fields.TaskState.SCHEDULING,
+                                               fields.TaskState.SPAWNING])
+        except _GONE:
+            LOG.info('Instance %s was deleted during its build; not '
+                     'rescheduling', instance.uuid)
+            return
+        alternates = list(host_list[1:]) if host_list else []
+        LOG.info('Handing instance %s back to the conductor with %d '
+                 'alternate(s)', instance.uuid, len(alternates))
+        self.conductor_api.build_instances(
+            context, [instance], request_spec, host_lists=[alternates])
+
+    def _record_fault(self, context, instance, fault_error, cause):
+        """Create an InstanceFault saying ``fault_error``, with the
+        traceback of ``cause`` as its details."""
+        details = ''.join(traceback.format_exception(cause)).strip()
+        try:
+            objects.InstanceFault.from_exception(
+                context, instance.uuid, fault_error, host=self.host,
+                details=details).create()
+        except Exception:
+            # The reschedule or delete matters more than the record of why.
+            LOG.exception('Recording the fault of instance %s failed',
+                          instance.uuid)
+
+    # Delete
+
+    def terminate_instance(self, context, instance):
+        """Destroy ``instance`` here, delete its record, tell schedulers."""
+        with self._instance_locks(instance.uuid):
+            LOG.info('Terminating instance %s', instance.uuid)
+            try:
+                self.driver.destroy(context, instance)
+            except exception.InstanceNotFound:
+                LOG.info('Instance %s is already gone from the driver',
+                         instance.uuid)
+            except Exception as exc:
+                self._set_delete_error(context, instance, exc)
+                return
+            self.rt.free_instance(instance)
+            try:
+                released = instance.destroy()
+            except exception.InstanceNotFound:
+                LOG.info('Instance %s was already deleted', instance.uuid)
+                return
+            self.scheduler_api.update_provider_states(context, released)
+            LOG.info('Terminated instance %s', instance.uuid)
+
+    def _set_delete_error(self, context, instance, error):
+        """The VM could not be removed: keep the record, in ERROR."""
+        LOG.error('Destroying instance %s failed: %s', instance.uuid,
+                  _message(error))
+        self._record_fault(context, instance, error, error)
+        instance.vm_state = fields.VMState.ERROR
+        instance.task_state = None
+        try:
+            instance.save()
+        except exception.InstanceNotFound:
+            pass
+
+
+def _image_meta(request_spec):
+    if request_spec is not None and request_spec.obj_attr_is_set('image'):
+        return request_spec.image
+    return None
+
+
+def _message(error):
+    if hasattr(error, 'format_message'):
+        return error.format_message()
+    return str(error) or type(error).__name__

@@ -1,0 +1,42 @@
+"""Client side of the compute RPC API.
+
+API version history:
+
+* 1.0 - Initial version (release "acorn"): build_and_run_instance,
+        terminate_instance.
+"""
+
+import oslo_messaging as messaging
+
+from nova_lite import rpc
+
+RPC_TOPIC = 'compute'
+RPC_VERSION = '1.0'
+
+VERSION_ALIASES = {
+    'acorn': '1.0',
+}
+
+
+class ComputeAPI:
+
+    def __init__(self):
+        target = messaging.Target(topic=RPC_TOPIC, version=RPC_VERSION)
+        self.client = rpc.get_client(
+            target, version_cap=rpc.version_cap('compute', VERSION_ALIASES))
+
+    def build_and_run_instance(self, context, instance, host, node,
+                               request_spec, host_list):
+        """Build ``instance`` on ``node`` of compute ``host`` (cast).
+
+        ``host_list`` is the full list of Selections for this instance: the
+        claimed one first, then the alternates for a reschedule.
+        """
+        cctxt = self.client.prepare(server=host)
+        cctxt.cast(context, 'build_and_run_instance', instance=instance,
+                   node=node, request_spec=request_spec, host_list=host_list)
+
+    def terminate_instance(self, context, instance):
+        """Destroy ``instance`` on its host and delete its record (cast)."""
+        cctxt = self.client.prepare(server=instance.host)
+        cctxt.cast(context, 'terminate_instance', instance=instance)

@@ -1,0 +1,154 @@
+"""The virt driver contract: what a compute asks of its hypervisor.
+
+A driver manages one or more *nodes* (resource providers) for one compute
+host and the VMs on them. The compute manager and resource tracker use
+only the methods below; ``nova_lite.virt.fake.FakeDriver`` is the
+reference implementation and the one nova_lite ships.
+
+Usage::
+
+    driver = load_compute_driver()          # [DEFAULT] compute_driver
+    driver.init_host(CONF.host)
+    for node in driver.get_available_nodes():
+        resources = driver.get_available_resource(node)
+"""
+
+from oslo_log import log as logging
+from oslo_utils import importutils
+
+from nova_lite.conf import CONF
+from nova_lite import exception
+
+LOG = logging.getLogger(__name__)
+
+# Short driver names ("fake.FakeDriver") are looked up below this package.
+DRIVER_PACKAGE = 'nova_lite.virt'
+
+
+class ComputeDriver:
+    """Base class and contract of every virt driver.
+
+    Drivers are called from several threads at once (builds run in
+    parallel with the periodic resource report), so their state must be
+    protected by the driver itself. Failures are raised as
+    ``nova_lite.exception`` classes; the manager turns them into instance
+    faults.
+    """
+
+    def init_host(self, host):
+        """Prepare the driver to serve compute ``host``.
+
+        Called once, before any other method, by the compute manager at
+        service start. Raises on an unusable configuration (for example
+        ConfigInvalid) so the service refuses to start.
+        """
+        raise NotImplementedError()
+
+    def cleanup_host(self, host):
+        """Release what init_host acquired; called at service stop."""
+
+    def get_available_nodes(self):
+        """Return the names of the nodes this host exposes, as a list.
+
+        Names are also the ``hypervisor_hostname`` of the ComputeNode
+        records and the names of the resource providers.
+        """
+        raise NotImplementedError()
+
+    def get_node_uuid(self, nodename):
+        """Return the uuid (string) of ``nodename``.
+
+        The uuid is the node's identity and its resource provider uuid: it
+        must be the same on every call and across restarts of the service.
+        Raises ComputeNodeNotFound for a node this driver does not expose.
+        """
+        raise NotImplementedError()
+
+    def get_available_resource(self, nodename):
+        """Return what ``nodename`` has, as a dict.
+
+        Keys: ``vcpus``, ``memory_mb``, ``local_gb`` (totals, ints),
+        ``hypervisor_type`` (str), ``hypervisor_version`` (int),
+        ``hypervisor_hostname`` (the node name), ``cpu_info`` (a JSON
+        string with ``arch``, ``model`` and ``topology`` {sockets, cores,
+        threads}). A driver that knows its current usage adds
+        ``vcpus_used``, ``memory_mb_used``, ``local_gb_used`` and
+        ``running_vms``; the resource tracker counts usage from instances
+        itself and treats these as information only.
+        Raises ComputeNodeNotFound for an unknown node and
+        HypervisorUnavailable when the node cannot be reached.
+        """
+        raise NotImplementedError()
+
+    def get_traits(self, nodename):
+        """Return the capability traits ``nodename`` supports, as a set.
+
+        Names are standard os-traits names (``COMPUTE_*``, ``HW_CPU_*``,
+        ...) or ``CUSTOM_*``. The compute owns these traits on the node's
+        provider: it adds what is returned here and removes what it
+        reported before and no longer returns.
+        """
+        raise NotImplementedError()
+
+    def spawn(self, context, instance, image_meta, nodename):
+        """Create and start ``instance`` on ``nodename``.
+
+        ``image_meta`` is the ImageMeta of the request (may be None).
+        Returns None once the VM runs. Raises (InstanceDeployFailure or
+        any other exception) on failure, after cleaning up whatever it
+        created, so the build can be rescheduled elsewhere.
+        """
+        raise NotImplementedError()
+
+    def destroy(self, context, instance):
+        """Stop and remove ``instance`` from this host.
+
+        Idempotent: destroying an instance the driver does not have is not
+        an error and returns None. Raises only when a VM that exists could
+        not be removed.
+        """
+        raise NotImplementedError()
+
+    def get_info(self, instance):
+        """Return the power state of ``instance``.
+
+        An int of ``nova_lite.objects.fields.PowerState``. Raises
+        InstanceNotFound when the driver does not have the instance.
+        """
+        raise NotImplementedError()
+
+    def list_instance_uuids(self):
+        """Return the uuids of every instance on this host, as a list."""
+        raise NotImplementedError()
+
+
+def load_compute_driver(name=None):
+    """Instantiate the driver named by ``name`` or [DEFAULT] compute_driver.
+
+    ``name`` is a class path below ``nova_lite.virt`` ("fake.FakeDriver")
+    or a full dotted class path. Raises ConfigInvalid when the class cannot
+    be imported or is not a ComputeDriver.
+    """
+    name = name or CONF.compute_driver
+    candidates = [name]
+    if not name.startswith(DRIVER_PACKAGE + '.'):
+        candidates.insert(0, '%s.%s' % (DRIVER_PACKAGE, name))
+    driver_class = None
+    errors = []
+    for path in candidates:
+        try:
+            driver_class = importutils.import_class(path)
+            break
+        except (ImportError, ValueError, AttributeError) as exc:
+            errors.append('%s: %s' % (path, exc))
+    if driver_class is None:
+        raise exception.ConfigInvalid(
+            reason='[DEFAULT] compute_driver %r cannot be loaded (%s)'
+            % (name, '; '.join(errors)))
+    if not (isinstance(driver_class, type)
+            and issubclass(driver_class, ComputeDriver)):
+        raise exception.ConfigInvalid(
+            reason='[DEFAULT] compute_driver %r is not a ComputeDriver'
+            % name)
+    LOG.info('Loading compute driver %s', driver_class.__name__)
+    return driver_class()

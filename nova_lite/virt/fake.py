@@ -1,0 +1,353 @@
+"""The fake virt driver: nodes and VMs that live in memory.
+
+It documents the driver contract by example and lets one compute process
+pretend to be a rack: ``[fake_driver] node_count`` nodes, each with its
+own size and traits (``[fake_driver] node`` overrides), spawn and destroy
+delays, and fault injection (``fail_spawn_nodes``, or the variant classes
+at the end of this module).
+
+Node uuids are generated once and kept in
+``$state_path/fake_driver/<host>.json``, so a restarted compute keeps its
+resource providers.
+"""
+
+import dataclasses
+import json
+import re
+import threading
+import time
+
+import os_traits
+from oslo_log import log as logging
+from oslo_utils import uuidutils
+
+from nova_lite.conf import CONF
+from nova_lite import exception
+from nova_lite.objects import fields
+from nova_lite.virt import driver
+from nova_lite.virt import local_state
+
+LOG = logging.getLogger(__name__)
+
+STATE_SUBDIR = 'fake_driver'
+INT_KEYS = ('vcpus', 'memory_mb', 'local_gb', 'hypervisor_version')
+STR_KEYS = ('hypervisor_type', 'cpu_arch', 'cpu_model')
+OVERRIDE_KEYS = INT_KEYS + STR_KEYS + ('traits',)
+_CUSTOM_TRAIT = re.compile(r'^CUSTOM_[A-Z0-9_]+$')
+_STANDARD_TRAITS = frozenset(os_traits.get_traits())
+
+
+@dataclasses.dataclass(frozen=True)
+class FakeNode:
+    """One node as configured: its size, identity and behaviour."""
+    index: int
+    name: str
+    uuid: str
+    vcpus: int
+    memory_mb: int
+    local_gb: int
+    hypervisor_type: str
+    hypervisor_version: int
+    cpu_arch: str
+    cpu_model: str
+    traits: frozenset
+    fail_spawn: bool = False
+
+
+@dataclasses.dataclass
+class FakeInstance:
+    """A VM the driver runs."""
+    uuid: str
+    node: str
+    vcpus: int
+    memory_mb: int
+    local_gb: int
+    power_state: int = fields.PowerState.RUNNING
+
+
+def _config_error(option, text, reason):
+    return exception.ConfigInvalid(
+        reason='[fake_driver] %s "%s": %s' % (option, text, reason))
+
+
+def _check_traits(option, text, names):
+    bad = sorted(n for n in names
+                 if n not in _STANDARD_TRAITS and not _CUSTOM_TRAIT.match(n))
+    if bad:
+        raise _config_error(
+            option, text, 'not a trait: %s (use os-traits names or CUSTOM_ '
+            'followed by capital letters, digits and underscores)'
+            % ', '.join(bad))
+    return frozenset(names)
+
+
+def _parse_value(text, key, value):
+    if key in INT_KEYS:
+        try:
+            number = int(value)
+        except ValueError:
+            number = -1
+        if number < 0:
+            raise _config_error('node', text, '%s must be a non-negative '
+                                'integer, not "%s"' % (key, value))
+        return number
+    if key == 'traits':
+        names = [n.strip() for n in value.split('+') if n.strip()]
+        return _check_traits('node', text, names)
+    if not value:
+        raise _config_error('node', text, '%s must not be empty' % key)
+    return value
+
+
+def parse_node_override(text):
+    """Parse one ``[fake_driver] node`` value.
+
+    Returns (target, {key: value}) where target is an int index (all
+    digits) or a node name. Raises ConfigInvalid naming the option and the
+    text when it is malformed.
+    """
+    target, sep, body = text.partition(':')
+    target = target.strip()
+    if not sep or not target:
+        raise _config_error('node', text, 'expected '
+                            '"INDEX_OR_NAME:key=value,key=value"')
+    values = {}
+    for item in body.split(','):
+        item = item.strip()
+        if not item:
+            continue
+        key, sep, value = item.partition('=')
+        key, value = key.strip(), value.strip()
+        if not sep:
+            raise _config_error('node', text,
+                                '"%s" is not key=value' % item)
+        if key not in OVERRIDE_KEYS:
+            raise _config_error('node', text, 'unknown key "%s" (known: %s)'
+                                % (key, ', '.join(OVERRIDE_KEYS)))
+        values[key] = _parse_value(text, key, value)
+    if not values:
+        raise _config_error('node', text, 'no key=value given')
+    return (int(target) if target.isdigit() else target), values
+
+
+def _node_names(host, count):
+    template = CONF.fake_driver.node_name_template
+    try:
+        names = [template % {'host': host, 'index': i} for i in range(count)]
+    except (KeyError, ValueError, TypeError) as exc:
+        raise _config_error('node_name_template', template,
+                            'cannot be formatted (%s); use %%(host)s and '
+                            '%%(index)d' % exc)
+    if len(set(names)) != len(names):
+        raise _config_error('node_name_template', template,
+                            'gives several nodes the same name; include '
+                            '%(index)d')
+    return names
+
+
+def _resolve_target(option, text, target, names):
+    """Index of ``target`` among ``names``, or None if not on this host."""
+    if isinstance(target, int):
+        if target >= len(names):
+            raise _config_error(option, text, 'node index %d is out of '
+                                'range: node_count is %d'
+                                % (target, len(names)))
+        return target
+    if target in names:
+        return names.index(target)
+    # A shared configuration may name nodes of other hosts.
+    LOG.info('Ignoring [fake_driver] %s "%s": no node %s on this host',
+             option, text, target)
+    return None
+
+
+def _defaults():
+    opts = CONF.fake_driver
+    return {'vcpus': opts.vcpus, 'memory_mb': opts.memory_mb,
+            'local_gb': opts.local_gb,
+            'hypervisor_type': opts.hypervisor_type,
+            'hypervisor_version': opts.hypervisor_version,
+            'cpu_arch': opts.cpu_arch, 'cpu_model': opts.cpu_model,
+            'traits': _check_traits('traits', ','.join(opts.traits),
+                                    opts.traits)}
+
+
+def build_nodes(host):
+    """The FakeNodes of ``host`` from [fake_driver], without uuids yet."""
+    opts = CONF.fake_driver
+    names = _node_names(host, opts.node_count)
+    settings = [dict(_defaults(), fail_spawn=False) for _ in names]
+    for text in opts.node:
+        target, values = parse_node_override(text)
+        index = _resolve_target('node', text, target, names)
+        if index is not None:
+            settings[index].update(values)
+    for text in opts.fail_spawn_nodes:
+        text = text.strip()
+        target = int(text) if text.isdigit() else text
+        index = _resolve_target('fail_spawn_nodes', text, target, names)
+        if index is not None:
+            settings[index]['fail_spawn'] = True
+    return [FakeNode(index=i, name=name, uuid='', **settings[i])
+            for i, name in enumerate(names)]
+
+
+def _assign_uuids(host, nodes):
+    """Give each node its persisted uuid, creating and saving new ones."""
+    path = local_state.state_file(STATE_SUBDIR, host)
+    data = local_state.load(path)
+    known = data.get('nodes', {})
+    if not isinstance(known, dict):
+        raise exception.ConfigInvalid(
+            reason='state file %s: "nodes" is not an object' % path)
+    changed = False
+    for node in nodes:
+        if not uuidutils.is_uuid_like(known.get(node.name)):
+            known[node.name] = uuidutils.generate_uuid()
+            changed = True
+    if changed:
+        # Nodes no longer exposed keep their entries: if they come back
+        # they come back as the same providers.
+        local_state.save(path, {'host': host, 'nodes': known})
+    return [dataclasses.replace(n, uuid=known[n.name]) for n in nodes]
+
+
+class FakeDriver(driver.ComputeDriver):
+    """In-memory driver exposing the [fake_driver] nodes.
+
+    ``spawn`` waits ``spawn_delay`` seconds, then raises
+    InstanceDeployFailure on a node listed in ``fail_spawn_nodes`` and
+    otherwise records a RUNNING instance. ``destroy`` waits
+    ``destroy_delay`` and forgets the instance. Node settings are read at
+    ``init_host``; delays at each call.
+    """
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._host = None
+        self._nodes = {}
+        self._instances = {}
+
+    def init_host(self, host):
+        nodes = _assign_uuids(host, build_nodes(host))
+        with self._lock:
+            self._host = host
+            self._nodes = {node.name: node for node in nodes}
+        LOG.info('Fake driver on %s exposes %d node(s): %s', host,
+                 len(nodes), ', '.join(n.name for n in nodes))
+
+    def node(self, nodename):
+        """The FakeNode called ``nodename``; ComputeNodeNotFound if none."""
+        try:
+            return self._nodes[nodename]
+        except KeyError:
+            raise exception.ComputeNodeNotFound(node=nodename)
+
+    def get_available_nodes(self):
+        return list(self._nodes)
+
+    def get_node_uuid(self, nodename):
+        return self.node(nodename).uuid
+
+    def get_available_resource(self, nodename):
+        node = self.node(nodename)
+        with self._lock:
+            on_node = [i for i in self._instances.values()
+                       if i.node == nodename]
+        cpu_info = {'arch': node.cpu_arch, 'model': node.cpu_model,
+                    'vendor': 'fake',
+                    'topology': {'sockets': 1, 'cores': node.vcpus,
+                                 'threads': 1}}
+        return {
+            'vcpus': node.vcpus,
+            'memory_mb': node.memory_mb,
+            'local_gb': node.local_gb,
+            'vcpus_used': sum(i.vcpus for i in on_node),
+            'memory_mb_used': sum(i.memory_mb for i in on_node),
+            'local_gb_used': sum(i.local_gb for i in on_node),
+            'running_vms': len(on_node),
+            'hypervisor_type': node.hypervisor_type,
+            'hypervisor_version': node.hypervisor_version,
+            'hypervisor_hostname': node.name,
+            'cpu_info': json.dumps(cpu_info, sort_keys=True),
+        }
+
+    def get_traits(self, nodename):
+        return set(self.node(nodename).traits)
+
+    def spawn(self, context, instance, image_meta, nodename):
+        node = self.node(nodename)
+        if CONF.fake_driver.spawn_delay:
+            time.sleep(CONF.fake_driver.spawn_delay)
+        self._check_spawn(instance, node)
+        flavor = instance.flavor
+        # Disk as placement counts it: swap (MiB) rounds up to whole GiB.
+        local_gb = (flavor.root_gb + flavor.ephemeral_gb
+                    + (flavor.swap + 1023) // 1024)
+        record = FakeInstance(
+            uuid=instance.uuid, node=nodename, vcpus=flavor.vcpus,
+            memory_mb=flavor.memory_mb, local_gb=local_gb)
+        with self._lock:
+            self._instances[instance.uuid] = record
+        LOG.info('Spawned instance %s on node %s', instance.uuid, nodename)
+
+    def _check_spawn(self, instance, node):
+        """Raise the failure injected for this spawn, if any."""
+        if node.fail_spawn:
+            raise exception.InstanceDeployFailure(
+                instance_uuid=instance.uuid,
+                reason='fault injection: [fake_driver] fail_spawn_nodes '
+                       'includes node %s' % node.name)
+
+    def destroy(self, context, instance):
+        if CONF.fake_driver.destroy_delay:
+            time.sleep(CONF.fake_driver.destroy_delay)
+        with self._lock:
+            gone = self._instances.pop(instance.uuid, None)
+        if gone is None:
+            LOG.debug('Instance %s is not on this host; nothing to destroy',
+                      instance.uuid)
+        else:
+            LOG.info('Destroyed instance %s on node %s', instance.uuid,
+                     gone.node)
+
+    def get_info(self, instance):
+        with self._lock:
+            record = self._instances.get(instance.uuid)
+        if record is None:
+            raise exception.InstanceNotFound(instance_id=instance.uuid)
+        return record.power_state
+
+    def list_instance_uuids(self):
+        with self._lock:
+            return list(self._instances)
+
+
+class SpawnFailsFakeDriver(FakeDriver):
+    """Fault injection: every spawn raises InstanceDeployFailure."""
+
+    def _check_spawn(self, instance, node):
+        raise exception.InstanceDeployFailure(
+            instance_uuid=instance.uuid,
+            reason='fault injection: SpawnFailsFakeDriver fails every '
+                   'spawn (node %s)' % node.name)
+
+
+class FirstNodeUnreachableFakeDriver(FakeDriver):
+    """Fault injection: node index 0 cannot be reached.
+
+    Its resources and spawns raise HypervisorUnavailable; the other nodes
+    work, which exercises the per-node isolation of resource reporting.
+    """
+
+    def _unreachable(self, nodename):
+        if self.node(nodename).index == 0:
+            raise exception.HypervisorUnavailable(host=nodename)
+
+    def get_available_resource(self, nodename):
+        self._unreachable(nodename)
+        return super().get_available_resource(nodename)
+
+    def _check_spawn(self, instance, node):
+        self._unreachable(node.name)
+        super()._check_spawn(instance, node)

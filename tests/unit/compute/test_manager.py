@@ -1,0 +1,317 @@
+"""The compute manager: builds, reschedules, deletes."""
+
+import threading
+import types
+from unittest import mock
+
+import pytest
+
+from nova_lite.compute import manager as compute_manager
+from nova_lite.compute import rpcapi as compute_rpcapi
+from nova_lite import context as nl_context
+from nova_lite import exception
+from nova_lite import objects
+from nova_lite.objects import fields
+from tests.unit.compute import fakes
+
+
+def test_target_version_matches_rpcapi():
+    assert compute_manager.ComputeManager.target.version == \
+        compute_rpcapi.RPC_VERSION
+
+
+@pytest.fixture
+def env(conf):
+    conf.config(group='fake_driver', node_count=2)
+    ns = types.SimpleNamespace(saves=[], save_errors={}, faults=[],
+                               destroyed=[], released=['rp-1'],
+                               ctxt=nl_context.get_admin_context())
+    ns.manager = compute_manager.ComputeManager(host='host1')
+    ns.manager.driver.init_host('host1')
+    ns.manager._conductor_api = mock.Mock()
+    ns.manager._scheduler_api = mock.Mock()
+    ns.manager.rt._conductor_api = mock.Mock()
+
+    def save(inst, expected_task_state=None, expected_vm_state=None):
+        ns.saves.append({'expected': expected_task_state,
+                         'changes': inst.obj_get_changes()})
+        error = ns.save_errors.get(len(ns.saves))
+        if error is not None:
+            raise error
+        inst.obj_reset_changes()
+
+    def create_fault(fault):
+        ns.faults.append(fault)
+
+    def destroy(inst):
+        ns.destroyed.append(inst.uuid)
+        if isinstance(ns.released, Exception):
+            raise ns.released
+        return ns.released
+
+    with mock.patch.object(objects.Instance, 'save', autospec=True,
+                           side_effect=save), \
+            mock.patch.object(objects.InstanceFault, 'create',
+                              autospec=True, side_effect=create_fault), \
+            mock.patch.object(objects.Instance, 'destroy', autospec=True,
+                              side_effect=destroy):
+        yield ns
+    ns.manager.cleanup_host()
+
+
+def _build(env, inst, node='host1-n0', alternates=0):
+    hosts = [fakes.selection('host1', node)] + [
+        fakes.selection('host%d' % (i + 2), 'host%d-n0' % (i + 2))
+        for i in range(alternates)]
+    spec = objects.RequestSpec(instance_uuid=inst.uuid)
+    env.manager.build_and_run_instance(
+        env.ctxt, inst, node, spec, hosts).result(timeout=10)
+    return spec, hosts
+
+
+def test_periodic_spacing_comes_from_the_configuration(conf):
+    conf.config(update_resources_interval=17)
+    manager = compute_manager.ComputeManager(host='host1')
+    assert manager._periodic_spacing['update_available_resource'] == 17
+    assert compute_manager.ComputeManager._periodic_spacing[
+        'update_available_resource'] == 60
+    manager.cleanup_host()
+
+
+def test_init_host_reports_at_startup(env):
+    with mock.patch.object(env.manager.rt, 'update_available_resource') \
+            as update:
+        env.manager.init_host()
+    assert env.manager.driver.get_available_nodes() == ['host1-n0',
+                                                        'host1-n1']
+    assert update.call_args.kwargs == {'startup': True}
+
+
+def test_init_host_survives_a_failed_report(env):
+    with mock.patch.object(env.manager.rt, 'update_available_resource',
+                           side_effect=exception.NovaLiteException()):
+        env.manager.init_host()
+
+
+def test_periodic_task_updates_resources(env):
+    with mock.patch.object(env.manager.rt, 'update_available_resource') \
+            as update:
+        env.manager.update_available_resource(env.ctxt)
+    update.assert_called_once_with(env.ctxt)
+
+
+def test_build_success(env):
+    inst = fakes.instance(vcpus=3)
+    _, hosts = _build(env, inst)
+    first, second = env.saves
+    assert first['expected'] == 'scheduling'
+    assert first['changes'] == {
+        'host': 'host1', 'node': 'host1-n0', 'task_state': 'spawning',
+        'compute_node_uuid': hosts[0].compute_node_uuid}
+    assert second['expected'] == 'spawning'
+    assert second['changes']['vm_state'] == 'active'
+    assert second['changes']['task_state'] is None
+    assert second['changes']['power_state'] == fields.PowerState.RUNNING
+    assert second['changes']['launched_at'] is not None
+    assert env.manager.driver.get_info(inst) == fields.PowerState.RUNNING
+    assert env.manager.rt.usage('host1-n0')['VCPU'] == 3
+    assert not env.faults
+    env.manager._conductor_api.build_instances.assert_not_called()
+
+
+def test_spawn_failure_records_fault_and_reschedules(env, conf):
+    conf.config(group='fake_driver', fail_spawn_nodes=['host1-n1'])
+    env.manager.driver.init_host('host1')
+    inst = fakes.instance()
+    spec, hosts = _build(env, inst, node='host1-n1', alternates=2)
+
+    (fault,) = env.faults
+    assert fault.instance_uuid == inst.uuid
+    assert fault.host == 'host1'
+    assert fault.message.startswith(
+        'Build of instance %s failed on host host1 node host1-n1: '
+        % inst.uuid)
+    assert 'fail_spawn_nodes includes node host1-n1' in fault.message
+    assert 'InstanceDeployFailure' in fault.details
+    reset = env.saves[-1]
+    assert reset['expected'] == ['scheduling', 'spawning']
+    assert reset['changes'] == {'host': None, 'node': None,
+                                'compute_node_uuid': None,
+                                'task_state': 'scheduling'}
+    env.manager._conductor_api.build_instances.assert_called_once_with(
+        env.ctxt, [inst], spec, host_lists=[hosts[1:]])
+    assert env.manager.rt.usage('host1-n1')['VCPU'] == 0
+    assert env.manager.driver.list_instance_uuids() == []
+
+
+def test_failure_on_last_alternate_hands_back_an_empty_list(env, conf):
+    conf.config(compute_driver='fake.SpawnFailsFakeDriver')
+    env.manager.driver = compute_manager.virt_driver.load_compute_driver()
+    env.manager.driver.init_host('host1')
+    inst = fakes.instance()
+    spec, _ = _build(env, inst)
+    env.manager._conductor_api.build_instances.assert_called_once_with(
+        env.ctxt, [inst], spec, host_lists=[[]])
+
+
+def test_claim_failure_reschedules_without_spawning(env):
+    inst = fakes.instance(vcpus=99)
+    _build(env, inst, alternates=1)
+    (fault,) = env.faults
+    assert 'Insufficient compute resources' in fault.message
+    assert 'VCPU: 99 requested' in fault.message
+    assert [s['expected'] for s in env.saves] == [['scheduling',
+                                                   'spawning']]
+    assert env.manager.driver.list_instance_uuids() == []
+    assert env.manager._conductor_api.build_instances.call_count == 1
+
+
+def test_deleted_before_spawn_stops_quietly(env):
+    env.save_errors[1] = exception.InstanceNotFound(instance_id='x')
+    inst = fakes.instance()
+    with mock.patch.object(env.manager.driver, 'spawn') as spawn:
+        _build(env, inst, alternates=1)
+    spawn.assert_not_called()
+    assert env.manager.rt.usage('host1-n0')['VCPU'] == 0
+    assert not env.faults
+    env.manager._conductor_api.build_instances.assert_not_called()
+
+
+def test_deleted_during_spawn_cleans_up_vm_and_claim(env):
+    env.save_errors[2] = exception.UnexpectedTaskStateError(
+        instance_uuid='x', expected='spawning', actual='deleting')
+    inst = fakes.instance()
+    _build(env, inst, alternates=1)
+    assert env.manager.driver.list_instance_uuids() == []
+    assert env.manager.rt.usage('host1-n0')['VCPU'] == 0
+    assert not env.faults
+    env.manager._conductor_api.build_instances.assert_not_called()
+
+
+def test_deleted_while_failing_is_not_rescheduled(env, conf):
+    conf.config(group='fake_driver', fail_spawn_nodes=['0'])
+    env.manager.driver.init_host('host1')
+    env.save_errors[2] = exception.InstanceNotFound(instance_id='x')
+    _build(env, fakes.instance(), alternates=1)
+    env.manager._conductor_api.build_instances.assert_not_called()
+
+
+def test_unrecordable_fault_does_not_stop_the_reschedule(env, conf):
+    conf.config(group='fake_driver', fail_spawn_nodes=['0'])
+    env.manager.driver.init_host('host1')
+    with mock.patch.object(objects.InstanceFault, 'create',
+                           side_effect=RuntimeError('conductor busy')):
+        _build(env, fakes.instance(), alternates=1)
+    assert env.manager._conductor_api.build_instances.call_count == 1
+
+
+def test_builds_are_bounded_by_max_concurrent_builds(conf):
+    conf.config(max_concurrent_builds=2)
+    manager = compute_manager.ComputeManager(host='host1')
+    running, peak, release = [0], [0], threading.Event()
+    lock = threading.Lock()
+
+    def build(*args):
+        with lock:
+            running[0] += 1
+            peak[0] = max(peak[0], running[0])
+        release.wait(10)
+        with lock:
+            running[0] -= 1
+
+    with mock.patch.object(manager, '_do_build_and_run_instance',
+                           side_effect=build):
+        futures = [manager.build_and_run_instance(
+            None, fakes.instance(), 'n', None, []) for _ in range(5)]
+        threading.Timer(0.2, release.set).start()
+        for future in futures:
+            future.result(timeout=10)
+    assert peak[0] == 2
+    manager.cleanup_host()
+
+
+def test_terminate_waits_for_the_build_of_the_same_instance(env):
+    inst = fakes.instance()
+    spawning, release = threading.Event(), threading.Event()
+    real_spawn = env.manager.driver.spawn
+
+    def slow_spawn(*args):
+        spawning.set()
+        release.wait(10)
+        real_spawn(*args)
+
+    with mock.patch.object(env.manager.driver, 'spawn',
+                           side_effect=slow_spawn):
+        build = env.manager.build_and_run_instance(
+            env.ctxt, inst, 'host1-n0', None,
+            [fakes.selection('host1', 'host1-n0')])
+        assert spawning.wait(10)
+        terminate = threading.Thread(target=env.manager.terminate_instance,
+                                     args=(env.ctxt, inst))
+        terminate.start()
+        terminate.join(0.2)
+        assert terminate.is_alive()      # blocked behind the build
+        assert env.destroyed == []
+        release.set()
+        build.result(timeout=10)
+        terminate.join(10)
+    assert env.destroyed == [inst.uuid]
+    assert env.manager.driver.list_instance_uuids() == []
+
+
+# Delete
+
+def test_terminate_destroys_frees_and_notifies(env):
+    inst = fakes.instance()
+    _build(env, inst)
+    env.manager.terminate_instance(env.ctxt, inst)
+    assert env.manager.driver.list_instance_uuids() == []
+    assert env.manager.rt.usage('host1-n0')['VCPU'] == 0
+    assert env.destroyed == [inst.uuid]
+    env.manager._scheduler_api.update_provider_states.assert_called_once_with(
+        env.ctxt, ['rp-1'])
+
+
+def test_terminate_tolerates_a_vm_already_gone(env):
+    inst = fakes.instance('host1', 'host1-n0')
+    with mock.patch.object(env.manager.driver, 'destroy',
+                           side_effect=exception.InstanceNotFound(
+                               instance_id=inst.uuid)):
+        env.manager.terminate_instance(env.ctxt, inst)
+    assert env.destroyed == [inst.uuid]
+    env.manager._scheduler_api.update_provider_states.assert_called_once()
+
+
+def test_terminate_of_a_deleted_record_notifies_nobody(env):
+    env.released = exception.InstanceNotFound(instance_id='x')
+    env.manager.terminate_instance(env.ctxt, fakes.instance())
+    env.manager._scheduler_api.update_provider_states.assert_not_called()
+
+
+def test_terminate_failing_in_driver_leaves_instance_in_error(env):
+    inst = fakes.instance('host1', 'host1-n0', vm_state='active',
+                          task_state='deleting')
+    with mock.patch.object(env.manager.driver, 'destroy',
+                           side_effect=exception.HypervisorUnavailable(
+                               host='host1-n0')):
+        env.manager.terminate_instance(env.ctxt, inst)
+    assert env.destroyed == []
+    assert env.saves[-1]['changes'] == {'vm_state': 'error',
+                                        'task_state': None}
+    assert 'Connection to the hypervisor is broken' in env.faults[0].message
+    env.manager._scheduler_api.update_provider_states.assert_not_called()
+
+
+def test_reset_on_sighup_resets_the_tracker(env):
+    with mock.patch.object(env.manager.rt, 'reset') as reset:
+        env.manager.reset()
+    reset.assert_called_once_with()
+
+
+def test_unreachable_node_at_claim_reschedules(env):
+    with mock.patch.object(env.manager.rt, 'instance_claim',
+                           side_effect=exception.HypervisorUnavailable(
+                               host='host1-n0')):
+        _build(env, fakes.instance(), alternates=1)
+    assert 'hypervisor is broken' in env.faults[0].message
+    assert env.manager._conductor_api.build_instances.call_count == 1
