@@ -1,0 +1,169 @@
+"""/flavors: list, show, and (administrators) create and delete flavors.
+
+Every user sees public, enabled flavors; administrators also see the
+disabled ones and, with ?is_public=false or none, the private ones.
+"""
+
+from oslo_utils import strutils
+from oslo_utils import uuidutils
+
+from nova_lite.api import common
+from nova_lite.api.schemas import flavors as schema
+from nova_lite.api import validation
+from nova_lite.api import wsgi
+from nova_lite import exception
+from nova_lite import objects
+from nova_lite.policies import flavors as policies
+
+
+def basic_view(req, flavor):
+    return {'id': flavor.flavorid, 'name': flavor.name,
+            'links': common.links(req, 'flavors', flavor.flavorid)}
+
+
+def detail_view(req, flavor):
+    """Nova's 2.1 flavor: swap is "" when 0, as Nova shows it."""
+    view = basic_view(req, flavor)
+    view.update({
+        'ram': flavor.memory_mb,
+        'disk': flavor.root_gb,
+        'vcpus': flavor.vcpus,
+        'swap': flavor.swap or '',
+        'rxtx_factor': flavor.rxtx_factor,
+        'OS-FLV-EXT-DATA:ephemeral': flavor.ephemeral_gb,
+        'OS-FLV-DISABLED:disabled': flavor.disabled,
+        'os-flavor-access:is_public': flavor.is_public,
+    })
+    return view
+
+
+def _is_public_filter(value):
+    """?is_public: absent -> public only, "none" -> all, else a boolean."""
+    if value is None:
+        return True
+    if value.lower() == 'none':
+        return None
+    try:
+        return strutils.bool_from_string(value, strict=True)
+    except ValueError:
+        raise exception.ValidationError(
+            detail='Invalid is_public filter [%s]' % value)
+
+
+def _get_flavors(req):
+    context = req.context
+    context.can(policies.FLAVORS % 'index')
+    see_all = context.can(policies.FLAVORS % 'list_all', fatal=False)
+    filters = {'is_public': (_is_public_filter(common.last_param(
+        req, 'is_public')) if see_all else True)}
+    min_ram = common.last_param(req, 'minRam')
+    if min_ram is not None:
+        filters['min_memory_mb'] = int(min_ram)
+    min_disk = common.last_param(req, 'minDisk')
+    if min_disk is not None:
+        filters['min_root_gb'] = int(min_disk)
+    limit, marker = common.get_limit_and_marker(req)
+    try:
+        flavors = objects.FlavorList.get_all(
+            context, filters,
+            sort_key=common.last_param(req, 'sort_key', 'flavorid'),
+            sort_dir=common.last_param(req, 'sort_dir', 'asc'),
+            limit=limit, marker=marker)
+    except exception.FlavorNotFound:
+        raise exception.MarkerNotFound(marker=marker)
+    return [f for f in flavors if see_all or not f.disabled]
+
+
+def _list_response(req, items, collection):
+    body = {'flavors': items}
+    links = common.collection_links(req, items, collection)
+    if links:
+        body['flavors_links'] = links
+    return wsgi.json_response(body)
+
+
+@validation.query(schema.INDEX_QUERY)
+def index(req):
+    """200 {"flavors": [{id, name, links}]}, plus "flavors_links" (next)
+    when the page is full."""
+    return _list_response(
+        req, [basic_view(req, f) for f in _get_flavors(req)], 'flavors')
+
+
+@validation.query(schema.INDEX_QUERY)
+def detail(req):
+    """200 {"flavors": [detail, ...]}, plus "flavors_links" (next) when
+    the page is full."""
+    return _list_response(
+        req, [detail_view(req, f) for f in _get_flavors(req)],
+        'flavors/detail')
+
+
+def _visible_flavor(context, flavor_id):
+    flavor = objects.Flavor.get_by_flavor_id(context, flavor_id)
+    if not flavor.is_public and not context.can(
+            policies.FLAVORS % 'list_all', fatal=False):
+        raise exception.FlavorNotFound(flavor_id=flavor_id)
+    return flavor
+
+
+def show(req, flavor_id):
+    """200 {"flavor": detail}; 404 for an unknown (or hidden) flavor."""
+    context = req.context
+    context.can(policies.FLAVORS % 'show')
+    flavor = _visible_flavor(context, flavor_id)
+    return wsgi.json_response({'flavor': detail_view(req, flavor)})
+
+
+def extra_specs_index(req, flavor_id):
+    """200 {"extra_specs": {key: value}} (the openstack CLI reads it for
+    "flavor show")."""
+    context = req.context
+    context.can(policies.EXTRA_SPECS % 'index')
+    flavor = _visible_flavor(context, flavor_id)
+    return wsgi.json_response({'extra_specs': dict(flavor.extra_specs)})
+
+
+def extra_specs_show(req, flavor_id, key):
+    """200 {key: value}; 404 if the flavor has no such extra spec."""
+    context = req.context
+    context.can(policies.EXTRA_SPECS % 'show')
+    flavor = _visible_flavor(context, flavor_id)
+    if key not in flavor.extra_specs:
+        raise exception.FlavorExtraSpecsNotFound(flavor_id=flavor_id,
+                                                 key=key)
+    return wsgi.json_response({key: flavor.extra_specs[key]})
+
+
+@validation.body(schema.CREATE)
+def create(req, body):
+    """200 {"flavor": detail} (Nova answers 200, not 201); 409 if the id
+    or name is taken."""
+    context = req.context
+    context.can(policies.FLAVOR_MANAGE % 'create', target={})
+    values = body['flavor']
+    flavor = objects.Flavor(
+        context=context,
+        flavorid=str(values.get('id') or uuidutils.generate_uuid()),
+        name=values['name'],
+        memory_mb=int(values['ram']),
+        vcpus=int(values['vcpus']),
+        root_gb=int(values['disk']),
+        ephemeral_gb=int(values.get('OS-FLV-EXT-DATA:ephemeral', 0)),
+        swap=int(values.get('swap', 0)),
+        rxtx_factor=float(values.get('rxtx_factor', 1.0)),
+        is_public=common.to_bool(
+            values.get('os-flavor-access:is_public', True)),
+        disabled=False)
+    flavor.create()
+    return wsgi.json_response({'flavor': detail_view(req, flavor)})
+
+
+def delete(req, flavor_id):
+    """202 with no body; 404 for an unknown flavor. Servers built with it
+    keep their copy."""
+    context = req.context
+    context.can(policies.FLAVOR_MANAGE % 'delete', target={})
+    flavor = objects.Flavor.get_by_flavor_id(context, flavor_id)
+    flavor.destroy()
+    return wsgi.json_response(status=202)

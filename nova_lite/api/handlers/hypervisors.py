@@ -1,0 +1,107 @@
+"""/os-hypervisors: the compute nodes (administrators), Nova's 2.1 view.
+
+A node's state (up/down) and status (enabled/disabled) are those of the
+compute service on its host.
+"""
+
+from nova_lite.api.schemas import hypervisors as schema
+from nova_lite.api import validation
+from nova_lite.api import wsgi
+from nova_lite import exception
+from nova_lite import objects
+from nova_lite.policies import hypervisors as policies
+
+COMPUTE_BINARY = 'nova-lite-compute'
+_TOTALS = ('vcpus', 'memory_mb', 'local_gb', 'vcpus_used', 'memory_mb_used',
+           'local_gb_used', 'running_vms', 'free_ram_mb', 'free_disk_gb',
+           'current_workload', 'disk_available_least')
+
+
+def _services_by_host(context):
+    return {s.host: s for s in objects.ServiceList.get_all(
+        context, binary=COMPUTE_BINARY)}
+
+
+def _workload(node):
+    # Builds and deletes in progress, as the compute reports them.
+    try:
+        return int((node.stats or {}).get('io_workload') or 0)
+    except (TypeError, ValueError):
+        return 0
+
+
+def basic_view(node, service):
+    up = service is not None and service.is_up
+    enabled = service is not None and not service.disabled
+    return {'id': node.id, 'hypervisor_hostname': node.hypervisor_hostname,
+            'state': 'up' if up else 'down',
+            'status': 'enabled' if enabled else 'disabled'}
+
+
+def detail_view(node, service):
+    view = basic_view(node, service)
+    free_disk = node.local_gb - node.local_gb_used
+    view.update({
+        'vcpus': node.vcpus, 'memory_mb': node.memory_mb,
+        'local_gb': node.local_gb, 'vcpus_used': node.vcpus_used,
+        'memory_mb_used': node.memory_mb_used,
+        'local_gb_used': node.local_gb_used,
+        'hypervisor_type': node.hypervisor_type,
+        'hypervisor_version': node.hypervisor_version,
+        'host_ip': node.host_ip,
+        'running_vms': node.running_vms,
+        'cpu_info': node.cpu_info,
+        'free_ram_mb': node.memory_mb - node.memory_mb_used,
+        'free_disk_gb': free_disk,
+        'disk_available_least': free_disk,
+        'current_workload': _workload(node),
+        'service': {
+            'id': service.id if service else None,
+            'host': node.host,
+            'disabled_reason': service.disabled_reason if service else None,
+        },
+    })
+    return view
+
+
+def _nodes(req, action):
+    context = req.context
+    context.can(policies.HYPERVISORS % action, target={})
+    services = _services_by_host(context)
+    return [(node, services.get(node.host))
+            for node in objects.ComputeNodeList.get_all(context)]
+
+
+@validation.query(schema.INDEX_QUERY)
+def index(req):
+    """200 {"hypervisors": [{id, hypervisor_hostname, state, status}]}."""
+    return wsgi.json_response({'hypervisors': [
+        basic_view(node, svc) for node, svc in _nodes(req, 'list')]})
+
+
+@validation.query(schema.INDEX_QUERY)
+def detail(req):
+    """200 {"hypervisors": [detail, ...]}."""
+    return wsgi.json_response({'hypervisors': [
+        detail_view(node, svc) for node, svc in _nodes(req, 'list-detail')]})
+
+
+def show(req, hypervisor_id):
+    """200 {"hypervisor": detail}; 404 for an unknown id."""
+    for node, svc in _nodes(req, 'show'):
+        if str(node.id) == hypervisor_id:
+            return wsgi.json_response({'hypervisor': detail_view(node, svc)})
+    raise exception.ComputeNodeNotFound(node=hypervisor_id)
+
+
+def statistics(req):
+    """200 {"hypervisor_statistics": {count, and the sums of the detail
+    counters}}."""
+    totals = dict.fromkeys(_TOTALS, 0)
+    nodes = _nodes(req, 'statistics')
+    for node, svc in nodes:
+        view = detail_view(node, svc)
+        for key in _TOTALS:
+            totals[key] += view[key]
+    totals['count'] = len(nodes)
+    return wsgi.json_response({'hypervisor_statistics': totals})

@@ -1,0 +1,104 @@
+"""/images: the image registry in the shape of Nova's image proxy.
+
+Read-only: images are registered with ``nova-lite-manage image create``.
+"""
+
+from nova_lite.api import common
+from nova_lite.api.schemas import images as schema
+from nova_lite.api import validation
+from nova_lite.api import wsgi
+from nova_lite.image import api as image_api
+from nova_lite.policies import images as policies
+
+# Registry status -> (API status, progress), as Nova maps Glance's.
+_STATUS = {
+    'active': ('ACTIVE', 100),
+    'queued': ('SAVING', 25),
+    'saving': ('SAVING', 50),
+    'importing': ('SAVING', 50),
+    'deleted': ('DELETED', 0),
+    'pending_delete': ('DELETED', 0),
+    'killed': ('ERROR', 0),
+}
+# ?status= -> registry status.
+_FILTER_STATUS = {'ACTIVE': 'active', 'SAVING': 'saving',
+                  'DELETED': 'deleted', 'ERROR': 'killed'}
+
+
+def basic_view(req, image):
+    return {'id': image['id'], 'name': image['name'],
+            'links': common.links(req, 'images', image['id'])}
+
+
+def detail_view(req, image):
+    status, progress = _STATUS.get(image['status'], ('UNKNOWN', 0))
+    view = basic_view(req, image)
+    view.update({
+        'status': status,
+        'progress': progress,
+        'minDisk': image['min_disk'],
+        'minRam': image['min_ram'],
+        'created': common.isotime(image['created_at']),
+        'updated': common.isotime(image['updated_at'] or
+                                  image['created_at']),
+        'metadata': dict(image['properties']),
+        'OS-EXT-IMG-SIZE:size': image['size'],
+    })
+    return view
+
+
+def _filters(req):
+    filters = {}
+    name = common.last_param(req, 'name')
+    if name:
+        filters['name'] = name
+    status = common.last_param(req, 'status')
+    if status:
+        # An unknown status matches nothing, as in Nova's proxy.
+        filters['status'] = _FILTER_STATUS.get(status.upper(), status)
+    for param, key in (('minRam', 'min_ram'), ('minDisk', 'min_disk')):
+        value = common.last_param(req, param)
+        if value is not None:
+            filters[key] = int(value)
+    return filters
+
+
+def _get_images(req):
+    context = req.context
+    context.can(policies.IMAGES % 'index')
+    limit, marker = common.get_limit_and_marker(req)
+    return image_api.get_all(context, limit=limit, marker=marker,
+                             filters=_filters(req))
+
+
+def _list_response(req, items, collection):
+    body = {'images': items}
+    links = common.collection_links(req, items, collection)
+    if links:
+        body['images_links'] = links
+    return wsgi.json_response(body)
+
+
+@validation.query(schema.INDEX_QUERY)
+def index(req):
+    """200 {"images": [{id, name, links}]}, plus "images_links" (next)
+    when the page is full."""
+    return _list_response(
+        req, [basic_view(req, i) for i in _get_images(req)], 'images')
+
+
+@validation.query(schema.INDEX_QUERY)
+def detail(req):
+    """200 {"images": [detail, ...]}, plus "images_links" (next) when the
+    page is full."""
+    return _list_response(
+        req, [detail_view(req, i) for i in _get_images(req)],
+        'images/detail')
+
+
+def show(req, image_id):
+    """200 {"image": detail}; 404 for an unknown or invisible image."""
+    context = req.context
+    context.can(policies.IMAGES % 'show')
+    image = image_api.get(context, image_id)
+    return wsgi.json_response({'image': detail_view(req, image)})

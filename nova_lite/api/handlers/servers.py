@@ -1,0 +1,309 @@
+"""/servers: create, list, show and delete servers (microversion 2.1).
+
+Responses keep Nova's 2.1 shapes so the openstack CLI, openstacksdk and
+novaclient read them unchanged. Fields nova_lite has nothing behind
+(addresses, access IPs, volumes, config drive) are present and empty.
+"""
+
+import hashlib
+import secrets
+import string
+
+from nova_lite.api import common
+from nova_lite.api.schemas import servers as schema
+from nova_lite.api import validation
+from nova_lite.api import wsgi
+from nova_lite.compute import api as compute_api
+from nova_lite import exception
+from nova_lite.image import api as image_api
+from nova_lite import objects
+from nova_lite.objects import fields
+from nova_lite.policies import servers as policies
+
+compute = compute_api.API()
+
+STATUS_BY_VM_STATE = {
+    fields.VMState.BUILDING: 'BUILD',
+    fields.VMState.ACTIVE: 'ACTIVE',
+    fields.VMState.STOPPED: 'SHUTOFF',
+    fields.VMState.ERROR: 'ERROR',
+    fields.VMState.DELETED: 'DELETED',
+}
+VM_STATE_BY_STATUS = {v: k for k, v in STATUS_BY_VM_STATE.items()}
+_PROGRESS_STATUSES = ('ACTIVE', 'BUILD')
+_FAULT_STATUSES = ('ERROR', 'DELETED')
+_ADMIN_SORT_KEYS = ('host', 'node')
+_PASSWORD_CHARS = string.ascii_letters + string.digits
+
+
+def server_status(instance):
+    """The API status of an instance: its vm_state's (Nova's map).
+
+    A task in progress (deleting included) does not change it.
+    """
+    return STATUS_BY_VM_STATE.get(instance.vm_state, 'UNKNOWN')
+
+
+# -- views ---------------------------------------------------------------
+
+def _host_id(instance):
+    # Nova's opaque host id: same host and project -> same value.
+    if not instance.host:
+        return ''
+    data = (str(instance.project_id) + instance.host).encode('utf-8')
+    return hashlib.sha224(data).hexdigest()
+
+
+def _fault_view(instance, show_details):
+    fault = instance.fault if instance.obj_attr_is_set('fault') else None
+    if fault is None:
+        return None
+    view = {'code': fault.code, 'message': fault.message,
+            'created': common.isotime(fault.created_at)}
+    # Details of a 500 can reveal internals: administrators only.
+    if fault.details and (show_details or fault.code != 500):
+        view['details'] = fault.details
+    return view
+
+
+def basic_view(req, instance):
+    return {'id': instance.uuid, 'name': instance.display_name,
+            'links': common.links(req, 'servers', instance.uuid)}
+
+
+def detail_view(req, instance, show_admin_fields):
+    """Nova's 2.1 server detail, with the admin-only fields if allowed."""
+    status = server_status(instance)
+    server = basic_view(req, instance)
+    server.update({
+        'status': status,
+        'tenant_id': instance.project_id,
+        'user_id': instance.user_id,
+        'metadata': dict(instance.metadata or {}),
+        'hostId': _host_id(instance),
+        'image': ({'id': instance.image_ref,
+                   'links': common.bookmark_link(req, 'images',
+                                                 instance.image_ref)}
+                  if instance.image_ref else ''),
+        'flavor': {'id': instance.flavor.flavorid,
+                   'links': common.bookmark_link(req, 'flavors',
+                                                 instance.flavor.flavorid)},
+        'created': common.isotime(instance.created_at),
+        'updated': common.isotime(instance.updated_at or
+                                  instance.created_at),
+        'addresses': {}, 'accessIPv4': '', 'accessIPv6': '',
+        'OS-DCF:diskConfig': 'MANUAL',
+        'OS-EXT-AZ:availability_zone': instance.availability_zone or '',
+        'OS-EXT-STS:vm_state': instance.vm_state,
+        'OS-EXT-STS:task_state': instance.task_state,
+        'OS-EXT-STS:power_state': instance.power_state,
+        'OS-SRV-USG:launched_at': common.isotime_usec(instance.launched_at),
+        'OS-SRV-USG:terminated_at': common.isotime_usec(
+            instance.terminated_at),
+        'key_name': instance.key_name,
+        'config_drive': '',
+        'security_groups': [{'name': 'default'}],
+        'os-extended-volumes:volumes_attached': [],
+    })
+    if status in _PROGRESS_STATUSES:
+        server['progress'] = 0
+    if show_admin_fields:
+        server['OS-EXT-SRV-ATTR:host'] = instance.host
+        server['OS-EXT-SRV-ATTR:hypervisor_hostname'] = instance.node
+        server['OS-EXT-SRV-ATTR:instance_name'] = instance.name
+    if status in _FAULT_STATUSES:
+        fault = _fault_view(instance, show_admin_fields)
+        if fault:
+            server['fault'] = fault
+    return server
+
+
+def _show_admin_fields(context):
+    return context.can(policies.EXTENDED_ATTRIBUTES, fatal=False)
+
+
+# -- create --------------------------------------------------------------
+
+def _parse_availability_zone(context, value):
+    """(zone, forced host, forced node) from "zone[:host[:node]]"."""
+    if not value or ':' not in value:
+        return value, None, None
+    context.can(policies.SERVERS % 'create:forced_host')
+    zone, _sep, rest = value.partition(':')
+    host, _sep, node = rest.partition(':')
+    return zone or None, host or None, node or None
+
+
+def _counts(server):
+    min_count = int(server.get('min_count', 1))
+    max_count = int(server.get('max_count', min_count))
+    if min_count > max_count:
+        raise exception.ValidationError(
+            detail='min_count must be <= max_count')
+    return min_count, max_count
+
+
+def _flavor_for_build(context, flavor_ref):
+    flavor_id = common.id_from_href(flavor_ref)
+    try:
+        return objects.Flavor.get_by_flavor_id(context, flavor_id)
+    except exception.FlavorNotFound:
+        raise exception.FlavorNotFoundForBuild(flavor_id=flavor_id)
+
+
+def _image_for_build(context, image_ref):
+    image_id = common.id_from_href(image_ref)
+    try:
+        return image_api.get(context, image_id)
+    except exception.ImageNotFound:
+        raise exception.ImageNotFoundForBuild(image_id=image_id)
+
+
+def _scheduler_hints(body):
+    return body.get('os:scheduler_hints',
+                    body.get('OS-SCH-HNT:scheduler_hints')) or {}
+
+
+def _password(length=12):
+    return ''.join(secrets.choice(_PASSWORD_CHARS) for _ in range(length))
+
+
+@validation.body(schema.CREATE)
+def create(req, body):
+    """202 {"server": {id, links, OS-DCF:diskConfig, security_groups,
+    adminPass}} with a Location header; 202 {"reservation_id": ...} when
+    return_reservation_id is true."""
+    context = req.context
+    server = body['server']
+    zone, host, node = _parse_availability_zone(
+        context, server.get('availability_zone'))
+    context.can(policies.SERVERS % 'create',
+                target={'project_id': context.project_id,
+                        'user_id': context.user_id,
+                        'availability_zone': zone})
+    min_count, max_count = _counts(server)
+    flavor = _flavor_for_build(context, server['flavorRef'])
+    image = _image_for_build(context, server['imageRef'])
+    instances, reservation_id = compute.create(
+        context, flavor, image, server['name'], min_count=min_count,
+        max_count=max_count, metadata=server.get('metadata'),
+        key_name=server.get('key_name'), availability_zone=zone,
+        scheduler_hints=_scheduler_hints(body), forced_host=host,
+        forced_node=node)
+    if common.to_bool(server.get('return_reservation_id', False)):
+        return wsgi.json_response({'reservation_id': reservation_id},
+                                  status=202)
+    view = basic_view(req, instances[0])
+    del view['name']
+    view.update({'OS-DCF:diskConfig': 'MANUAL',
+                 'security_groups': [{'name': 'default'}],
+                 'adminPass': server.get('adminPass') or _password()})
+    return wsgi.json_response({'server': view}, status=202, headers={
+        'Location': view['links'][0]['href']})
+
+
+# -- list ----------------------------------------------------------------
+
+def _status_filter(req, context):
+    """vm_state values for ?status=, or None for "matches nothing"."""
+    statuses = [s.upper() for s in req.GET.getall('status')]
+    vm_states = [VM_STATE_BY_STATUS[s] for s in statuses
+                 if s in VM_STATE_BY_STATUS]
+    if len(vm_states) < len(statuses):
+        return None
+    if fields.VMState.DELETED in vm_states and not context.is_admin:
+        raise exception.Forbidden(
+            reason='only administrators may list deleted instances')
+    return vm_states
+
+
+def _list_filters(req, context, all_tenants):
+    filters = {}
+    name = common.last_param(req, 'name')
+    if name:
+        filters['name'] = name
+    admin_filters = context.can(policies.SERVERS % 'allow_all_filters',
+                                fatal=False)
+    host = common.last_param(req, 'host')
+    if host and admin_filters:
+        filters['host'] = host
+    project = common.last_param(req, 'project_id',
+                                common.last_param(req, 'tenant_id'))
+    if project and all_tenants:
+        filters['project_id'] = project
+    sort_key = common.last_param(req, 'sort_key', 'created_at')
+    if sort_key in _ADMIN_SORT_KEYS and not admin_filters:
+        raise exception.Forbidden(
+            reason='only administrators can sort servers by %s' % sort_key)
+    return filters, sort_key, common.last_param(req, 'sort_dir', 'desc')
+
+
+def _get_servers(req, action, expected_attrs=None):
+    context = req.context
+    context.can(policies.SERVERS % action,
+                target={'project_id': context.project_id})
+    all_tenants = common.bool_param(req, 'all_tenants', False)
+    if all_tenants:
+        context.can(policies.SERVERS % (action + ':get_all_tenants'))
+    filters, sort_key, sort_dir = _list_filters(req, context, all_tenants)
+    if req.GET.getall('status'):
+        vm_states = _status_filter(req, context)
+        if not vm_states:
+            return []
+        filters['vm_state'] = vm_states
+    limit, marker = common.get_limit_and_marker(req)
+    return compute.get_all(context, filters, limit=limit, marker=marker,
+                           sort_key=sort_key, sort_dir=sort_dir,
+                           expected_attrs=expected_attrs,
+                           all_tenants=all_tenants)
+
+
+def _list_response(req, servers, collection):
+    body = {'servers': servers}
+    links = common.collection_links(req, servers, collection)
+    if links:
+        body['servers_links'] = links
+    return wsgi.json_response(body)
+
+
+@validation.query(schema.INDEX_QUERY)
+def index(req):
+    """200 {"servers": [{id, name, links}]}, plus "servers_links" (next)
+    when the page is full."""
+    instances = _get_servers(req, 'index')
+    return _list_response(req, [basic_view(req, i) for i in instances],
+                          'servers')
+
+
+@validation.query(schema.DETAIL_QUERY)
+def detail(req):
+    """200 {"servers": [detail, ...]}, plus "servers_links" (next) when
+    the page is full."""
+    instances = _get_servers(req, 'detail', expected_attrs=['fault'])
+    admin_fields = _show_admin_fields(req.context)
+    return _list_response(
+        req, [detail_view(req, i, admin_fields) for i in instances],
+        'servers/detail')
+
+
+# -- one server ----------------------------------------------------------
+
+def show(req, server_id):
+    """200 {"server": detail}; 404 if not the caller's (or not at all)."""
+    context = req.context
+    instance = compute.get(context, server_id, expected_attrs=['fault'])
+    context.can(policies.SERVERS % 'show',
+                target={'project_id': instance.project_id})
+    return wsgi.json_response(
+        {'server': detail_view(req, instance, _show_admin_fields(context))})
+
+
+def delete(req, server_id):
+    """204: deletion started (or already under way)."""
+    context = req.context
+    instance = compute.get(context, server_id)
+    context.can(policies.SERVERS % 'delete',
+                target={'project_id': instance.project_id,
+                        'user_id': instance.user_id})
+    compute.delete(context, instance)
+    return wsgi.json_response(status=204)

@@ -1,0 +1,1 @@
+"""The paste filters of the compute API pipeline, one module each."""

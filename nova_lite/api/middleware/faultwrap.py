@@ -1,0 +1,48 @@
+"""The outermost safety net: any exception becomes a JSON fault.
+
+A nova_lite exception keeps its code and message; a ``webob.exc`` HTTP
+error keeps its status and explanation; anything else is logged with its
+traceback and answered 500 ``computeFault`` naming the request id, so an
+operator can find the traceback from what the user reports.
+"""
+
+from oslo_log import log as logging
+import webob.dec
+import webob.exc
+
+from nova_lite.api import faults
+from nova_lite.api.middleware import request_id
+from nova_lite.api import wsgi
+from nova_lite import exception
+
+LOG = logging.getLogger(__name__)
+
+
+class FaultWrapper(wsgi.Middleware):
+    """Returns the application's response, or a JSON fault if it raised."""
+
+    @webob.dec.wsgify(RequestClass=wsgi.Request)
+    def __call__(self, req):
+        try:
+            return req.get_response(self.application)
+        except exception.NovaLiteException as exc:
+            if exc.code >= 500:
+                LOG.exception('FaultWrapper: %s', exc)
+            return faults.exception_response(exc)
+        except webob.exc.HTTPException as exc:
+            return faults.fault_response(exc.code, exc.explanation or
+                                         exc.title, headers=_extra(exc))
+        except Exception as exc:
+            LOG.exception('FaultWrapper: unexpected %s', type(exc).__name__)
+            req_id = req.environ.get(request_id.ENV_REQUEST_ID, 'unknown')
+            return faults.fault_response(
+                500, 'Unexpected API Error. Please report it with request '
+                     'id %s; the nova-lite-api log has the details.'
+                     % req_id)
+
+
+def _extra(exc):
+    # Keep headers that carry meaning (Retry-After, Allow, Location), not
+    # the HTML-body ones webob set.
+    keep = ('Retry-After', 'Allow', 'Location', 'WWW-Authenticate')
+    return {k: v for k, v in exc.headers.items() if k in keep}

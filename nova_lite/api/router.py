@@ -1,0 +1,140 @@
+"""The route table of /v2.1 and the dispatcher in front of the handlers.
+
+Every path works with and without a ``/{project_id}`` prefix, as Nova's
+``ProjectMapper`` allows (clients built for either catalogue style work);
+a prefix that is not the caller's project is a 400, as in Nova. Routes
+without a prefix are tried first, so a project named like a collection
+cannot shadow one.
+
+Before a handler runs the microversion is negotiated (406 if not
+supported); after it, or after the exception it raised became a fault,
+the response gets the version headers.
+"""
+
+from oslo_log import log as logging
+import routes
+import webob.dec
+import webob.exc
+
+from nova_lite.api import api_version
+from nova_lite.api import faults
+from nova_lite.api.handlers import flavors
+from nova_lite.api.handlers import hypervisors
+from nova_lite.api.handlers import images
+from nova_lite.api.handlers import servers
+from nova_lite.api.handlers import services
+from nova_lite.api.handlers import versions
+from nova_lite.api import wsgi
+from nova_lite import exception
+
+LOG = logging.getLogger(__name__)
+
+# path below /v2.1 (and /v2.1/{project_id}) -> {HTTP method: handler}.
+# Literal paths come before the {id} ones that would also match them.
+ROUTES = {
+    '': {'GET': versions.show},
+    '/servers': {'GET': servers.index, 'POST': servers.create},
+    '/servers/detail': {'GET': servers.detail},
+    '/servers/{server_id}': {'GET': servers.show, 'DELETE': servers.delete},
+    '/flavors': {'GET': flavors.index, 'POST': flavors.create},
+    '/flavors/detail': {'GET': flavors.detail},
+    '/flavors/{flavor_id}': {'GET': flavors.show, 'DELETE': flavors.delete},
+    '/flavors/{flavor_id}/os-extra_specs': {
+        'GET': flavors.extra_specs_index},
+    '/flavors/{flavor_id}/os-extra_specs/{key}': {
+        'GET': flavors.extra_specs_show},
+    '/images': {'GET': images.index},
+    '/images/detail': {'GET': images.detail},
+    '/images/{image_id}': {'GET': images.show},
+    '/os-services': {'GET': services.index},
+    '/os-hypervisors': {'GET': hypervisors.index},
+    '/os-hypervisors/detail': {'GET': hypervisors.detail},
+    '/os-hypervisors/statistics': {'GET': hypervisors.statistics},
+    '/os-hypervisors/{hypervisor_id}': {'GET': hypervisors.show},
+}
+
+
+def make_mapper(route_table):
+    """A routes Mapper over ``route_table``, with and without project_id.
+
+    Each path also gets a catch-all route carrying the allowed methods,
+    so a known path with a wrong method is a 405, not a 404.
+    """
+    mapper = routes.Mapper()
+    for prefix in ('', '/{project_id}'):
+        for path, methods in route_table.items():
+            full = (prefix + path) or '/'
+            # /{project_id} alone would otherwise catch every unknown
+            # top-level path (e.g. a Nova API nova_lite lacks).
+            extra = {'_bare': True} if prefix and not path else {}
+            for method, handler in methods.items():
+                mapper.connect(full, _handler=handler,
+                               conditions={'method': [method]}, **extra)
+            mapper.connect(full, _allowed=', '.join(sorted(methods)),
+                           **extra)
+    # Build the regexes now rather than on the first requests, which
+    # arrive on several threads at once.
+    mapper.create_regs([])
+    return mapper
+
+
+class APIRouter:
+    """The /v2.1 application: routes a request to its handler.
+
+    Answers 404 for an unknown path, 405 (with Allow) for a wrong method,
+    and otherwise whatever the handler returns or the fault for the
+    nova_lite exception it raised.
+    """
+
+    def __init__(self, route_table=None):
+        self.mapper = make_mapper(route_table or ROUTES)
+
+    @classmethod
+    def factory(cls, global_config, **local_config):
+        return cls()
+
+    @webob.dec.wsgify(RequestClass=wsgi.Request)
+    def __call__(self, req):
+        try:
+            version = api_version.from_headers(req.headers)
+        except exception.NovaLiteException as exc:
+            return api_version.add_headers(faults.exception_response(exc),
+                                           None)
+        req.api_version_request = version
+        return api_version.add_headers(self._dispatch(req), version)
+
+    def _dispatch(self, req):
+        match = self.mapper.match(req.path_info or '/', environ=req.environ)
+        if match is not None and match.pop('_bare', None):
+            context = req.context
+            if context is None or match['project_id'] != context.project_id:
+                match = None
+        if match is None:
+            return faults.fault_response(
+                404, 'The resource could not be found.')
+        if '_allowed' in match:
+            return faults.fault_response(
+                405, 'The method %s is not allowed for this resource.'
+                % req.method, headers={'Allow': match['_allowed']})
+        handler = match.pop('_handler')
+        try:
+            self._check_project_id(req, match.pop('project_id', None))
+            return handler(req, **match)
+        except exception.NovaLiteException as exc:
+            if exc.code >= 500:
+                LOG.exception('%s %s failed', req.method, req.path)
+            return faults.exception_response(exc)
+        except webob.exc.HTTPException as exc:
+            return faults.fault_response(exc.code,
+                                         exc.explanation or exc.title)
+
+    @staticmethod
+    def _check_project_id(req, project_id):
+        if project_id is None:
+            return
+        context = req.context
+        if context is None or project_id != context.project_id:
+            raise exception.MalformedRequestURL(
+                project_id=project_id,
+                context_project_id=getattr(context, 'project_id', None))
+        req.environ[wsgi.URL_PROJECT_KEY] = project_id

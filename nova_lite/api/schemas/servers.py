@@ -1,0 +1,83 @@
+"""Schemas of /servers (microversion 2.1)."""
+
+import copy
+
+from nova_lite.api.schemas import parameter_types as types
+
+_SERVER_PROPERTIES = {
+    'name': types.name,
+    'imageRef': {'type': 'string', 'minLength': 1, 'maxLength': 255},
+    'flavorRef': {'type': ['string', 'integer'], 'minLength': 1},
+    'min_count': types.positive_integer,
+    'max_count': types.positive_integer,
+    'return_reservation_id': types.boolean,
+    'metadata': types.metadata,
+    'availability_zone': {'type': 'string', 'minLength': 1,
+                          'maxLength': 255},
+    'key_name': {'type': 'string', 'minLength': 1, 'maxLength': 255},
+    # Accepted for client compatibility and not acted on: nova_lite has
+    # no networking, volumes, config drives or file injection.
+    'networks': {'type': ['array', 'string']},
+    'security_groups': {
+        'type': 'array',
+        'items': {'type': 'object',
+                  'properties': {'name': {'type': 'string'}}},
+    },
+    'user_data': {'type': 'string'},
+    'config_drive': types.boolean,
+    'accessIPv4': {'type': 'string'},
+    'accessIPv6': {'type': 'string'},
+    'adminPass': {'type': 'string'},
+    'personality': {'type': 'array'},
+    'OS-DCF:diskConfig': {'type': 'string', 'enum': ['AUTO', 'MANUAL']},
+}
+
+_HINTS = {
+    'type': 'object',
+    # Hints are free-form (the scheduler's filters define them): a string
+    # or a list of strings each.
+    'additionalProperties': {
+        'oneOf': [{'type': 'string'},
+                  {'type': 'array', 'items': {'type': 'string'}}],
+    },
+}
+
+CREATE = {
+    'type': 'object',
+    'properties': {
+        'server': {
+            'type': 'object',
+            'properties': _SERVER_PROPERTIES,
+            # imageRef is required: nova_lite cannot boot from volume.
+            'required': ['name', 'imageRef', 'flavorRef'],
+            'additionalProperties': False,
+        },
+        'os:scheduler_hints': _HINTS,
+        'OS-SCH-HNT:scheduler_hints': _HINTS,
+    },
+    'required': ['server'],
+    'additionalProperties': False,
+}
+
+_SORT_KEYS = ['created_at', 'display_name', 'updated_at', 'launched_at',
+              'uuid', 'host', 'node', 'vm_state', 'task_state']
+
+# Unknown parameters are ignored, as Nova 2.1 does; these are checked.
+INDEX_QUERY = {
+    'type': 'object',
+    'properties': {
+        'name': types.multi(types.query_string),
+        'status': types.multi(types.query_string),
+        'host': types.multi(types.query_string),
+        'all_tenants': types.multi(types.query_string),
+        'project_id': types.multi(types.query_string),
+        'tenant_id': types.multi(types.query_string),
+        'limit': types.multi(types.query_non_negative_int),
+        'marker': types.multi(types.query_string),
+        'sort_key': types.multi({'type': 'string', 'enum': _SORT_KEYS}),
+        'sort_dir': types.multi(types.query_sort_dir),
+    },
+    'additionalProperties': True,
+}
+
+DETAIL_QUERY = copy.deepcopy(INDEX_QUERY)

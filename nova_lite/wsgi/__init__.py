@@ -1,0 +1,1 @@
+"""WSGI entry points for running nova_lite's API under a WSGI server."""

@@ -1,0 +1,213 @@
+"""nova_lite.compute.api (the API side of the compute service).
+
+Lives with the API tests because only the API process uses it.
+"""
+
+from unittest import mock
+
+import pytest
+
+from nova_lite.compute import api as compute_api
+from nova_lite import exception
+from nova_lite import objects
+from tests.unit.api import conftest
+from tests.unit.api import fakes
+
+
+@pytest.fixture
+def api():
+    compute = compute_api.API()
+    compute._conductor = mock.Mock()
+    compute._scheduler = mock.Mock()
+    compute._compute = mock.Mock()
+    compute._conductor.provision_instances.side_effect = (
+        lambda ctxt, inst, spec, mn, mx: objects.InstanceList(
+            objects=[fakes.instance()]))
+    return compute
+
+
+CTXT = conftest.make_context()
+
+
+class TestCreate:
+    def test_provisions_then_builds(self, api):
+        flavor = fakes.flavor()
+        image = fakes.image(min_ram=256)
+        instances, resv = api.create(
+            CTXT, flavor, image, 'vm', min_count=1, max_count=3,
+            metadata={'a': 'b'}, key_name='k', availability_zone='az1',
+            scheduler_hints={'group': 'g', 'same_host': ['x', 'y']})
+        assert resv.startswith('r-') and len(resv) == 10
+        (ctxt, template, spec, mn, mx), _ = (
+            api._conductor.provision_instances.call_args)
+        assert (mn, mx) == (1, 3)
+        assert (template.project_id, template.user_id) == ('proj1', 'demo')
+        assert template.display_name == 'vm'
+        assert template.image_ref == image['id']
+        assert template.flavor is flavor
+        assert (template.vm_state, template.task_state) == ('building',
+                                                            'scheduling')
+        assert template.metadata == {'a': 'b'}
+        assert template.reservation_id == resv
+        assert (template.key_name, template.availability_zone) == ('k',
+                                                                   'az1')
+        assert not template.obj_attr_is_set('uuid')
+        assert spec.num_instances == 3
+        assert spec.scheduler_hints == {'group': ['g'],
+                                        'same_host': ['x', 'y']}
+        assert spec.image.id == image['id']
+        assert spec.image.properties.os_distro == 'cirros'
+        assert spec.force_hosts is None
+        api._conductor.build_instances.assert_called_once_with(
+            CTXT, instances, spec)
+
+    def test_forced_host(self, api):
+        api.create(CTXT, fakes.flavor(), fakes.image(), 'vm',
+                   forced_host='h1', forced_node='n1')
+        spec = api._conductor.provision_instances.call_args[0][2]
+        assert (spec.force_hosts, spec.force_nodes) == (['h1'], ['n1'])
+
+    @pytest.mark.parametrize('flavor, image, error', [
+        (dict(memory_mb=64), dict(min_ram=128),
+         exception.FlavorMemoryTooSmall),
+        (dict(root_gb=1), dict(min_disk=2), exception.FlavorDiskTooSmall),
+        (dict(disabled=True), {}, exception.FlavorNotFoundForBuild),
+        ({}, dict(status='queued'), exception.ImageNotActive),
+    ])
+    def test_flavor_and_image_checks(self, api, flavor, image, error):
+        with pytest.raises(error) as info:
+            api.create(CTXT, fakes.flavor(**flavor), fakes.image(**image),
+                       'vm')
+        assert info.value.code == 400
+        api._conductor.provision_instances.assert_not_called()
+
+    def test_root_gb_zero_fits_any_image(self, api):
+        api.create(CTXT, fakes.flavor(root_gb=0), fakes.image(min_disk=20),
+                   'vm')
+        api._conductor.build_instances.assert_called_once()
+
+    def test_conductor_errors_propagate_and_nothing_is_built(self, api):
+        api._conductor.provision_instances.side_effect = (
+            exception.TooManyInstances(overs='instances', req=2, used=9,
+                                       allowed=10))
+        with pytest.raises(exception.TooManyInstances):
+            api.create(CTXT, fakes.flavor(), fakes.image(), 'vm',
+                       max_count=2)
+        api._conductor.build_instances.assert_not_called()
+
+
+@pytest.fixture
+def saved(monkeypatch):
+    """Instance.save/destroy replaced: records calls."""
+    calls = {'save': [], 'destroy': 0}
+
+    def save(self, expected_task_state=None, expected_vm_state=None):
+        calls['save'].append((self.task_state, expected_task_state))
+
+    def destroy(self):
+        calls['destroy'] += 1
+        return ['rp-1']
+    monkeypatch.setattr(objects.Instance, 'save', save)
+    monkeypatch.setattr(objects.Instance, 'destroy', destroy)
+    return calls
+
+
+def _service(up):
+    service = mock.Mock()
+    service.is_up = up
+    return service
+
+
+class TestDelete:
+    def test_no_host_deletes_locally(self, api, saved):
+        api.delete(CTXT, fakes.instance(host=None))
+        assert saved['save'] == [('deleting', [None, 'scheduling',
+                                               'spawning'])]
+        assert saved['destroy'] == 1
+        api._scheduler.update_provider_states.assert_called_once_with(
+            CTXT, ['rp-1'])
+        api._compute.terminate_instance.assert_not_called()
+
+    def test_host_up_casts_to_compute(self, api, saved, monkeypatch):
+        lookup = mock.Mock(return_value=_service(True))
+        monkeypatch.setattr(objects.Service, 'get_by_host_and_binary',
+                            lookup)
+        instance = fakes.instance(host='h1', vm_state='active',
+                                  task_state=None)
+        api.delete(CTXT, instance)
+        lookup.assert_called_once_with(CTXT, 'h1', 'nova-lite-compute')
+        api._compute.terminate_instance.assert_called_once_with(
+            CTXT, instance)
+        assert saved['destroy'] == 0
+
+    @pytest.mark.parametrize('lookup', [
+        mock.Mock(return_value=_service(False)),
+        mock.Mock(side_effect=exception.ServiceNotFound(service_id='h1')),
+    ])
+    def test_host_down_or_gone_deletes_locally(self, api, saved,
+                                               monkeypatch, lookup):
+        monkeypatch.setattr(objects.Service, 'get_by_host_and_binary',
+                            lookup)
+        api.delete(CTXT, fakes.instance(host='h1'))
+        assert saved['destroy'] == 1
+        api._compute.terminate_instance.assert_not_called()
+
+    def test_already_deleting_is_accepted_quietly(self, api, saved):
+        api.delete(CTXT, fakes.instance(task_state='deleting'))
+        assert saved == {'save': [], 'destroy': 0}
+
+    def test_concurrent_delete_is_accepted(self, api, monkeypatch):
+        def save(self, **kwargs):
+            raise exception.UnexpectedTaskStateError(
+                instance_uuid=self.uuid, expected='x', actual='deleting')
+        monkeypatch.setattr(objects.Instance, 'save', save)
+        api.delete(CTXT, fakes.instance())
+        api._compute.terminate_instance.assert_not_called()
+
+    def test_other_task_conflict_is_raised(self, api, monkeypatch):
+        def save(self, **kwargs):
+            raise exception.UnexpectedTaskStateError(
+                instance_uuid=self.uuid, expected='x', actual='migrating')
+        monkeypatch.setattr(objects.Instance, 'save', save)
+        with pytest.raises(exception.UnexpectedTaskStateError) as info:
+            api.delete(CTXT, fakes.instance())
+        assert info.value.code == 409
+
+    def test_destroy_race_is_quiet(self, api, saved, monkeypatch):
+        def gone(self):
+            raise exception.InstanceNotFound(instance_id=self.uuid)
+        monkeypatch.setattr(objects.Instance, 'destroy', gone)
+        api.delete(CTXT, fakes.instance())
+        api._scheduler.update_provider_states.assert_not_called()
+
+
+class TestReads:
+    def test_get_checks_project(self, api, monkeypatch):
+        instance = fakes.instance(project_id='proj2')
+        monkeypatch.setattr(objects.Instance, 'get_by_uuid', classmethod(
+            lambda cls, ctxt, uuid, expected_attrs=None: instance))
+        with pytest.raises(exception.InstanceNotFound):
+            api.get(CTXT, instance.uuid)
+        admin = conftest.make_context('admin', 'ops')
+        assert api.get(admin, instance.uuid) is instance
+
+    def test_get_non_uuid_is_not_found(self, api):
+        with pytest.raises(exception.InstanceNotFound):
+            api.get(CTXT, 'not-a-uuid')
+
+    def test_get_all_filters_by_project(self, api, monkeypatch):
+        query = mock.Mock(return_value=objects.InstanceList(objects=[]))
+        monkeypatch.setattr(objects.InstanceList, 'get_by_filters', query)
+        api.get_all(CTXT, {'name': 'x'}, limit=5)
+        args, kwargs = query.call_args
+        assert args[1] == {'name': 'x', 'project_id': 'proj1'}
+        assert kwargs['limit'] == 5
+        api.get_all(CTXT, {}, all_tenants=True)
+        assert query.call_args[0][1] == {}
+
+    def test_get_all_deleted_reads_deleted_rows(self, api, monkeypatch):
+        query = mock.Mock(return_value=objects.InstanceList(objects=[]))
+        monkeypatch.setattr(objects.InstanceList, 'get_by_filters', query)
+        api.get_all(CTXT, {'vm_state': ['deleted']})
+        assert query.call_args[0][0].read_deleted == 'yes'
+        assert CTXT.read_deleted == 'no'

@@ -1,0 +1,163 @@
+"""/flavors handlers over a fake FlavorList and Flavor."""
+
+import pytest
+
+from nova_lite import exception
+from nova_lite import objects
+from tests.unit.api import conftest
+from tests.unit.api import fakes
+
+
+@pytest.fixture
+def store(monkeypatch):
+    """Flavors by flavorid; records get_all calls, creates and deletes."""
+    state = {
+        'flavors': {
+            '1': fakes.flavor('1', 'm1.tiny'),
+            '2': fakes.flavor('2', 'm1.small', memory_mb=2048, swap=512,
+                              ephemeral_gb=5, rxtx_factor=2.0),
+            '3': fakes.flavor('3', 'private', is_public=False),
+            '4': fakes.flavor('4', 'old', disabled=True),
+            '5': fakes.flavor('5', 'numa',
+                              extra_specs={'hw:numa_nodes': '2'}),
+        },
+        'calls': [], 'created': [], 'destroyed': [],
+    }
+
+    def get_all(cls, context, filters=None, sort_key='flavorid',
+                sort_dir='asc', limit=None, marker=None):
+        state['calls'].append(dict(filters=filters, sort_key=sort_key,
+                                   sort_dir=sort_dir, limit=limit,
+                                   marker=marker))
+        if marker is not None and marker not in state['flavors']:
+            raise exception.FlavorNotFound(flavor_id=marker)
+        found = [f for f in state['flavors'].values()
+                 if filters.get('is_public') is None
+                 or f.is_public == filters['is_public']]
+        return objects.FlavorList(objects=found[:limit])
+
+    def get_by_flavor_id(cls, context, flavorid):
+        if flavorid not in state['flavors']:
+            raise exception.FlavorNotFound(flavor_id=flavorid)
+        return state['flavors'][flavorid]
+
+    def create(self):
+        if any(f.name == self.name for f in state['flavors'].values()):
+            raise exception.FlavorExists(field='name', value=self.name)
+        state['created'].append(self)
+
+    def destroy(self):
+        state['destroyed'].append(self.flavorid)
+
+    monkeypatch.setattr(objects.FlavorList, 'get_all',
+                        classmethod(get_all))
+    monkeypatch.setattr(objects.Flavor, 'get_by_flavor_id',
+                        classmethod(get_by_flavor_id))
+    monkeypatch.setattr(objects.Flavor, 'create', create)
+    monkeypatch.setattr(objects.Flavor, 'destroy', destroy)
+    return state
+
+
+ADMIN = conftest.make_context('admin', 'ops')
+
+
+def test_index_for_users_hides_disabled_and_private(api, store):
+    resp = api()('GET', '/flavors')
+    assert resp.status_int == 200
+    assert [f['id'] for f in resp.json['flavors']] == ['1', '2', '5']
+    assert set(resp.json['flavors'][0]) == {'id', 'name', 'links'}
+    assert store['calls'][0]['filters']['is_public'] is True
+
+
+def test_detail_fields(api, store):
+    resp = api()('GET', '/flavors/detail')
+    small = resp.json['flavors'][1]
+    assert small == {
+        'id': '2', 'name': 'm1.small', 'ram': 2048, 'disk': 1, 'vcpus': 1,
+        'swap': 512, 'rxtx_factor': 2.0,
+        'OS-FLV-EXT-DATA:ephemeral': 5, 'OS-FLV-DISABLED:disabled': False,
+        'os-flavor-access:is_public': True,
+        'links': small['links']}
+    assert resp.json['flavors'][0]['swap'] == ''
+    assert [link['rel'] for link in small['links']] == ['self', 'bookmark']
+
+
+def test_admin_is_public_filter(api, store):
+    resp = api(ADMIN)('GET', '/flavors?is_public=none')
+    assert [f['id'] for f in resp.json['flavors']] == ['1', '2', '3', '4',
+                                                        '5']
+    resp = api(ADMIN)('GET', '/flavors?is_public=false')
+    assert [f['id'] for f in resp.json['flavors']] == ['3']
+    assert api(ADMIN)('GET', '/flavors?is_public=perhaps').status_int == 400
+
+
+def test_query_parameters(api, store):
+    api()('GET', '/flavors?minRam=512&minDisk=1&sort_key=name'
+                 '&sort_dir=desc&limit=2&marker=1')
+    call = store['calls'][0]
+    assert call['filters'] == {'is_public': True, 'min_memory_mb': 512,
+                               'min_root_gb': 1}
+    assert (call['sort_key'], call['sort_dir']) == ('name', 'desc')
+    assert (call['limit'], call['marker']) == (2, '1')
+
+
+def test_unknown_marker_is_400(api, store):
+    assert api()('GET', '/flavors?marker=99').status_int == 400
+
+
+def test_full_page_has_next_link(api, store):
+    resp = api()('GET', '/proj1/flavors?limit=2')
+    [link] = resp.json['flavors_links']
+    assert link['href'].endswith('/v2.1/proj1/flavors?limit=2&marker=2')
+
+
+def test_show(api, store):
+    resp = api()('GET', '/flavors/2')
+    assert resp.json['flavor']['ram'] == 2048
+    assert api()('GET', '/flavors/99').status_int == 404
+    assert api()('GET', '/flavors/3').status_int == 404
+    assert api(ADMIN)('GET', '/flavors/3').status_int == 200
+
+
+def test_create_is_200_for_admin(api, store):
+    resp = api(ADMIN)('POST', '/flavors', {'flavor': {
+        'name': 'm1.big', 'ram': '4096', 'vcpus': 4, 'disk': 40,
+        'id': 'big', 'swap': 1024, 'os-flavor-access:is_public': 'false'}})
+    assert resp.status_int == 200
+    flavor = resp.json['flavor']
+    assert (flavor['id'], flavor['ram'], flavor['swap']) == ('big', 4096,
+                                                              1024)
+    assert flavor['os-flavor-access:is_public'] is False
+    [created] = store['created']
+    assert created.memory_mb == 4096
+
+
+def test_create_generates_an_id(api, store):
+    resp = api(ADMIN)('POST', '/flavors', {'flavor': {
+        'name': 'auto', 'ram': 1, 'vcpus': 1, 'disk': 0, 'id': None}})
+    assert len(resp.json['flavor']['id']) == 36
+
+
+def test_create_conflict_and_policy(api, store):
+    body = {'flavor': {'name': 'm1.tiny', 'ram': 1, 'vcpus': 1, 'disk': 0}}
+    assert api(ADMIN)('POST', '/flavors', body).status_int == 409
+    body['flavor']['name'] = 'fresh'
+    assert api()('POST', '/flavors', body).status_int == 403
+    assert store['created'] == []
+
+
+def test_delete(api, store):
+    assert api()('DELETE', '/flavors/1').status_int == 403
+    resp = api(ADMIN)('DELETE', '/flavors/1')
+    assert resp.status_int == 202
+    assert store['destroyed'] == ['1']
+    assert api(ADMIN)('DELETE', '/flavors/99').status_int == 404
+
+
+def test_extra_specs(api, store):
+    resp = api()('GET', '/flavors/5/os-extra_specs')
+    assert resp.json == {'extra_specs': {'hw:numa_nodes': '2'}}
+    resp = api()('GET', '/proj1/flavors/5/os-extra_specs/hw:numa_nodes')
+    assert resp.json == {'hw:numa_nodes': '2'}
+    assert api()('GET', '/flavors/5/os-extra_specs/nope').status_int == 404
+    assert api()('GET', '/flavors/3/os-extra_specs').status_int == 404

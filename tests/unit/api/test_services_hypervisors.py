@@ -1,0 +1,118 @@
+"""/os-services and /os-hypervisors (administrators)."""
+
+import datetime
+
+from oslo_utils import timeutils
+import pytest
+
+from nova_lite import objects
+from tests.unit.api import conftest
+
+ADMIN = conftest.make_context('admin', 'ops')
+
+
+def _now():
+    return timeutils.utcnow().replace(tzinfo=None)
+
+
+@pytest.fixture
+def services(monkeypatch):
+    rows = [
+        objects.Service(id=1, uuid='0c9c1d6e-0000-4000-8000-000000000001',
+                        host='ctl', binary='nova-lite-conductor',
+                        topic='conductor', disabled=False,
+                        disabled_reason=None, forced_down=False,
+                        last_seen_up=_now(), created_at=_now(),
+                        updated_at=None),
+        objects.Service(id=2, uuid='0c9c1d6e-0000-4000-8000-000000000002',
+                        host='cpu1', binary='nova-lite-compute',
+                        topic='compute', disabled=True,
+                        disabled_reason='maintenance', forced_down=False,
+                        last_seen_up=datetime.datetime(2020, 1, 1),
+                        created_at=datetime.datetime(2020, 1, 1),
+                        updated_at=None),
+    ]
+    calls = []
+
+    def get_all(cls, context, binary=None, host=None):
+        calls.append((binary, host))
+        return objects.ServiceList(objects=[
+            s for s in rows if binary in (None, s.binary)
+            and host in (None, s.host)])
+    monkeypatch.setattr(objects.ServiceList, 'get_all',
+                        classmethod(get_all))
+    return calls
+
+
+@pytest.fixture
+def nodes(monkeypatch, services):
+    node = objects.ComputeNode(
+        id=7, uuid='a4b0c0de-0000-4000-8000-000000000007', service_id=2,
+        host='cpu1', hypervisor_hostname='cpu1-node1', vcpus=8,
+        memory_mb=16384, local_gb=100, vcpus_used=2, memory_mb_used=4096,
+        local_gb_used=10, running_vms=2, hypervisor_type='fake',
+        hypervisor_version=1000, cpu_info='{}', host_ip='192.0.2.7',
+        stats={'io_workload': '1'})
+    monkeypatch.setattr(objects.ComputeNodeList, 'get_all', classmethod(
+        lambda cls, context: objects.ComputeNodeList(objects=[node])))
+
+
+def test_services_list(api, services):
+    resp = api(ADMIN)('GET', '/os-services')
+    assert resp.status_int == 200
+    conductor, compute = resp.json['services']
+    assert conductor['zone'] == 'internal'
+    assert (conductor['status'], conductor['state']) == ('enabled', 'up')
+    assert compute == {
+        'id': 2, 'binary': 'nova-lite-compute', 'host': 'cpu1',
+        'zone': 'nova', 'status': 'disabled', 'state': 'down',
+        'updated_at': '2020-01-01T00:00:00.000000',
+        'disabled_reason': 'maintenance', 'forced_down': False}
+
+
+def test_services_filters(api, services):
+    resp = api(ADMIN)('GET', '/os-services?binary=nova-lite-compute')
+    assert [s['id'] for s in resp.json['services']] == [2]
+    assert services == [('nova-lite-compute', None)]
+
+
+def test_services_need_admin(api, services):
+    resp = api()('GET', '/os-services')
+    assert resp.status_int == 403
+    assert services == []
+
+
+def test_hypervisors_list(api, nodes):
+    resp = api(ADMIN)('GET', '/os-hypervisors')
+    assert resp.json == {'hypervisors': [{
+        'id': 7, 'hypervisor_hostname': 'cpu1-node1', 'state': 'down',
+        'status': 'disabled'}]}
+
+
+def test_hypervisors_detail_and_show(api, nodes):
+    [detail] = api(ADMIN)('GET', '/os-hypervisors/detail').json[
+        'hypervisors']
+    assert detail['free_ram_mb'] == 12288
+    assert detail['free_disk_gb'] == 90
+    assert detail['current_workload'] == 1
+    assert detail['service'] == {'id': 2, 'host': 'cpu1',
+                                 'disabled_reason': 'maintenance'}
+    assert detail['hypervisor_type'] == 'fake'
+    assert detail['host_ip'] == '192.0.2.7'
+    shown = api(ADMIN)('GET', '/os-hypervisors/7').json['hypervisor']
+    assert shown == detail
+    assert api(ADMIN)('GET', '/os-hypervisors/8').status_int == 404
+
+
+def test_hypervisor_statistics(api, nodes):
+    stats = api(ADMIN)('GET', '/os-hypervisors/statistics').json[
+        'hypervisor_statistics']
+    assert stats['count'] == 1
+    assert stats['vcpus_used'] == 2
+    assert stats['memory_mb'] == 16384
+
+
+def test_hypervisors_need_admin(api, nodes):
+    for path in ('/os-hypervisors', '/os-hypervisors/detail',
+                 '/os-hypervisors/7', '/os-hypervisors/statistics'):
+        assert api()('GET', path).status_int == 403

@@ -1,0 +1,103 @@
+"""Policy defaults: administrators, project members and readers, and
+other projects."""
+
+from oslo_policy import policy as oslo_policy
+import pytest
+
+from nova_lite import context as nl_context
+from nova_lite.conf import CONF
+from nova_lite import exception
+from nova_lite import policies
+from nova_lite import policy
+
+
+@pytest.fixture(autouse=True)
+def fresh_enforcer(conf):
+    CONF([], project='nova_lite', default_config_files=[])
+    policy.reset()
+    yield
+    policy.reset()
+
+
+def _ctx(roles, project='p1', user='u1'):
+    return nl_context.RequestContext(user_id=user, project_id=project,
+                                     roles=roles, overwrite=False)
+
+
+ADMIN = _ctx(['admin', 'member', 'reader'], project='ops')
+MEMBER = _ctx(['member', 'reader'])
+READER = _ctx(['reader'])
+OTHER_MEMBER = _ctx(['member', 'reader'], project='p2')
+OWN = {'project_id': 'p1', 'user_id': 'u1'}
+
+
+@pytest.mark.parametrize('action, allowed', [
+    ('os_compute_api:servers:index', {'admin', 'member', 'reader'}),
+    ('os_compute_api:servers:show', {'admin', 'member', 'reader'}),
+    ('os_compute_api:servers:create', {'admin', 'member'}),
+    ('os_compute_api:servers:delete', {'admin', 'member'}),
+    ('os_compute_api:servers:index:get_all_tenants', {'admin'}),
+    ('os_compute_api:os-extended-server-attributes', {'admin'}),
+    ('os_compute_api:os-flavor-manage:create', {'admin'}),
+    ('os_compute_api:flavors:index', {'admin', 'member', 'reader', 'other'}),
+    ('os_compute_api:images:show', {'admin', 'member', 'reader', 'other'}),
+    ('os_compute_api:os-services:list', {'admin'}),
+    ('os_compute_api:os-hypervisors:list-detail', {'admin'}),
+])
+def test_defaults_on_a_project_target(action, allowed):
+    callers = {'admin': ADMIN, 'member': MEMBER, 'reader': READER,
+               'other': OTHER_MEMBER}
+    result = {name for name, ctx in callers.items()
+              if policy.authorize(ctx, action, OWN, fatal=False)}
+    assert result == allowed
+
+
+def test_denial_raises_policy_not_authorized():
+    with pytest.raises(exception.PolicyNotAuthorized) as info:
+        policy.authorize(READER, 'os_compute_api:servers:delete', OWN)
+    assert info.value.code == 403
+    assert 'os_compute_api:servers:delete' in str(info.value)
+
+
+def test_context_can_defaults_to_its_own_project():
+    assert MEMBER.can('os_compute_api:servers:create')
+    assert not MEMBER.can('os_compute_api:servers:create',
+                          {'project_id': 'p2'}, fatal=False)
+
+
+def test_unregistered_action_is_an_error():
+    with pytest.raises(oslo_policy.PolicyNotRegistered):
+        policy.authorize(ADMIN, 'os_compute_api:nope', OWN)
+
+
+def test_operator_override(tmp_path, conf):
+    rules = tmp_path / 'policy.yaml'
+    rules.write_text('"os_compute_api:servers:create": "role:admin"\n')
+    policy.init()  # registers [oslo_policy]
+    conf.config(group='oslo_policy', policy_file=str(rules))
+    policy.reset()
+    assert not policy.authorize(MEMBER, 'os_compute_api:servers:create',
+                                OWN, fatal=False)
+    # Rules not overridden keep their defaults.
+    assert policy.authorize(MEMBER, 'os_compute_api:servers:delete', OWN)
+
+
+def test_every_rule_is_documented_and_unique():
+    rules = policies.list_rules()
+    names = [r.name for r in rules]
+    assert len(names) == len(set(names))
+    for rule in rules:
+        assert rule.description
+        if rule.name.startswith('os_compute_api:'):
+            assert rule.operations
+            assert rule.scope_types == ['project']
+
+
+def test_check_is_admin():
+    assert policy.check_is_admin(ADMIN)
+    assert not policy.check_is_admin(MEMBER)
+
+
+def test_get_enforcer_for_oslopolicy_tools():
+    enforcer = policy.get_enforcer()
+    assert 'os_compute_api:servers:create' in enforcer.registered_rules
