@@ -1,0 +1,304 @@
+"""Run nova_lite's daemons as real processes, for functional tests.
+
+A ``Deployment`` gets a scratch database on a real server (or SQLite), its
+own RabbitMQ virtual host, a config file in a temporary directory, and
+starts ``nova-lite-conductor``, ``-scheduler``, one ``-compute`` per
+configured host and ``-api`` as separate processes, each waiting for its
+systemd readiness notification (``READY=1`` on NOTIFY_SOCKET), so a test
+starts exactly when the daemons say they consume. ``stop()`` sends SIGTERM
+and checks that every daemon exits 0.
+"""
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+import uuid
+
+from tests import db_fixtures
+
+BIN = os.path.dirname(sys.executable)
+RABBIT = os.environ.get('NOVA_LITE_TEST_RABBIT',
+                        'rabbit://guest:guest@127.0.0.1:5672')
+READY_TIMEOUT = 90
+
+
+def free_port():
+    with socket.socket() as sock:
+        sock.bind(('127.0.0.1', 0))
+        return sock.getsockname()[1]
+
+
+def _ini(sections):
+    lines = []
+    for section, options in sections.items():
+        lines.append('[%s]' % section)
+        for key, value in options.items():
+            values = value if isinstance(value, (list, tuple)) else [value]
+            lines.extend('%s = %s' % (key, v) for v in values)
+        lines.append('')
+    return '\n'.join(lines)
+
+
+class RabbitVhost:
+    """A throw-away virtual host, so parallel or leftover runs never meet."""
+
+    def __init__(self):
+        self.name = 'nl_%s' % uuid.uuid4().hex[:10]
+
+    def _ctl(self, *args):
+        subprocess.run(['rabbitmqctl', *args], check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def create(self):
+        self._ctl('add_vhost', self.name)
+        self._ctl('set_permissions', '-p', self.name, 'guest', '.*', '.*',
+                  '.*')
+        return '%s/%s' % (RABBIT, self.name)
+
+    def delete(self):
+        self._ctl('delete_vhost', self.name)
+
+
+class Daemon:
+    def __init__(self, name, argv, workdir, env=None):
+        self.name = name
+        self.argv = argv
+        self.log = os.path.join(workdir, '%s.log' % name)
+        self.notify_path = os.path.join(workdir, '%s.notify' % name)
+        self.env = env
+        self.proc = None
+        self._sock = None
+
+    def start(self):
+        if os.path.exists(self.notify_path):
+            os.unlink(self.notify_path)
+        self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        self._sock.bind(self.notify_path)
+        env = dict(os.environ, NOTIFY_SOCKET=self.notify_path,
+                   **(self.env or {}))
+        with open(self.log, 'ab') as log:
+            self.proc = subprocess.Popen(
+                self.argv + ['--log-file', self.log], env=env,
+                stdout=log, stderr=subprocess.STDOUT,
+                start_new_session=True)
+
+    def wait_ready(self, timeout=READY_TIMEOUT):
+        deadline = time.monotonic() + timeout
+        self._sock.settimeout(0.5)
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError('%s exited with %s before READY:\n%s' % (
+                    self.name, self.proc.returncode, self.tail()))
+            try:
+                if b'READY=1' in self._sock.recv(4096):
+                    return
+            except socket.timeout:
+                continue
+        raise RuntimeError('%s not READY after %ss:\n%s' % (
+            self.name, timeout, self.tail()))
+
+    def terminate(self):
+        """Send SIGTERM (if running)."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+
+    def stop(self, timeout=60):
+        """SIGTERM, wait; return the exit code (kills after ``timeout``)."""
+        if self.proc is None:
+            return None
+        self.terminate()
+        try:
+            return self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait()
+            return 'killed'
+        finally:
+            self._sock.close()
+
+    def kill(self):
+        if self.proc is not None and self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait()
+
+    def tail(self, lines=60):
+        try:
+            with open(self.log, errors='replace') as log:
+                return ''.join(log.readlines()[-lines:])
+        except OSError:
+            return '(no log)'
+
+
+class ApiClient:
+    """A tiny JSON client for the compute API (urllib only)."""
+
+    def __init__(self, endpoint, token='demo:demo'):
+        self.endpoint = endpoint.rstrip('/')
+        self.token = token
+
+    def request(self, method, path, body=None, headers=None, raw=None):
+        url = self.endpoint + path
+        data = raw if raw is not None else (
+            json.dumps(body).encode() if body is not None else None)
+        req = urllib.request.Request(url, data=data, method=method)
+        if self.token is not None:
+            req.add_header('X-Auth-Token', self.token)
+        if data is not None:
+            req.add_header('Content-Type', 'application/json')
+        for key, value in (headers or {}).items():
+            req.add_header(key, value)
+        try:
+            with urllib.request.urlopen(req, timeout=60) as resp:
+                return resp.status, dict(resp.headers), _json(resp.read())
+        except urllib.error.HTTPError as err:
+            return err.code, dict(err.headers), _json(err.read())
+
+    def get(self, path, **kw):
+        return self.request('GET', path, **kw)
+
+    def post(self, path, body=None, **kw):
+        return self.request('POST', path, body, **kw)
+
+    def delete(self, path, **kw):
+        return self.request('DELETE', path, **kw)
+
+    def as_user(self, token):
+        return ApiClient(self.endpoint, token)
+
+
+def _json(payload):
+    if not payload:
+        return None
+    try:
+        return json.loads(payload)
+    except ValueError:
+        return payload.decode(errors='replace')
+
+
+class Deployment:
+    """The four daemons on RabbitMQ and a real database.
+
+    ``computes`` maps a compute host name to its [fake_driver] options.
+    """
+
+    def __init__(self, workdir, backend='postgresql', computes=None,
+                 conf=None):
+        self.workdir = str(workdir)
+        self.backend = backend
+        self.computes = computes or {'compute1': {'node_count': 5}}
+        self.extra_conf = conf or {}
+        self.database = db_fixtures.ScratchDatabase(backend)
+        self.vhost = RabbitVhost()
+        self.port = free_port()
+        self.daemons = []
+        self.config_file = os.path.join(self.workdir, 'nova_lite.conf')
+
+    def _base_conf(self, transport_url):
+        sections = {
+            'DEFAULT': {'transport_url': transport_url,
+                        'state_path': os.path.join(self.workdir, 'state'),
+                        'report_interval': 2, 'service_down_time': 20,
+                        'osapi_compute_listen': '127.0.0.1',
+                        'osapi_compute_listen_port': self.port,
+                        'rpc_response_timeout': 30,
+                        'graceful_shutdown_timeout': 30,
+                        'debug': 'true'},
+            'database': {'connection': self.database.url},
+            'api': {'rate_limit': 'false'},
+            'scheduler': {'host_state_resync_interval': 30},
+        }
+        for section, options in self.extra_conf.items():
+            sections.setdefault(section, {}).update(options)
+        return sections
+
+    def _write(self, name, sections):
+        path = os.path.join(self.workdir, name)
+        with open(path, 'w') as conf:
+            conf.write(_ini(sections))
+        return path
+
+    def _daemon(self, binary, name, *config_files):
+        argv = [os.path.join(BIN, binary)]
+        for path in (self.config_file,) + config_files:
+            argv += ['--config-file', path]
+        daemon = Daemon(name, argv, self.workdir)
+        self.daemons.append(daemon)
+        return daemon
+
+    def start(self):
+        os.makedirs(self.workdir, exist_ok=True)
+        self.database.create()
+        transport_url = self.vhost.create()
+        self._write('nova_lite.conf', self._base_conf(transport_url))
+        subprocess.run([os.path.join(BIN, 'nova-lite-manage'),
+                        '--config-file', self.config_file, 'db', 'sync'],
+                       check=True, capture_output=True)
+        order = [self._daemon('nova-lite-conductor', 'conductor'),
+                 self._daemon('nova-lite-scheduler', 'scheduler')]
+        for host, driver_conf in self.computes.items():
+            extra = self._write('%s.conf' % host, {
+                'DEFAULT': {'host': host}, 'fake_driver': driver_conf})
+            order.append(self._daemon('nova-lite-compute', host, extra))
+        order.append(self._daemon('nova-lite-api', 'api'))
+        for daemon in order:
+            daemon.start()
+        for daemon in order:
+            daemon.wait_ready()
+        return self
+
+    @property
+    def api(self):
+        return ApiClient('http://127.0.0.1:%d/v2.1' % self.port)
+
+    @property
+    def admin_api(self):
+        return self.api.as_user('admin:admin')
+
+    def daemon(self, name):
+        return next(d for d in self.daemons if d.name == name)
+
+    def stop(self):
+        """Stop every daemon; return {name: exit code}.
+
+        The API stops first (no new work), then the rest together.
+        """
+        codes = {}
+        api = [d for d in self.daemons if d.name == 'api']
+        for daemon in api:
+            codes[daemon.name] = daemon.stop()
+        others = [d for d in self.daemons if d.name != 'api']
+        for daemon in others:
+            daemon.terminate()
+        for daemon in others:
+            codes[daemon.name] = daemon.stop()
+        return codes
+
+    def cleanup(self):
+        for daemon in self.daemons:
+            daemon.kill()
+        try:
+            self.vhost.delete()
+        finally:
+            self.database.drop()
+
+    def logs(self):
+        return '\n'.join('==== %s ====\n%s' % (d.name, d.tail(200))
+                         for d in self.daemons)
+
+
+def wait_for(predicate, timeout=60, interval=0.2, message='condition'):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        result = predicate()
+        if result:
+            return result
+        time.sleep(interval)
+    raise AssertionError('timed out after %ss waiting for %s' % (timeout,
+                                                                  message))
+

@@ -1,0 +1,35 @@
+"""The layering rules hold for the tree, and the checker catches breaches."""
+
+import importlib.util
+import pathlib
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+def _checker():
+    spec = importlib.util.spec_from_file_location(
+        'check_layering', ROOT / 'tools' / 'check_layering.py')
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_tree_follows_the_layering_rules(capsys):
+    assert _checker().main(['check', str(ROOT)]) == 0, capsys.readouterr().out
+
+
+def test_checker_reports_each_kind_of_breach(tmp_path, capsys):
+    compute = tmp_path / 'nova_lite' / 'compute'
+    compute.mkdir(parents=True)
+    (compute / 'bad.py').write_text(
+        'from nova_lite.db import api\n'
+        'import eventlet\n'
+        'from oslo_config import cfg\n'
+        'OPT = cfg.StrOpt("x")\n'
+        'api.context_manager.writer\n')
+    assert _checker().main(['check', str(tmp_path)]) == 1
+    out = capsys.readouterr().out
+    assert 'computes must not import nova_lite.db' in out
+    assert 'eventlet must not be imported' in out
+    assert 'options belong in nova_lite/conf' in out
+    assert 'not context_manager' in out
