@@ -1,6 +1,7 @@
 """The compare-and-swap on a resource provider's generation."""
 
 from oslo_db import api as oslo_db_api
+from oslo_db import exception as db_exc
 import sqlalchemy as sa
 
 from nova_lite.db import models
@@ -26,7 +27,11 @@ def bump(session, provider_id, provider_uuid, expected):
 
 
 def _is_conflict(exc):
-    return isinstance(exc, exception.ClaimConflict)
+    # A lost generation race, or a shared row (a new trait or aggregate)
+    # that a concurrent writer created first, as two computes reporting
+    # the same new trait at start-up do: the next attempt reads it.
+    return isinstance(exc, (exception.ClaimConflict,
+                            db_exc.DBDuplicateEntry))
 
 
 # For writers that recompute everything from fresh state on each attempt
