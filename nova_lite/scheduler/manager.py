@@ -48,7 +48,13 @@ class SchedulerManager(manager.Manager):
         self._periodic_spacing[_RESYNC_TASK] = (
             CONF.scheduler.host_state_resync_interval)
 
-    def init_host(self):
+    def post_start_hook(self):
+        # Load only once the RPC server consumes: a change notice fanned
+        # out before our fanout queue existed would be lost, and a compute
+        # reporting just then would stay unknown until the resync.
+        self._load_host_states()
+
+    def _load_host_states(self):
         try:
             self.host_manager.load_all(nl_context.get_admin_context())
         except Exception:

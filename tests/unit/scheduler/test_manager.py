@@ -101,15 +101,17 @@ def test_update_provider_states_marks_dirty():
     assert ('summaries', [U[0]]) in loader.calls
 
 
-def test_init_host_loads_and_survives_failure():
+def test_loads_once_consuming_and_survives_failure():
     mgr = _manager()
     mgr.init_host()
+    assert not mgr.host_manager.loaded
+    mgr.post_start_hook()
     assert mgr.host_manager.loaded
 
     broken = _loader()
     broken.compute_nodes = mock.Mock(side_effect=RuntimeError('db down'))
     mgr = _manager(broken)
-    mgr.init_host()
+    mgr.post_start_hook()
     assert not mgr.host_manager.loaded
 
 
