@@ -10,6 +10,8 @@ goes to ERROR with a fault naming every host that failed and why, and its
 allocations are released.
 """
 
+import re
+
 from oslo_log import log as logging
 import oslo_messaging as messaging
 
@@ -100,15 +102,20 @@ class BuildTask:
             reason=self._failure_history(instance)), release=True)
 
     def _failure_history(self, instance):
+        """Where the build failed and why, hosts first.
+
+        A fault message keeps 255 characters and one attempt's error
+        alone can take half of that, so the hosts tried come first and
+        always fit; the errors follow (the fault's details keep them all).
+        """
         faults = objects.InstanceFault.get_all_for_instance(self.context,
                                                             instance.uuid)
-        attempts = ['%s: %s' % (fault.host or '?', fault.message)
-                    for fault in faults]
-        summary = ('Exhausted all hosts available for retrying build '
-                   'failures for instance %s.' % instance.uuid)
-        if attempts:
-            summary += ' Attempts: ' + '; '.join(attempts)
-        return summary
+        attempts = [_attempt(instance.uuid, fault) for fault in faults]
+        if not attempts:
+            return 'Exhausted all hosts available for this build.'
+        return 'Build failed on %s. %s' % (
+            ', '.join(where for where, _why in attempts),
+            '; '.join('%s: %s' % attempt for attempt in attempts))
 
     def _fail_all(self, exc, release):
         for instance in self.instances:
@@ -135,6 +142,22 @@ class BuildTask:
         if release:
             released = allocations.remove(self.context, instance.uuid)
             self.scheduler_api.update_provider_states(self.context, released)
+
+
+# The message of a compute's fault for one failed attempt
+# (exception.BuildFailedOnHost).
+_ATTEMPT = re.compile(r'Build of instance \S+ failed on host (?P<host>\S+) '
+                      r'node (?P<node>\S+): (?P<reason>.*)', re.DOTALL)
+
+
+def _attempt(instance_uuid, fault):
+    """(where, why) of one failed attempt, from its fault, without the
+    instance's own uuid (the fault is the instance's: it says nothing)."""
+    match = _ATTEMPT.match(fault.message)
+    if match is None:
+        return fault.host or '?', fault.message
+    reason = match['reason'].replace(' ' + instance_uuid, '')
+    return '%s (%s)' % (match['host'], match['node']), reason
 
 
 def _message(exc):
