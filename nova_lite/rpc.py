@@ -7,6 +7,9 @@ and versioned objects (``RequestContextSerializer``). Exceptions from
 the caller.
 """
 
+import collections
+import threading
+
 import oslo_messaging as messaging
 from oslo_messaging.rpc import dispatcher
 
@@ -15,6 +18,13 @@ from nova_lite.objects import base as objects_base
 
 ALLOWED_EXMODS = ['nova_lite.exception']
 TRANSPORT = None
+
+# Messages this process sent, by origin and kind: "user" for messages sent
+# on behalf of an API request (the context has a user), "service" for a
+# service's own work (start-up, heartbeats, periodic tasks). Logged when a
+# service stops; tools/bench_boot.py sums the "user" part per boot.
+_STATS = collections.defaultdict(collections.Counter)
+_STATS_LOCK = threading.Lock()
 
 
 def init(conf):
@@ -64,12 +74,49 @@ def _serializer():
     return RequestContextSerializer(objects_base.NovaLiteObjectSerializer())
 
 
+def _count(ctxt, kind):
+    origin = 'user' if getattr(ctxt, 'user_id', None) else 'service'
+    with _STATS_LOCK:
+        _STATS[origin][kind] += 1
+
+
+def stats():
+    """{origin: {'call': n, 'cast': n, 'fanout': n}} sent so far."""
+    with _STATS_LOCK:
+        return {origin: dict(counts) for origin, counts in _STATS.items()}
+
+
+class _CountingCallContext:
+    """Wraps a prepared call context to count what it sends."""
+
+    def __init__(self, cctxt, fanout=False):
+        self._cctxt = cctxt
+        self._fanout = fanout
+
+    def call(self, ctxt, method, **kwargs):
+        _count(ctxt, 'call')
+        return self._cctxt.call(ctxt, method, **kwargs)
+
+    def cast(self, ctxt, method, **kwargs):
+        _count(ctxt, 'fanout' if self._fanout else 'cast')
+        return self._cctxt.cast(ctxt, method, **kwargs)
+
+    def can_send_version(self, version=None):
+        return self._cctxt.can_send_version(version)
+
+
+class _CountingClient(_CountingCallContext):
+    def prepare(self, **kwargs):
+        return _CountingCallContext(self._cctxt.prepare(**kwargs),
+                                    fanout=kwargs.get('fanout', False))
+
+
 def get_client(target, version_cap=None):
     if TRANSPORT is None:
         raise RuntimeError('nova_lite.rpc.init() was not called')
-    return messaging.get_rpc_client(TRANSPORT, target,
-                                    version_cap=version_cap,
-                                    serializer=_serializer())
+    return _CountingClient(messaging.get_rpc_client(
+        TRANSPORT, target, version_cap=version_cap,
+        serializer=_serializer()))
 
 
 def get_server(target, endpoints):

@@ -134,6 +134,8 @@ class Service(service.Service):
         self.tg.stop_timers(wait=False)
         if self.manager is not None:
             self.manager.cleanup_host()
+        LOG.info('%s on %s sent RPC messages: %s', self.binary, self.host,
+                 rpc.stats())
         super().stop(graceful=graceful)
 
     def wait(self):
@@ -172,6 +174,7 @@ class WSGIService(service.Service):
     def stop(self, graceful=True):
         if self.server is not None:
             self.server.stop()
+        LOG.info('nova-lite-api sent RPC messages: %s', rpc.stats())
         super().stop(graceful=graceful)
 
 

@@ -60,7 +60,11 @@ class ConductorManager(manager.Manager):
 
     @messaging.expected_exceptions(exception.NovaLiteException)
     def object_action(self, context, objinst, objmethod, args, kwargs):
-        before = objinst.obj_clone()
+        # A shallow snapshot is enough: methods replace field values rather
+        # than mutate them, and a deep copy of every object costs more than
+        # the database work of a save.
+        before = {name: getattr(objinst, name) for name in objinst.fields
+                  if objinst.obj_attr_is_set(name)}
         result = getattr(objinst, objmethod)(*args, **kwargs)
         # Send back what the method changed, so the caller's copy matches.
         updates = {}
@@ -68,8 +72,7 @@ class ConductorManager(manager.Manager):
             if not objinst.obj_attr_is_set(name):
                 continue
             value = getattr(objinst, name)
-            if (not before.obj_attr_is_set(name)
-                    or getattr(before, name) != value):
+            if name not in before or before[name] != value:
                 updates[name] = field.to_primitive(objinst, name, value)
         updates['obj_what_changed'] = objinst.obj_what_changed()
         return updates, result

@@ -24,4 +24,5 @@ def list_opts():
 def set_lib_defaults():
     """Give library options the defaults nova_lite runs with."""
     db_options.set_defaults(nl_conf.CONF,
-                            connection=nl_conf.database._DEFAULT_CONNECTION)
+                            connection=nl_conf.database._DEFAULT_CONNECTION,
+                            **nl_conf.database._POOL_DEFAULTS)
