@@ -17,5 +17,12 @@ if 'eventlet' not in sys.modules:
     sys.modules['eventlet'] = None
 
 from oslo_service import backend as _backend  # noqa: E402
+from oslo_service.backend import exceptions as _backend_exc  # noqa: E402
 
-_backend.init_backend(_backend.BackendType.THREADING)
+try:
+    _backend.init_backend(_backend.BackendType.THREADING)
+except _backend_exc.BackendAlreadySelected:
+    # Only a tool that loads nova_lite as a plug-in after another library
+    # chose a backend gets here (oslo-config-generator loading several
+    # namespaces); every nova_lite entry point imports nova_lite first.
+    pass

@@ -23,10 +23,15 @@ fake_opts = [
                     '%(index)d counts from 0. Names must differ, and they '
                     'are the nodes\' hypervisor_hostname and resource '
                     'provider names.'),
-    cfg.IntOpt('vcpus', default=16, min=0, help='Physical CPUs per node.'),
+    cfg.IntOpt('vcpus', default=16, min=0,
+               help='Physical CPUs of each node (the node option can '
+                    'override it per node).'),
     cfg.IntOpt('memory_mb', default=65536, min=0,
-               help='RAM per node, MiB.'),
-    cfg.IntOpt('local_gb', default=1000, min=0, help='Disk per node, GiB.'),
+               help='RAM of each node, in MiB (the node option can '
+                    'override it per node).'),
+    cfg.IntOpt('local_gb', default=1000, min=0,
+               help='Disk of each node, in GiB (the node option can '
+                    'override it per node).'),
     cfg.StrOpt('hypervisor_type', default='fake',
                help='Hypervisor type every node reports.'),
     cfg.IntOpt('hypervisor_version', default=1000,

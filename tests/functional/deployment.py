@@ -9,6 +9,7 @@ starts exactly when the daemons say they consume. ``stop()`` sends SIGTERM
 and checks that every daemon exits 0.
 """
 
+import concurrent.futures
 import json
 import os
 import signal
@@ -19,6 +20,8 @@ import time
 import urllib.error
 import urllib.request
 import uuid
+
+import sqlalchemy as sa
 
 from tests import db_fixtures
 
@@ -55,11 +58,15 @@ class RabbitVhost:
         subprocess.run(['rabbitmqctl', *args], check=True,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
+    @property
+    def url(self):
+        return '%s/%s' % (RABBIT, self.name)
+
     def create(self):
         self._ctl('add_vhost', self.name)
         self._ctl('set_permissions', '-p', self.name, 'guest', '.*', '.*',
                   '.*')
-        return '%s/%s' % (RABBIT, self.name)
+        return self.url
 
     def delete(self):
         self._ctl('delete_vhost', self.name)
@@ -198,6 +205,7 @@ class Deployment:
         self.port = free_port()
         self.daemons = []
         self.config_file = os.path.join(self.workdir, 'nova_lite.conf')
+        self._engine = None
 
     def _base_conf(self, transport_url):
         sections = {
@@ -233,12 +241,16 @@ class Deployment:
 
     def start(self):
         os.makedirs(self.workdir, exist_ok=True)
-        self.database.create()
-        transport_url = self.vhost.create()
-        self._write('nova_lite.conf', self._base_conf(transport_url))
-        subprocess.run([os.path.join(BIN, 'nova-lite-manage'),
-                        '--config-file', self.config_file, 'db', 'sync'],
-                       check=True, capture_output=True)
+        # rabbitmqctl takes seconds (it boots an Erlang VM per call): make
+        # the vhost while the database is created and migrated.
+        with concurrent.futures.ThreadPoolExecutor(1) as pool:
+            vhost = pool.submit(self.vhost.create)
+            self.database.create()
+            self._write('nova_lite.conf', self._base_conf(self.vhost.url))
+            subprocess.run([os.path.join(BIN, 'nova-lite-manage'),
+                            '--config-file', self.config_file, 'db',
+                            'sync'], check=True, capture_output=True)
+            vhost.result()
         order = [self._daemon('nova-lite-conductor', 'conductor'),
                  self._daemon('nova-lite-scheduler', 'scheduler')]
         for host, driver_conf in self.computes.items():
@@ -279,9 +291,28 @@ class Deployment:
             codes[daemon.name] = daemon.stop()
         return codes
 
+    def register_image(self, name='cirros', disk_format='qcow2'):
+        """Register an image with nova-lite-manage; return its id."""
+        out = subprocess.run(
+            [os.path.join(BIN, 'nova-lite-manage'), '--config-file',
+             self.config_file, 'image', 'create', name, '--disk-format',
+             disk_format],
+            check=True, capture_output=True, text=True)
+        return out.stdout.strip()
+
+    def sql(self, statement, **params):
+        """Run one SQL statement on the deployment's database (read it
+        as the daemons left it); return the rows."""
+        if self._engine is None:
+            self._engine = sa.create_engine(self.database.url)
+        with self._engine.connect() as conn:
+            return conn.execute(sa.text(statement), params).all()
+
     def cleanup(self):
         for daemon in self.daemons:
             daemon.kill()
+        if self._engine is not None:
+            self._engine.dispose()
         try:
             self.vhost.delete()
         finally:
@@ -301,4 +332,5 @@ def wait_for(predicate, timeout=60, interval=0.2, message='condition'):
         time.sleep(interval)
     raise AssertionError('timed out after %ss waiting for %s' % (timeout,
                                                                   message))
+
 

@@ -1,8 +1,6 @@
 """The spine, for real: four daemons as processes on RabbitMQ, against
 PostgreSQL and then MariaDB, boot ten servers and delete them."""
 
-import sqlalchemy as sa
-
 import pytest
 
 from tests.functional import conftest
@@ -26,44 +24,20 @@ def deploy(request, module_tmp):
     assert set(codes.values()) == {0}, 'unclean exit %s\n%s' % (codes, logs)
 
 
-def _image_id(deploy):
-    status, _, body = deploy.api.get('/images')
-    if body['images']:
-        return body['images'][0]['id']
-    raise AssertionError('no image registered')
-
-
 def _allocations(deploy):
-    engine = sa.create_engine(deploy.database.url)
-    try:
-        with engine.connect() as conn:
-            rows = conn.execute(sa.text(
-                'SELECT a.consumer_id, r.uuid, a.resource_class, a.used '
-                'FROM allocations a JOIN resource_providers r '
-                'ON r.id = a.resource_provider_id')).all()
-            capacity = conn.execute(sa.text(
-                'SELECT r.uuid, i.resource_class, i.total, i.reserved, '
-                'i.allocation_ratio FROM inventories i JOIN '
-                'resource_providers r ON r.id = i.resource_provider_id')
-            ).all()
-    finally:
-        engine.dispose()
+    rows = deploy.sql(
+        'SELECT a.consumer_id, r.uuid, a.resource_class, a.used '
+        'FROM allocations a JOIN resource_providers r '
+        'ON r.id = a.resource_provider_id')
+    capacity = deploy.sql(
+        'SELECT r.uuid, i.resource_class, i.total, i.reserved, '
+        'i.allocation_ratio FROM inventories i JOIN resource_providers r '
+        'ON r.id = i.resource_provider_id')
     return rows, capacity
 
 
-def _register_image(deploy):
-    import os
-    import subprocess
-    out = subprocess.run(
-        [os.path.join(deployment.BIN, 'nova-lite-manage'), '--config-file',
-         deploy.config_file, 'image', 'create', 'cirros', '--disk-format',
-         'qcow2', '--property', 'hw_architecture=x86_64'],
-        check=True, capture_output=True, text=True)
-    return out.stdout.strip()
-
-
 def test_boot_ten_list_show_delete(deploy):
-    image_id = _register_image(deploy)
+    image_id = deploy.register_image()
     status, _, body = deploy.admin_api.post('/flavors', FLAVOR)
     assert status == 200, body
     server = {'name': 'web', 'imageRef': image_id, 'flavorRef': 'small'}
