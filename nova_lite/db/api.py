@@ -45,10 +45,14 @@ def _tune_sqlite(engine):
     # A deferred transaction that reads and then writes fails at once with
     # "database is locked" when another writer committed in between (the
     # busy timeout does not apply to that case). Taking the write lock at
-    # BEGIN makes every transaction wait its turn instead. This runs before
-    # oslo.db's own BEGIN, and sets the marker oslo.db checks so it does
-    # not begin twice.
-    @sqlalchemy.event.listens_for(engine, 'begin', insert=True)
+    # BEGIN makes every transaction wait its turn instead. oslo.db emits a
+    # plain BEGIN from its own listener; ours replaces it (keeping the
+    # marker its commit and rollback listeners clear).
+    for listener in list(engine.dispatch.begin):
+        if getattr(listener, '__name__', '') == '_sqlite_emit_begin':
+            sqlalchemy.event.remove(engine, 'begin', listener)
+
+    @sqlalchemy.event.listens_for(engine, 'begin')
     def _begin_immediate(conn):
         if 'in_transaction' not in conn.info:
             conn.exec_driver_sql('BEGIN IMMEDIATE')
