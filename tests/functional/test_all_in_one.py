@@ -3,6 +3,7 @@
 import os
 
 import pytest
+import sqlalchemy as sa
 
 from tests.functional import deployment
 
@@ -39,24 +40,49 @@ def test_first_run_creates_image_flavors_and_sqlite(all_in_one, module_tmp):
     assert 'curl -s -H "X-Auth-Token: demo:demo"' in open(daemon.log).read()
 
 
-def test_boot_and_delete(all_in_one):
+def _allocations(module_tmp):
+    engine = sa.create_engine('sqlite:///%s' % (module_tmp / 'state' /
+                                                'nova_lite.sqlite'))
+    try:
+        with engine.connect() as conn:
+            return conn.execute(sa.text(
+                'SELECT consumer_id, resource_class, used FROM allocations'
+            )).all()
+    finally:
+        engine.dispose()
+
+
+def test_boot_ten_list_show_delete(all_in_one, module_tmp):
     daemon, api = all_in_one
-    _, _, images = api.get('/images')
-    image_id = images['images'][0]['id']
+    admin = api.as_user('admin:admin')
+    status, _, body = admin.post('/flavors', {'flavor': {
+        'name': 'aio', 'id': 'aio', 'ram': 256, 'vcpus': 1, 'disk': 1}})
+    assert status == 200, body
+    image_id = api.get('/images')[2]['images'][0]['id']
     status, _, body = api.post('/servers', {'server': {
-        'name': 'demo', 'imageRef': image_id, 'flavorRef': '1',
-        'min_count': 3, 'max_count': 3}})
+        'name': 'demo', 'imageRef': image_id, 'flavorRef': 'aio',
+        'min_count': 10, 'max_count': 10}})
     assert status == 202, body
 
     def active():
         servers = api.get('/servers/detail')[2]['servers']
-        return (len(servers) == 3
+        assert not [s for s in servers if s['status'] == 'ERROR'], servers
+        return (len(servers) == 10
                 and all(s['status'] == 'ACTIVE' for s in servers)
                 and servers)
 
     servers = deployment.wait_for(active, timeout=60, message='ACTIVE')
-    assert {s['OS-EXT-STS:vm_state'] for s in servers} == {'active'}
-    for server in servers:
-        assert api.delete('/servers/%s' % server['id'])[0] == 204
+    uuids = {s['id'] for s in servers}
+    rows = _allocations(module_tmp)
+    assert {row.consumer_id for row in rows} == uuids
+    assert {(row.resource_class, row.used) for row in rows} == {
+        ('VCPU', 1), ('MEMORY_MB', 256), ('DISK_GB', 1)}
+    assert {s['id'] for s in api.get('/servers')[2]['servers']} == uuids
+    shown = api.get('/servers/%s' % servers[0]['id'])[2]['server']
+    assert shown['OS-EXT-STS:vm_state'] == 'active'
+    for uuid in uuids:
+        assert api.delete('/servers/%s' % uuid)[0] == 204
     deployment.wait_for(lambda: api.get('/servers')[2]['servers'] == [],
                         timeout=60, message='deleted')
+    deployment.wait_for(lambda: _allocations(module_tmp) == [], timeout=30,
+                        message='allocations removed')

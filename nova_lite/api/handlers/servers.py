@@ -168,6 +168,29 @@ def _password(length=12):
     return ''.join(secrets.choice(_PASSWORD_CHARS) for _ in range(length))
 
 
+def _image_ref(server):
+    """The image to boot: imageRef, or the image root disk of
+    block_device_mapping_v2 (which the openstack CLI sends). Volumes and
+    blank disks are refused: nova_lite has no block storage."""
+    image_ref = server.get('imageRef') or None
+    for bdm in server.get('block_device_mapping_v2') or ():
+        if (bdm.get('source_type') != 'image'
+                or bdm.get('destination_type', 'local') != 'local'):
+            raise exception.InvalidRequest(
+                reason='block_device_mapping_v2 may only give the image as '
+                       'the local root disk: nova_lite has no volumes')
+        if image_ref is None:
+            image_ref = bdm.get('uuid')
+        elif bdm.get('uuid') not in (None, image_ref):
+            raise exception.InvalidRequest(
+                reason='block_device_mapping_v2 names image %s but imageRef '
+                       'is %s' % (bdm.get('uuid'), image_ref))
+    if not image_ref:
+        raise exception.InvalidRequest(
+            reason='imageRef is required: nova_lite cannot boot from volume')
+    return image_ref
+
+
 @validation.body(schema.CREATE)
 def create(req, body):
     """202 {"server": {id, links, OS-DCF:diskConfig, security_groups,
@@ -183,7 +206,7 @@ def create(req, body):
                         'availability_zone': zone})
     min_count, max_count = _counts(server)
     flavor = _flavor_for_build(context, server['flavorRef'])
-    image = _image_for_build(context, server['imageRef'])
+    image = _image_for_build(context, _image_ref(server))
     instances, reservation_id = compute.create(
         context, flavor, image, server['name'], min_count=min_count,
         max_count=max_count, metadata=server.get('metadata'),

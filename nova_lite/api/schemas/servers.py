@@ -30,6 +30,30 @@ _SERVER_PROPERTIES = {
     'adminPass': {'type': 'string'},
     'personality': {'type': 'array'},
     'OS-DCF:diskConfig': {'type': 'string', 'enum': ['AUTO', 'MANUAL']},
+    # The openstack CLI describes the image root disk this way too; only
+    # that form is accepted (see handlers.servers._image_ref).
+    'block_device_mapping_v2': {
+        'type': 'array',
+        'items': {
+            'type': 'object',
+            'properties': {
+                'uuid': {'type': 'string'},
+                'source_type': {'type': 'string',
+                                'enum': ['image', 'volume', 'snapshot',
+                                         'blank']},
+                'destination_type': {'type': 'string',
+                                     'enum': ['local', 'volume']},
+                'boot_index': {'type': ['integer', 'string', 'null']},
+                'delete_on_termination': types.boolean,
+                'volume_size': {'type': ['integer', 'string', 'null']},
+                'device_name': {'type': 'string'},
+                'device_type': {'type': 'string'},
+                'disk_bus': {'type': 'string'},
+                'guest_format': {'type': 'string'},
+            },
+            'additionalProperties': False,
+        },
+    },
 }
 
 _HINTS = {
@@ -48,8 +72,9 @@ CREATE = {
         'server': {
             'type': 'object',
             'properties': _SERVER_PROPERTIES,
-            # imageRef is required: nova_lite cannot boot from volume.
-            'required': ['name', 'imageRef', 'flavorRef'],
+            # An image is required (imageRef, or an image root disk in
+            # block_device_mapping_v2): nova_lite cannot boot from volume.
+            'required': ['name', 'flavorRef'],
             'additionalProperties': False,
         },
         'os:scheduler_hints': _HINTS,

@@ -91,6 +91,38 @@ class TestCreate:
             'Flavor 42 could not be found.')
         assert compute.created == []
 
+    def test_image_root_disk_in_block_device_mapping(self, api, compute):
+        """The openstack CLI sends the image both as imageRef and as a
+        local root disk, plus an empty network list; Nova accepts that."""
+        root = {'uuid': IMAGE['id'], 'boot_index': 0, 'source_type': 'image',
+                'destination_type': 'local', 'delete_on_termination': True}
+        resp = api()('POST', '/servers', _body(
+            block_device_mapping_v2=[root], networks=[]))
+        assert resp.status_int == 202
+        body = _body(block_device_mapping_v2=[root])
+        del body['server']['imageRef']
+        assert api()('POST', '/servers', body).status_int == 202
+        assert [c['image'] for c in compute.created] == [IMAGE, IMAGE]
+
+    def test_volumes_and_missing_image_are_400(self, api, compute):
+        volume = {'uuid': OTHER, 'source_type': 'volume',
+                  'destination_type': 'volume', 'boot_index': 0}
+        resp = api()('POST', '/servers',
+                     _body(block_device_mapping_v2=[volume]))
+        assert resp.status_int == 400
+        assert 'no volumes' in resp.json['badRequest']['message']
+        body = _body()
+        del body['server']['imageRef']
+        resp = api()('POST', '/servers', body)
+        assert resp.status_int == 400
+        assert 'imageRef is required' in resp.json['badRequest']['message']
+        other = {'uuid': OTHER, 'source_type': 'image',
+                 'destination_type': 'local'}
+        resp = api()('POST', '/servers',
+                     _body(block_device_mapping_v2=[other]))
+        assert resp.status_int == 400
+        assert compute.created == []
+
     def test_forced_host_needs_admin(self, api, compute):
         resp = api()('POST', '/servers',
                      _body(availability_zone='nova:host1'))
