@@ -6,13 +6,13 @@ and the descriptive fields here (hypervisor type and version, cpu_info,
 stats) feed the filters that look at the host itself.
 """
 
-from oslo_db import exception as db_exc
 from oslo_serialization import jsonutils
 from oslo_utils import timeutils
 import sqlalchemy as sa
 
 from nova_lite.db import api as db_api
 from nova_lite.db import models
+from nova_lite.db import queries
 from nova_lite import exception
 from nova_lite.objects import base
 from nova_lite.objects import fields
@@ -64,12 +64,10 @@ class ComputeNode(base.NovaLiteObject, base.NovaLiteTimestampObject):
     @staticmethod
     @db_api.reader
     def _get_from_db(context, **filters):
-        row = context.session.scalars(
-            sa.select(models.ComputeNode).filter_by(**filters)).first()
-        if row is None:
-            raise exception.ComputeNodeNotFound(
-                node=', '.join('%s=%s' % kv for kv in filters.items()))
-        return row
+        return queries.first_or_raise(
+            context.session, models.ComputeNode,
+            lambda f: exception.ComputeNodeNotFound(node=queries.describe(f)),
+            **filters)
 
     @classmethod
     @base.remotable
@@ -88,14 +86,10 @@ class ComputeNode(base.NovaLiteObject, base.NovaLiteTimestampObject):
     @staticmethod
     @db_api.writer
     def _create_in_db(context, values):
-        row = models.ComputeNode(**values)
-        context.session.add(row)
-        try:
-            context.session.flush()
-        except db_exc.DBDuplicateEntry:
-            raise exception.Conflict(
-                reason='compute node %s already exists' % values.get('uuid'))
-        return row
+        return queries.insert(
+            context.session, models.ComputeNode(**values),
+            lambda error: exception.Conflict(
+                reason='compute node %s already exists' % values.get('uuid')))
 
     @base.remotable
     def create(self):
@@ -109,10 +103,8 @@ class ComputeNode(base.NovaLiteObject, base.NovaLiteTimestampObject):
     @staticmethod
     @db_api.writer
     def _save_in_db(context, node_id, values):
-        context.session.execute(sa.update(models.ComputeNode).where(
-            models.ComputeNode.id == node_id).values(**values))
-        return context.session.get(models.ComputeNode, node_id,
-                                   populate_existing=True)
+        return queries.update_and_reload(context.session, models.ComputeNode,
+                                         node_id, values)
 
     @base.remotable
     def save(self):

@@ -4,11 +4,11 @@ An instance keeps a copy of the flavor it was built with, so deleting or
 changing a flavor never changes a running server.
 """
 
-from oslo_db import exception as db_exc
 import sqlalchemy as sa
 
 from nova_lite.db import api as db_api
 from nova_lite.db import models
+from nova_lite.db import queries
 from nova_lite import exception
 from nova_lite.objects import base
 from nova_lite.objects import fields
@@ -50,13 +50,10 @@ class Flavor(base.NovaLiteObject, base.NovaLiteTimestampObject):
     @staticmethod
     @db_api.reader
     def _get_from_db(context, **filters):
-        row = context.session.scalars(
-            sa.select(models.Flavor).filter_by(**filters)).first()
-        if row is None:
-            raise exception.FlavorNotFound(
-                flavor_id=filters.get('flavorid', filters.get(
-                    'name', filters.get('id'))))
-        return row
+        [value] = filters.values()
+        return queries.first_or_raise(
+            context.session, models.Flavor,
+            lambda f: exception.FlavorNotFound(flavor_id=value), **filters)
 
     @classmethod
     @base.remotable
@@ -83,14 +80,14 @@ class Flavor(base.NovaLiteObject, base.NovaLiteTimestampObject):
         row = models.Flavor(**values)
         row.extra_specs = [models.FlavorExtraSpec(key=k, value=v)
                            for k, v in extra_specs.items()]
-        context.session.add(row)
-        try:
-            context.session.flush()
-        except db_exc.DBDuplicateEntry as exc:
-            field = 'name' if 'name' in (exc.columns or []) else 'id'
-            value = values['name'] if field == 'name' else values['flavorid']
-            raise exception.FlavorExists(field=field, value=value)
-        return row
+
+        def exists(error):
+            if 'name' in (error.columns or []):
+                return exception.FlavorExists(field='name',
+                                              value=values['name'])
+            return exception.FlavorExists(field='id',
+                                          value=values['flavorid'])
+        return queries.insert(context.session, row, exists)
 
     @base.remotable
     def create(self):

@@ -1,6 +1,5 @@
 """Service: one row per running daemon, its heartbeat and its version."""
 
-from oslo_db import exception as db_exc
 from oslo_utils import timeutils
 from oslo_utils import uuidutils
 import sqlalchemy as sa
@@ -8,6 +7,7 @@ import sqlalchemy as sa
 from nova_lite.conf import CONF
 from nova_lite.db import api as db_api
 from nova_lite.db import models
+from nova_lite.db import queries
 from nova_lite import exception
 from nova_lite.objects import base
 from nova_lite.objects import fields
@@ -72,12 +72,10 @@ class Service(base.NovaLiteObject, base.NovaLiteTimestampObject):
     @staticmethod
     @db_api.reader
     def _get_from_db(context, **filters):
-        row = context.session.scalars(
-            sa.select(models.Service).filter_by(**filters)).first()
-        if row is None:
-            raise exception.ServiceNotFound(
-                service_id=', '.join('%s=%s' % kv for kv in filters.items()))
-        return row
+        return queries.first_or_raise(
+            context.session, models.Service,
+            lambda f: exception.ServiceNotFound(
+                service_id=queries.describe(f)), **filters)
 
     @classmethod
     @base.remotable
@@ -101,14 +99,10 @@ class Service(base.NovaLiteObject, base.NovaLiteTimestampObject):
     @staticmethod
     @db_api.writer
     def _create_in_db(context, values):
-        row = models.Service(**values)
-        context.session.add(row)
-        try:
-            context.session.flush()
-        except db_exc.DBDuplicateEntry:
-            raise exception.ServiceExists(binary=values['binary'],
-                                          host=values['host'])
-        return row
+        return queries.insert(
+            context.session, models.Service(**values),
+            lambda error: exception.ServiceExists(binary=values['binary'],
+                                                  host=values['host']))
 
     @base.remotable
     def create(self):
@@ -124,10 +118,8 @@ class Service(base.NovaLiteObject, base.NovaLiteTimestampObject):
     @staticmethod
     @db_api.writer
     def _save_in_db(context, service_id, values):
-        context.session.execute(sa.update(models.Service).where(
-            models.Service.id == service_id).values(**values))
-        return context.session.get(models.Service, service_id,
-                                   populate_existing=True)
+        return queries.update_and_reload(context.session, models.Service,
+                                         service_id, values)
 
     @base.remotable
     def save(self):

@@ -102,6 +102,25 @@ def format_shortfall(count, needed, best, unit):
         count, _number(needed), unit, _number(max(best, 0)), unit)
 
 
+def summarize_capacity(host_states, requested, total, free, unit,
+                       too_small):
+    """Summarise hosts a capacity filter rejected.
+
+    Hosts whose whole ``total(host)`` is below ``requested`` are counted
+    with the ``too_small`` wording ('%d have less than %d MB in all'); the
+    others are short now, reported with the best ``free(host)`` among them.
+    """
+    small = [h for h in host_states if total(h) < requested]
+    short = [h for h in host_states if total(h) >= requested]
+    parts = []
+    if short:
+        best = max(free(h) for h in short)
+        parts.append(format_shortfall(len(short), requested, best, unit))
+    if small:
+        parts.append(too_small % (len(small), requested))
+    return ', '.join(parts)
+
+
 def _number(value):
     return int(value) if float(value).is_integer() else round(value, 1)
 

@@ -46,18 +46,11 @@ class BaseCoreFilter(filters.BaseHostFilter):
         return 'need %d VCPU' % requested
 
     def summarize_rejections(self, host_states, spec_obj):
-        requested = spec_obj.flavor.vcpus
-        too_small = [h for h in host_states if requested > h.vcpus_total]
-        short = [h for h in host_states if requested <= h.vcpus_total]
-        parts = []
-        if short:
-            best = max(self._free_vcpus(h, spec_obj) for h in short)
-            parts.append(filters.format_shortfall(len(short), requested,
-                                                  best, 'VCPU'))
-        if too_small:
-            parts.append('%d have fewer than %d CPUs'
-                         % (len(too_small), requested))
-        return ', '.join(parts)
+        return filters.summarize_capacity(
+            host_states, spec_obj.flavor.vcpus,
+            total=lambda h: h.vcpus_total,
+            free=lambda h: self._free_vcpus(h, spec_obj), unit='VCPU',
+            too_small='%d have fewer than %d CPUs')
 
 
 class CoreFilter(BaseCoreFilter):

@@ -50,20 +50,11 @@ class BaseDiskFilter(filters.BaseHostFilter):
         return 'need %d MB' % requested
 
     def summarize_rejections(self, host_states, spec_obj):
-        requested = requested_disk_mb(spec_obj.flavor)
-        too_small = [h for h in host_states
-                     if h.total_usable_disk_gb * 1024 < requested]
-        short = [h for h in host_states
-                 if h.total_usable_disk_gb * 1024 >= requested]
-        parts = []
-        if short:
-            best = max(self._usable_disk_mb(h, spec_obj) for h in short)
-            parts.append(filters.format_shortfall(len(short), requested,
-                                                  best, 'MB'))
-        if too_small:
-            parts.append('%d have less than %d MB in all'
-                         % (len(too_small), requested))
-        return ', '.join(parts)
+        return filters.summarize_capacity(
+            host_states, requested_disk_mb(spec_obj.flavor),
+            total=lambda h: h.total_usable_disk_gb * 1024,
+            free=lambda h: self._usable_disk_mb(h, spec_obj), unit='MB',
+            too_small='%d have less than %d MB in all')
 
 
 class DiskFilter(BaseDiskFilter):

@@ -46,19 +46,11 @@ class BaseRamFilter(filters.BaseHostFilter):
         return None
 
     def summarize_rejections(self, host_states, spec_obj):
-        requested = spec_obj.flavor.memory_mb
-        too_small = [h for h in host_states
-                     if h.total_usable_ram_mb < requested]
-        short = [h for h in host_states if h.total_usable_ram_mb >= requested]
-        parts = []
-        if short:
-            best = max(self._usable_ram_mb(h, spec_obj) for h in short)
-            parts.append(filters.format_shortfall(len(short), requested,
-                                                  best, 'MB'))
-        if too_small:
-            parts.append('%d have less than %d MB in all'
-                         % (len(too_small), requested))
-        return ', '.join(parts)
+        return filters.summarize_capacity(
+            host_states, spec_obj.flavor.memory_mb,
+            total=lambda h: h.total_usable_ram_mb,
+            free=lambda h: self._usable_ram_mb(h, spec_obj), unit='MB',
+            too_small='%d have less than %d MB in all')
 
 
 class RamFilter(BaseRamFilter):
