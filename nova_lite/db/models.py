@@ -311,3 +311,12 @@ class ResourceProviderAggregate(Base):
     aggregate_id = sa.Column(sa.Integer,
                              sa.ForeignKey('placement_aggregates.id'),
                              primary_key=True)
+
+
+# ----------------------------------------------------------------- quotas
+# (quota limits, classes, usages and reservations: migration 0002_quotas)
+
+
+# ------------------------------------------- aggregates and server groups
+# (host aggregates with metadata, server groups and their members:
+# migration 0003_aggregates_groups)
