@@ -1,0 +1,286 @@
+"""Reserve, commit, roll back, expire and release quota.
+
+A boot reserves what its servers will use, writes their records and
+commits, in this order::
+
+    reservation = reservations.reserve(ctxt, project, user,
+                                       {'instances': 1, 'cores': 2,
+                                        'ram': 2048},
+                                       min_count=1, max_count=5)
+    with db_api.writer.using(ctxt) as session:
+        ...create reservation.count servers...
+        reservations.commit_in_session(session, reservation)
+
+``reserve`` moves the amounts into ``reserved``; committing moves them to
+``in_use`` in the same transaction as the records, so the records and the
+usage they account for appear together or not at all. A reservation that
+is never committed (its request failed, or its conductor died) is rolled
+back: by the caller, or by the expiry task once ``[quota]
+reservation_expire`` has passed. Commit and rollback apply a reservation's
+rows only if they can delete them first, so each applies at most once
+whoever retries them. Deleting a server releases its usage inside the
+transaction that marks it deleted (``release_in_session``), once.
+
+See ``usages`` for the locking protocol that makes this exact.
+"""
+
+import dataclasses
+import datetime
+
+from oslo_log import log as logging
+from oslo_utils import uuidutils
+import sqlalchemy as sa
+
+from nova_lite.conf import CONF
+from nova_lite.db import api as db_api
+from nova_lite.db import models
+from nova_lite import exception
+from nova_lite.quota import engine
+from nova_lite.quota import limits as quota_limits
+from nova_lite.quota import resources as quota_resources
+from nova_lite.quota import usages
+
+LOG = logging.getLogger(__name__)
+
+PROJECT = usages.PROJECT
+
+
+@dataclasses.dataclass(frozen=True)
+class Reservation:
+    """What ``reserve`` granted: ``count`` units, holding ``deltas``
+    ({resource: amount}) for ``user_id`` of ``project_id``."""
+    uuid: str
+    project_id: str
+    user_id: str
+    count: int
+    deltas: dict
+
+
+def _check_reservable(per_unit):
+    unknown = sorted(set(per_unit) - set(quota_resources.RESERVABLE))
+    if unknown:
+        raise exception.QuotaResourceUnknown(unknown=', '.join(unknown))
+    if any(amount < 0 for amount in per_unit.values()):
+        raise exception.InvalidInput(
+            reason='quota reservations take non-negative amounts')
+
+
+def reserve(context, project_id, user_id, per_unit, min_count=1,
+            max_count=1, quota_class=None):
+    """Reserve between min_count and max_count units of ``per_unit``
+    ({resource: amount per unit}), as many as fit.
+
+    Returns a Reservation; raises OverQuota (403) naming each resource
+    that cannot take ``min_count``, with what was requested, used and
+    allowed. Usage is recounted first when stale and always before a
+    refusal, so nothing is refused while the real usage leaves room.
+    Runs transactions of its own: call it outside any of the caller's.
+    """
+    _check_reservable(per_unit)
+    if not 0 <= min_count <= max_count:
+        raise exception.InvalidInput(
+            reason='min_count must be at most max_count')
+    per_unit = {r: amount for r, amount in per_unit.items() if amount}
+    if not per_unit:
+        return Reservation(uuidutils.generate_uuid(), project_id, user_id,
+                           max_count, {})
+    project_limits, user_limits = quota_limits.get_limits(
+        context, project_id, user_id, quota_class)
+    resources = quota_resources.sync_group(per_unit)
+    usages.ensure_rows(context, project_id, user_id, resources)
+    return _reserve(context, project_id, user_id, per_unit, min_count,
+                    max_count, (project_limits, user_limits), resources)
+
+
+@usages.retry
+@db_api.writer
+def _reserve(context, project_id, user_id, per_unit, min_count, max_count,
+             limits, resources):
+    return reserve_in_session(context.session, project_id, user_id,
+                              per_unit, min_count, max_count, limits,
+                              resources)
+
+
+def reserve_in_session(session, project_id, user_id, per_unit, min_count,
+                       max_count, limits, resources):
+    """The reservation's transaction: lock, recount if stale, fit, record.
+
+    ``limits`` is (project limits, user limits); ``resources`` the whole
+    sync groups of ``per_unit``'s resources, locked together. This must
+    be the first thing the transaction does (see the protocol in
+    ``usages``: a recount relies on it).
+    """
+    now = usages.utcnow()
+    rows = usages.lock(session, project_id, [user_id], resources,
+                       create=True)
+    stale = False
+    for row in rows.values():
+        engine.tick(row)
+        stale = engine.refresh_due(row, now, CONF.quota.max_age) or stale
+    if stale:
+        rows.update(usages.refresh(session, project_id, resources, now))
+    try:
+        count = engine.how_many_fit(
+            per_unit, min_count, max_count,
+            _checks(rows, limits, user_id, per_unit))
+    except exception.OverQuota:
+        if stale:
+            raise
+        # Refuse only on counted usage: a drifted record must not turn
+        # away a request that fits.
+        rows.update(usages.refresh(session, project_id, resources, now))
+        count = engine.how_many_fit(
+            per_unit, min_count, max_count,
+            _checks(rows, limits, user_id, per_unit))
+    return _record(session, rows, project_id, user_id, per_unit, count, now)
+
+
+def _checks(rows, limits, user_id, per_unit):
+    project_limits, user_limits = limits
+    checks = []
+    for resource in sorted(per_unit):
+        for level, user, limit in (
+                ('project', PROJECT, project_limits[resource]),
+                ('user', user_id, user_limits[resource])):
+            row = rows[(user, resource)]
+            checks.append(engine.Check(resource, level, limit,
+                                       row.in_use + row.reserved))
+    return checks
+
+
+def _record(session, rows, project_id, user_id, per_unit, count, now):
+    uuid = uuidutils.generate_uuid()
+    expire = now + datetime.timedelta(seconds=CONF.quota.reservation_expire)
+    deltas = {r: a * count for r, a in sorted(per_unit.items())
+              if a * count}
+    for resource, delta in deltas.items():
+        session.add(models.Reservation(
+            uuid=uuid, project_id=project_id, user_id=user_id,
+            resource=resource, delta=delta, expire=expire))
+        for user in (PROJECT, user_id):
+            rows[(user, resource)].reserved += delta
+    session.flush()
+    LOG.debug('Reserved %s for %d unit(s) of project %s user %s: %s',
+              uuid, count, project_id, user_id, deltas)
+    return Reservation(uuid, project_id, user_id, count, deltas)
+
+
+def _take(session, uuid):
+    """Lock the usage rows a reservation touches, then delete its rows;
+    return ([(user_id, resource, delta)] this transaction deleted, the
+    locked rows). Nothing is returned if another transaction committed,
+    rolled back or expired the reservation first: every one of them
+    deletes under the same project locks, so the delete either takes
+    every row read here or none.
+    """
+    model = models.Reservation
+    found = session.execute(
+        sa.select(model.project_id, model.user_id, model.resource,
+                  model.delta).where(model.uuid == uuid)).all()
+    if not found:
+        return [], {}
+    resources = quota_resources.sync_group({r.resource for r in found})
+    rows = usages.lock(session, found[0].project_id,
+                       {r.user_id for r in found}, resources)
+    deleted = session.execute(sa.delete(model).where(
+        model.uuid == uuid)).rowcount
+    if deleted != len(found):
+        return [], rows
+    return [(r.user_id, r.resource, r.delta) for r in found], rows
+
+
+def _apply(session, uuid, commit):
+    taken, rows = _take(session, uuid)
+    for user_id, resource, delta in taken:
+        for user in (PROJECT, user_id):
+            row = rows.get((user, resource))
+            if row is None:
+                continue
+            row.reserved = max(row.reserved - delta, 0)
+            if commit and row.in_use >= 0:
+                row.in_use += delta
+    session.flush()
+    return taken
+
+
+def commit_in_session(session, reservation):
+    """Commit ``reservation`` inside the caller's transaction (the one
+    writing the records it pays for).
+
+    Raises ReservationExpired if it is gone (expired and rolled back, or
+    already committed), so the caller's transaction does not create what
+    no quota accounts for.
+    """
+    taken = _apply(session, reservation.uuid, commit=True)
+    if len(taken) != len(reservation.deltas):
+        raise exception.ReservationExpired(uuid=reservation.uuid)
+
+
+@usages.retry
+@db_api.writer
+def commit(context, uuid):
+    """Commit a reservation by uuid; True if this call applied it, False
+    if it was already committed, rolled back or expired."""
+    return bool(_apply(context.session, uuid, commit=True))
+
+
+@usages.retry
+@db_api.writer
+def rollback(context, uuid):
+    """Roll a reservation back by uuid; True if this call released it,
+    False if it was already committed, rolled back or expired."""
+    released = _apply(context.session, uuid, commit=False)
+    if released:
+        LOG.info('Rolled back quota reservation %s', uuid)
+    return bool(released)
+
+
+@db_api.reader
+def _expired_uuids(context, now, limit):
+    model = models.Reservation
+    return list(context.session.scalars(
+        sa.select(model.uuid).where(model.expire < now)
+        .group_by(model.uuid).order_by(sa.func.min(model.expire))
+        .limit(limit)))
+
+
+def expire_reservations(context, now=None, batch=1000):
+    """Roll back every reservation past its expiry; returns how many.
+
+    Each goes in a transaction of its own, so one busy project does not
+    hold up the others.
+    """
+    now = now or usages.utcnow()
+    expired = 0
+    for uuid in _expired_uuids(context, now, batch):
+        if rollback(context, uuid):
+            expired += 1
+            LOG.warning('Quota reservation %s expired: rolled back', uuid)
+    return expired
+
+
+def release_in_session(session, project_id, user_id, deltas):
+    """Take ``deltas`` ({resource: amount}) off the recorded usage of a
+    user and their project, inside the caller's transaction (the one that
+    deletes what used them).
+
+    Records that do not exist are left alone (they are counted when
+    created); a record that would go negative becomes unknown instead
+    (recounted at the next reservation).
+    """
+    resources = quota_resources.sync_group(
+        [r for r, amount in deltas.items() if amount])
+    if not resources:
+        return
+    rows = usages.lock(session, project_id, [user_id], resources)
+    for (user, resource), row in sorted(rows.items()):
+        amount = deltas.get(resource, 0)
+        if not amount:
+            continue
+        before = row.in_use
+        row.in_use = engine.released(row.in_use, amount)
+        if before >= 0 > row.in_use:
+            LOG.warning('Quota usage of project %s user %r %s was %d, below '
+                        'the %d released: it will be recounted', project_id,
+                        user, resource, before, amount)
+    session.flush()

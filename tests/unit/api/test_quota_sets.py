@@ -1,0 +1,230 @@
+"""/os-quota-sets, /os-quota-class-sets and /limits over a fake store."""
+
+import types
+
+import pytest
+
+from nova_lite.api.handlers import limits as limits_handler
+from nova_lite.api import wsgi
+from nova_lite import exception
+from nova_lite import objects
+from nova_lite.quota import limits as quota_limits
+from nova_lite.quota import usages
+from tests.unit.api import conftest
+
+DEFAULTS = {'cores': 20, 'instances': 10, 'metadata_items': 128,
+            'ram': 51200, 'server_group_members': 10, 'server_groups': 10}
+ADMIN = conftest.make_context('admin', 'adminproj')
+MEMBER = conftest.make_context('demo', 'proj1')
+READER = conftest.make_context('viewer', 'proj1', roles=['reader'])
+
+
+@pytest.fixture
+def store(monkeypatch):
+    """Limits per (project, user) and per class; usage per (project,
+    user); every Quotas save and destroy."""
+    state = types.SimpleNamespace(
+        project={'proj1': {'instances': 5}}, user={}, classes={},
+        usage={}, saved=[], destroyed=[], refuse=None)
+
+    def get_limits(context, project_id, user_id=None, quota_class=None):
+        project = dict(DEFAULTS, **state.classes.get('default', {}))
+        project.update(state.project.get(project_id, {}))
+        user = dict(project, **state.user.get((project_id, user_id), {}))
+        return project, user
+
+    def summary(context, project_id, user_id=None):
+        return state.usage.get((project_id, user_id), {})
+
+    def save(self, force=False):
+        if state.refuse and not force:
+            raise state.refuse
+        state.saved.append((self.project_id, self.user_id,
+                            self.quota_class, dict(self.limits), force))
+        if self.quota_class:
+            state.classes.setdefault(self.quota_class, {}).update(
+                self.limits)
+        elif self.user_id:
+            state.user.setdefault((self.project_id, self.user_id),
+                                  {}).update(self.limits)
+        else:
+            state.project.setdefault(self.project_id, {}).update(
+                self.limits)
+
+    monkeypatch.setattr(quota_limits, 'get_limits', get_limits)
+    monkeypatch.setattr(quota_limits, 'get_defaults',
+                        lambda ctxt: get_limits(ctxt, None)[0])
+    monkeypatch.setattr(quota_limits, 'get_class_limits',
+                        lambda ctxt, name: dict(
+                            DEFAULTS, **state.classes.get(name, {})))
+    monkeypatch.setattr(quota_limits, 'has_user_limits',
+                        lambda ctxt, p, u: (p, u) in state.user)
+    monkeypatch.setattr(usages, 'get_summary', summary)
+    monkeypatch.setattr(objects.Quotas, 'save', save)
+    monkeypatch.setattr(objects.Quotas, 'destroy',
+                        lambda self: state.destroyed.append(
+                            (self.project_id, self.user_id)))
+    return state
+
+
+def test_show_is_the_project_s_limits_in_nova_s_shape(api, store):
+    resp = api(MEMBER)('GET', '/os-quota-sets/proj1')
+    assert resp.status_int == 200
+    assert resp.json == {'quota_set': dict(DEFAULTS, id='proj1',
+                                           instances=5)}
+
+
+def test_show_for_a_user_gives_their_limits(api, store):
+    store.user[('proj1', 'demo')] = {'cores': 4}
+    body = api(MEMBER)('GET', '/os-quota-sets/proj1?user_id=demo').json
+    assert body['quota_set']['cores'] == 4
+    assert body['quota_set']['instances'] == 5
+
+
+def test_readers_see_only_their_project(api, store):
+    assert api(READER)('GET', '/os-quota-sets/proj1').status_int == 200
+    assert api(READER)('GET', '/os-quota-sets/other').status_int == 403
+    assert api(ADMIN)('GET', '/os-quota-sets/other').status_int == 200
+
+
+def test_detail_shows_limit_in_use_and_reserved(api, store):
+    store.usage[('proj1', None)] = {
+        'instances': {'in_use': 3, 'reserved': 1},
+        'cores': {'in_use': 6, 'reserved': 2}}
+    body = api(MEMBER)('GET', '/os-quota-sets/proj1/detail').json
+    quota_set = body['quota_set']
+    assert quota_set['id'] == 'proj1'
+    assert quota_set['instances'] == {'limit': 5, 'in_use': 3,
+                                      'reserved': 1}
+    assert quota_set['metadata_items'] == {'limit': 128, 'in_use': 0,
+                                           'reserved': 0}
+
+
+def test_defaults_are_open_to_everyone(api, store):
+    store.classes['default'] = {'ram': 1024}
+    body = api(READER)('GET', '/os-quota-sets/whatever/defaults').json
+    assert body == {'quota_set': dict(DEFAULTS, id='whatever', ram=1024)}
+
+
+def test_update_goes_through_the_object_and_answers_without_id(api,
+                                                               store):
+    resp = api(ADMIN)('PUT', '/os-quota-sets/proj1',
+                      {'quota_set': {'instances': '20', 'cores': -1}})
+    assert resp.status_int == 200, resp.body
+    assert store.saved == [('proj1', None, None,
+                            {'instances': 20, 'cores': -1}, False)]
+    assert resp.json == {'quota_set': dict(DEFAULTS, instances=20,
+                                           cores=-1)}
+
+
+def test_update_for_a_user_with_force(api, store):
+    resp = api(ADMIN)('PUT', '/os-quota-sets/proj1?user_id=bob',
+                      {'quota_set': {'instances': 1, 'force': 'True'}})
+    assert resp.status_int == 200
+    assert store.saved == [('proj1', 'bob', None, {'instances': 1}, True)]
+    assert resp.json['quota_set']['instances'] == 1
+
+
+def test_update_below_usage_is_400(api, store):
+    store.refuse = exception.QuotaLimitBelowUsage(
+        resource='instances', limit=1, minimum=3)
+    resp = api(ADMIN)('PUT', '/os-quota-sets/proj1',
+                      {'quota_set': {'instances': 1}})
+    assert resp.status_int == 400
+    assert 'already used and reserved 3' in resp.json['badRequest'][
+        'message']
+
+
+@pytest.mark.parametrize('body', [
+    {'quota_set': {'instances': -2}},
+    {'quota_set': {'floating_ips': 10}},
+    {'quota_set': {'instances': 'many'}},
+    {'quota_set': {'instances': 2 ** 31}},
+    {'quota_set': {'instances': None}},
+    {'instances': 1},
+])
+def test_update_validates_the_body(api, store, body):
+    resp = api(ADMIN)('PUT', '/os-quota-sets/proj1', body)
+    assert resp.status_int == 400
+    assert store.saved == []
+
+
+def test_only_administrators_change_quotas(api, store):
+    resp = api(MEMBER)('PUT', '/os-quota-sets/proj1',
+                       {'quota_set': {'instances': 50}})
+    assert resp.status_int == 403
+    assert api(MEMBER)('DELETE', '/os-quota-sets/proj1').status_int == 403
+    assert store.saved == [] and store.destroyed == []
+
+
+def test_delete_reverts_to_defaults(api, store):
+    resp = api(ADMIN)('DELETE', '/os-quota-sets/proj1?user_id=bob')
+    assert resp.status_int == 202
+    assert store.destroyed == [('proj1', 'bob')]
+
+
+def test_quota_classes_show_and_update(api, store):
+    resp = api(ADMIN)('PUT', '/os-quota-class-sets/default',
+                      {'quota_class_set': {'cores': 64}})
+    assert resp.status_int == 200
+    assert resp.json == {'quota_class_set': dict(DEFAULTS, cores=64)}
+    assert store.saved == [(None, None, 'default', {'cores': 64}, False)]
+    body = api(ADMIN)('GET', '/os-quota-class-sets/default').json
+    assert body == {'quota_class_set': dict(DEFAULTS, id='default',
+                                            cores=64)}
+    assert api(MEMBER)('GET',
+                       '/os-quota-class-sets/default').status_int == 403
+
+
+# -- /limits --------------------------------------------------------------
+
+def test_limits_absolute_shows_project_limits_and_usage(api, store):
+    store.usage[('proj1', None)] = {
+        'instances': {'in_use': 2, 'reserved': 1},
+        'cores': {'in_use': 4, 'reserved': 0},
+        'ram': {'in_use': 1024, 'reserved': 0},
+        'server_groups': {'in_use': 0, 'reserved': 0}}
+    resp = api(MEMBER)('GET', '/limits')
+    assert resp.status_int == 200
+    absolute = resp.json['limits']['absolute']
+    assert absolute == {
+        'maxTotalInstances': 5, 'maxTotalCores': 20,
+        'maxTotalRAMSize': 51200, 'maxServerMeta': 128,
+        'maxImageMeta': 128, 'maxServerGroups': 10,
+        'maxServerGroupMembers': 10, 'totalInstancesUsed': 2,
+        'totalCoresUsed': 4, 'totalRAMUsed': 1024,
+        'totalServerGroupsUsed': 0}
+    assert resp.json['limits']['rate'] == []
+    with_reserved = api(MEMBER)('GET', '/limits?reserved=1').json
+    assert with_reserved['limits']['absolute']['totalInstancesUsed'] == 3
+
+
+def test_limits_show_a_user_quota_where_it_binds(api, store):
+    store.user[('proj1', 'demo')] = {'instances': 2}
+    store.usage[('proj1', None)] = {'instances': {'in_use': 3,
+                                                  'reserved': 0}}
+    store.usage[('proj1', 'demo')] = {'instances': {'in_use': 1,
+                                                    'reserved': 0}}
+    absolute = api(MEMBER)('GET', '/limits').json['limits']['absolute']
+    # Project: 2 left of 5. User: 1 left of 2 -> the user's binds.
+    assert (absolute['maxTotalInstances'],
+            absolute['totalInstancesUsed']) == (2, 1)
+
+
+def test_limits_of_another_project_are_for_administrators(api, store):
+    assert api(MEMBER)('GET', '/limits?tenant_id=other').status_int == 403
+    body = api(ADMIN)('GET', '/limits?tenant_id=proj1').json
+    assert body['limits']['absolute']['maxTotalInstances'] == 5
+
+
+def test_rate_limits_are_grouped_by_uri():
+    from nova_lite.api.middleware import ratelimit
+    limits = ratelimit.Limiter.parse_limits(
+        '(POST, *, .*, 10, MINUTE);(GET, *, .*, 120, MINUTE)')
+    view = limits_handler.rate_view(limits)
+    assert [(g['uri'], g['regex']) for g in view] == [('*', '.*')]
+    assert [(limit['verb'], limit['value'], limit['unit'])
+            for limit in view[0]['limit']] == [('POST', 10, 'MINUTE'),
+                                               ('GET', 120, 'MINUTE')]
+    assert view[0]['limit'][0]['next-available'].endswith('Z')
+    assert wsgi.LIMITS_KEY  # where the middleware leaves them
