@@ -1,0 +1,121 @@
+"""/os-aggregates: host aggregates and availability zones (administrators).
+
+Nova's 2.1 shapes: an aggregate shows its availability_zone, created_at,
+deleted, deleted_at, hosts, id, metadata, name and updated_at (create
+answers without hosts and metadata, as Nova does). Changes to hosts and
+metadata are POST .../action with one of add_host, remove_host,
+set_metadata.
+"""
+
+from nova_lite.api import common
+from nova_lite.api.schemas import aggregates as schema
+from nova_lite.api import validation
+from nova_lite.api import wsgi
+from nova_lite.compute import aggregate_api
+from nova_lite import exception
+from nova_lite.policies import aggregates as policies
+
+api = aggregate_api.AggregateAPI()
+
+
+def aggregate_view(aggregate, members=True):
+    view = {
+        'availability_zone': aggregate.availability_zone,
+        'created_at': common.isotime_usec(aggregate.created_at),
+        'deleted': False,
+        'deleted_at': None,
+        'id': aggregate.id,
+        'name': aggregate.name,
+        'updated_at': common.isotime_usec(aggregate.updated_at),
+    }
+    if members:
+        view['hosts'] = list(aggregate.hosts)
+        view['metadata'] = dict(aggregate.metadata)
+    return view
+
+
+def _response(aggregate, members=True):
+    return wsgi.json_response({'aggregate': aggregate_view(aggregate,
+                                                           members)})
+
+
+def _can(req, action):
+    req.context.can(policies.AGGREGATES % action, target={})
+    return req.context
+
+
+def index(req):
+    """200 {"aggregates": [aggregate, ...]}."""
+    context = _can(req, 'index')
+    return wsgi.json_response({'aggregates': [
+        aggregate_view(a) for a in api.get_all(context)]})
+
+
+@validation.body(schema.CREATE)
+def create(req, body):
+    """200 {"aggregate": ...} without hosts and metadata; 409 when the
+    name is taken, 400 for a reserved zone name."""
+    context = _can(req, 'create')
+    values = body['aggregate']
+    aggregate = api.create(context, values['name'],
+                           values.get('availability_zone'))
+    return _response(aggregate, members=False)
+
+
+def show(req, aggregate_id):
+    """200 {"aggregate": ...}; 404 for an unknown id."""
+    context = _can(req, 'show')
+    return _response(api.get(context, aggregate_id))
+
+
+@validation.body(schema.UPDATE)
+def update(req, aggregate_id, body):
+    """200 {"aggregate": ...}: renamed and/or re-zoned; 409 for a taken
+    name, 400 when the zone would conflict."""
+    context = _can(req, 'update')
+    return _response(api.update(context, aggregate_id, body['aggregate']))
+
+
+def delete(req, aggregate_id):
+    """200 with no body; 400 while the aggregate has hosts."""
+    context = _can(req, 'delete')
+    api.delete(context, aggregate_id)
+    return wsgi.json_response(status=200)
+
+
+@validation.body(schema.ADD_HOST)
+def _add_host(req, aggregate_id, body):
+    context = _can(req, 'add_host')
+    return _response(api.add_host(context, aggregate_id,
+                                  body['add_host']['host']))
+
+
+@validation.body(schema.REMOVE_HOST)
+def _remove_host(req, aggregate_id, body):
+    context = _can(req, 'remove_host')
+    return _response(api.remove_host(context, aggregate_id,
+                                     body['remove_host']['host']))
+
+
+@validation.body(schema.SET_METADATA)
+def _set_metadata(req, aggregate_id, body):
+    context = _can(req, 'set_metadata')
+    return _response(api.update_metadata(
+        context, aggregate_id, body['set_metadata']['metadata']))
+
+
+_ACTIONS = {'add_host': _add_host, 'remove_host': _remove_host,
+            'set_metadata': _set_metadata}
+
+
+def action(req, aggregate_id):
+    """200 {"aggregate": ...} after add_host (404 unknown host, 409 already
+    there, 400 zone conflict), remove_host (404 not there) or
+    set_metadata (null removes a key)."""
+    body = validation.parse_json_body(req)
+    name = next(iter(body), None) if isinstance(body, dict) else None
+    if len(body or ()) != 1 or name not in _ACTIONS:
+        raise exception.ValidationError(
+            detail='the body must have exactly one of %s'
+                   % ', '.join(sorted(_ACTIONS)))
+    return _ACTIONS[name](req, aggregate_id)

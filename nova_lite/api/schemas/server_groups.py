@@ -1,0 +1,43 @@
+"""Schemas of /os-server-groups (microversion 2.1).
+
+Nova accepts the soft policies from 2.15 on; nova_lite speaks only 2.1
+and accepts all four there, or they could not be used at all.
+"""
+
+from nova_lite.api.schemas import parameter_types as types
+from nova_lite.objects import instance_group
+
+CREATE = {
+    'type': 'object',
+    'properties': {
+        'server_group': {
+            'type': 'object',
+            'properties': {
+                'name': types.name,
+                'policies': {
+                    'type': 'array',
+                    'items': [{'type': 'string',
+                               'enum': list(instance_group.POLICIES)}],
+                    'uniqueItems': True,
+                    'minItems': 1,
+                    'maxItems': 1,
+                    'additionalItems': False,
+                },
+            },
+            'required': ['name', 'policies'],
+            'additionalProperties': False,
+        },
+    },
+    'required': ['server_group'],
+    'additionalProperties': False,
+}
+
+INDEX_QUERY = {
+    'type': 'object',
+    'properties': {
+        'all_projects': types.multi(types.query_string),
+        'limit': types.multi(types.query_non_negative_int),
+        'offset': types.multi(types.query_non_negative_int),
+    },
+    'additionalProperties': True,
+}

@@ -1,0 +1,123 @@
+"""/os-server-groups handlers over an in-memory group store."""
+
+import pytest
+
+from nova_lite import exception
+from nova_lite import objects
+from tests.unit.api import conftest
+
+ADMIN = conftest.make_context('admin', 'ops')
+OTHER = conftest.make_context('eve', 'proj2')
+READER = conftest.make_context('ron', 'proj1', roles=['reader'])
+
+
+@pytest.fixture
+def groups(monkeypatch):
+    store = {}
+
+    def create(group):
+        group.uuid = '00000000-0000-4000-8000-%012d' % (len(store) + 1)
+        group.members = []
+        store[group.uuid] = group
+
+    def get_by_uuid(cls, context, uuid):
+        if uuid not in store:
+            raise exception.InstanceGroupNotFound(group_uuid=uuid)
+        return store[uuid]
+
+    def by_project(cls, context, project_id):
+        return objects.InstanceGroupList(objects=[
+            g for g in store.values() if g.project_id == project_id])
+
+    def get_all(cls, context):
+        return objects.InstanceGroupList(objects=list(store.values()))
+
+    def destroy(group):
+        del store[group.uuid]
+
+    monkeypatch.setattr(objects.InstanceGroup, 'create', create)
+    monkeypatch.setattr(objects.InstanceGroup, 'destroy', destroy)
+    monkeypatch.setattr(objects.InstanceGroup, 'get_by_uuid',
+                        classmethod(get_by_uuid))
+    monkeypatch.setattr(objects.InstanceGroupList, 'get_by_project_id',
+                        classmethod(by_project))
+    monkeypatch.setattr(objects.InstanceGroupList, 'get_all',
+                        classmethod(get_all))
+    return store
+
+
+def _create(api, name='web', policy='anti-affinity'):
+    return api('POST', '/os-server-groups',
+               {'server_group': {'name': name, 'policies': [policy]}})
+
+
+def test_create_show_list_delete(api, groups):
+    member = api()
+    resp = _create(member)
+    assert resp.status_int == 200
+    group = resp.json['server_group']
+    assert group == {'id': group['id'], 'name': 'web',
+                     'policies': ['anti-affinity'], 'members': [],
+                     'metadata': {}}
+    stored = groups[group['id']]
+    assert (stored.project_id, stored.user_id) == ('proj1', 'demo')
+    assert member('GET', '/os-server-groups/%s' % group['id']).json[
+        'server_group']['name'] == 'web'
+    assert [g['id'] for g in member('GET', '/os-server-groups').json[
+        'server_groups']] == [group['id']]
+    assert member('DELETE', '/os-server-groups/%s'
+                  % group['id']).status_int == 204
+    assert member('GET', '/os-server-groups/%s'
+                  % group['id']).status_int == 404
+
+
+@pytest.mark.parametrize('policy', ['affinity', 'soft-affinity',
+                                    'soft-anti-affinity'])
+def test_every_policy_is_accepted(api, groups, policy):
+    assert _create(api(), policy=policy).json['server_group'][
+        'policies'] == [policy]
+
+
+@pytest.mark.parametrize('body', [
+    {'server_group': {'name': 'x', 'policies': ['sometimes']}},
+    {'server_group': {'name': 'x', 'policies': []}},
+    {'server_group': {'name': 'x',
+                      'policies': ['affinity', 'anti-affinity']}},
+    {'server_group': {'name': 'x'}},
+    {'server_group': {'name': 'x', 'policies': ['affinity'],
+                      'rules': {}}},
+])
+def test_bad_bodies(api, groups, body):
+    assert api()('POST', '/os-server-groups', body).status_int == 400
+
+
+def test_other_projects_do_not_see_it(api, groups):
+    group_id = _create(api()).json['server_group']['id']
+    other = api(OTHER)
+    assert other('GET', '/os-server-groups/%s' % group_id).status_int == 404
+    assert other('DELETE', '/os-server-groups/%s'
+                 % group_id).status_int == 404
+    assert other('GET', '/os-server-groups').json['server_groups'] == []
+    # all_projects is for administrators; others get their own list.
+    assert other('GET', '/os-server-groups?all_projects=true').json[
+        'server_groups'] == []
+    admin = api(ADMIN)
+    assert admin('GET', '/os-server-groups/%s' % group_id).status_int == 200
+    assert len(admin('GET', '/os-server-groups?all_projects=1').json[
+        'server_groups']) == 1
+    assert admin('GET', '/os-server-groups').json['server_groups'] == []
+
+
+def test_readers_look_but_do_not_create(api, groups):
+    assert _create(api(READER)).status_int == 403
+    _create(api())
+    assert len(api(READER)('GET', '/os-server-groups').json[
+        'server_groups']) == 1
+
+
+def test_paging(api, groups):
+    for index in range(5):
+        _create(api(), name='g%d' % index)
+    page = api()('GET', '/os-server-groups?limit=2&offset=1').json[
+        'server_groups']
+    assert [g['name'] for g in page] == ['g1', 'g2']

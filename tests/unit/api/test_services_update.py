@@ -1,0 +1,111 @@
+"""PUT /os-services/enable, /disable, /disable-log-reason, and the zone
+of each service."""
+
+from unittest import mock
+
+import pytest
+
+from nova_lite.api.handlers import services as handler
+from nova_lite import exception
+from nova_lite import objects
+from tests.unit.api import conftest
+
+ADMIN = conftest.make_context('admin', 'ops')
+
+
+@pytest.fixture
+def env(monkeypatch):
+    rows = {('cpu1', 'nova-lite-compute'): objects.Service(
+        id=2, host='cpu1', binary='nova-lite-compute', disabled=False,
+        disabled_reason=None, forced_down=False, last_seen_up=None,
+        created_at=None, updated_at=None),
+        ('ctl', 'nova-lite-scheduler'): objects.Service(
+        id=3, host='ctl', binary='nova-lite-scheduler', disabled=False,
+        disabled_reason=None, forced_down=False, last_seen_up=None,
+        created_at=None, updated_at=None)}
+    saved = []
+
+    def get(cls, context, host, binary):
+        if (host, binary) not in rows:
+            raise exception.ServiceNotFound(service_id=host)
+        return rows[(host, binary)]
+
+    def save(service):
+        saved.append((service.host, service.disabled,
+                      service.disabled_reason))
+
+    nodes = objects.ComputeNodeList(objects=[
+        objects.ComputeNode(uuid='a4b0c0de-0000-4000-8000-00000000000%d' % i,
+                            host='cpu1') for i in (1, 2)])
+    monkeypatch.setattr(objects.Service, 'get_by_host_and_binary',
+                        classmethod(get))
+    monkeypatch.setattr(objects.Service, 'save', save)
+    monkeypatch.setattr(objects.ComputeNodeList, 'get_all_by_host',
+                        classmethod(lambda cls, ctxt, host: nodes))
+    monkeypatch.setattr(objects.ServiceList, 'get_all', classmethod(
+        lambda cls, ctxt, binary=None, host=None: objects.ServiceList(
+            objects=list(rows.values()))))
+    monkeypatch.setattr(objects.AggregateList, 'get_all', classmethod(
+        lambda cls, ctxt: objects.AggregateList(objects=[
+            objects.Aggregate(name='a', hosts=['cpu1'],
+                              metadata={'availability_zone': 'az1'})])))
+    scheduler = mock.Mock()
+    monkeypatch.setattr(handler.compute, '_scheduler', scheduler)
+    return saved, scheduler
+
+
+def _put(api, action, **body):
+    body.setdefault('host', 'cpu1')
+    body.setdefault('binary', 'nova-lite-compute')
+    return api(ADMIN)('PUT', '/os-services/%s' % action, body)
+
+
+def test_disable_and_enable_a_compute(api, env):
+    saved, scheduler = env
+    resp = _put(api, 'disable')
+    assert resp.status_int == 200
+    assert resp.json == {'service': {'host': 'cpu1',
+                                     'binary': 'nova-lite-compute',
+                                     'status': 'disabled'}}
+    resp = _put(api, 'disable-log-reason', disabled_reason='maintenance')
+    assert resp.json['service']['disabled_reason'] == 'maintenance'
+    assert _put(api, 'enable').json['service']['status'] == 'enabled'
+    assert saved == [('cpu1', True, None), ('cpu1', True, 'maintenance'),
+                     ('cpu1', False, None)]
+    # The schedulers hear about the host's providers each time.
+    uuids = {'a4b0c0de-0000-4000-8000-000000000001',
+             'a4b0c0de-0000-4000-8000-000000000002'}
+    assert [set(c.args[1]) for c in
+            scheduler.update_provider_states.call_args_list] == [uuids] * 3
+
+
+def test_other_services_change_without_notices(api, env):
+    saved, scheduler = env
+    assert _put(api, 'disable', host='ctl',
+                binary='nova-lite-scheduler').status_int == 200
+    assert saved == [('ctl', True, None)]
+    assert not scheduler.update_provider_states.called
+
+
+@pytest.mark.parametrize('action, body, status', [
+    ('disable', {'host': 'nope'}, 404),
+    ('reboot', {}, 404),
+    ('disable-log-reason', {}, 400),
+    ('disable-log-reason', {'disabled_reason': ''}, 400),
+    ('enable', {'extra': 1}, 400),
+])
+def test_errors(api, env, action, body, status):
+    assert _put(api, action, **body).status_int == status
+
+
+def test_only_administrators(api, env):
+    resp = api()('PUT', '/os-services/disable',
+                 {'host': 'cpu1', 'binary': 'nova-lite-compute'})
+    assert resp.status_int == 403
+    assert env[0] == []
+
+
+def test_zones_in_the_list(api, env):
+    services = {s['host']: s['zone'] for s in api(ADMIN)(
+        'GET', '/os-services').json['services']}
+    assert services == {'cpu1': 'az1', 'ctl': 'internal'}
