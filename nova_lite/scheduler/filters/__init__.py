@@ -19,6 +19,12 @@ An operator's filter (seed 000, "writing your own filter")::
     # available_filters = nova_lite.scheduler.filters.all_filters
     # available_filters = acmefilter.AcmeFilter
     # enabled_filters = ComputeFilter,AcmeFilter
+
+A filter may also offer a whole-population fast path,
+``filter_population(population, spec_obj)``, answering for every host at
+once from the columns of a ``population.Population``. The scheduler uses
+it when present and falls back to ``host_passes`` host by host when it
+is absent or answers None; both kinds mix freely in one pipeline.
 """
 
 import collections
@@ -52,6 +58,12 @@ class BaseHostFilter:
 
     run_filter_once_per_request = False
 
+    # (per-host method, its whole-population twin): a subclass that
+    # overrides the first without the second is filtered host by host,
+    # so a port of a built-in that changes its rule stays correct.
+    population_twins = (('host_passes', 'filter_population'),
+                        ('filter_all', 'filter_population'))
+
     @property
     def step_name(self):
         """How this filter is named in logs and NoValidHost messages."""
@@ -63,6 +75,19 @@ class BaseHostFilter:
     def filter_all(self, host_states, spec_obj):
         host_passes = self.host_passes
         return [host for host in host_states if host_passes(host, spec_obj)]
+
+    def filter_population(self, population, spec_obj):
+        """The whole-population twin of ``host_passes`` (optional).
+
+        Returns a numpy bool array over ``population``'s rows, True
+        where ``host_passes`` would keep the host; or True, keeping every
+        host; or None when it cannot answer for this request (the
+        scheduler then asks ``host_passes`` per host). Only the rows of
+        ``population.candidates`` matter. It must agree with
+        ``host_passes`` on every host: the per-host method is the
+        reference, and the scheduler's tests compare the two.
+        """
+        return None
 
     def run_filter_for_index(self, index):
         """Whether to run for the ``index``-th instance of a request."""
@@ -130,6 +155,8 @@ class FilterStep:
 
     ``describe`` gives "Name: 40 -> 30 (10 down)"; reasons are computed
     only then, on failure, so recording a step costs two list references.
+    A step of the whole-population pipeline (``fast_path.MaskStep``)
+    keeps two masks instead of two lists.
     """
 
     __slots__ = ('filter_obj', 'hosts_in', 'hosts_out', 'seconds')
@@ -144,14 +171,20 @@ class FilterStep:
     def name(self):
         return self.filter_obj.step_name
 
+    def count_in(self):
+        return len(self.hosts_in)
+
+    def count_out(self):
+        return len(self.hosts_out)
+
     def rejected(self):
         kept = set(map(id, self.hosts_out))
         return [host for host in self.hosts_in if id(host) not in kept]
 
     def describe(self, spec_obj):
-        text = '%s: %d -> %d' % (self.name, len(self.hosts_in),
-                                 len(self.hosts_out))
-        if len(self.hosts_out) < len(self.hosts_in):
+        count_in, count_out = self.count_in(), self.count_out()
+        text = '%s: %d -> %d' % (self.name, count_in, count_out)
+        if count_out < count_in:
             try:
                 reasons = self.filter_obj.summarize_rejections(
                     self.rejected(), spec_obj)
@@ -172,7 +205,7 @@ class HostFilterHandler:
 
     def get_all_classes(self):
         """The built-in filter classes (the entry points)."""
-        return list(loadables.entry_point_classes(self.namespace).values())
+        return loadables.builtin_classes(self.namespace)
 
     def get_matching_classes(self, names):
         """Classes designated by ``available_filters`` values.

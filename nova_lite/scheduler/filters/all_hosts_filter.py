@@ -13,3 +13,6 @@ class AllHostsFilter(filters.BaseHostFilter):
 
     def filter_all(self, host_states, spec_obj):
         return list(host_states)
+
+    def filter_population(self, population, spec_obj):
+        return True

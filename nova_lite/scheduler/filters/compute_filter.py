@@ -19,6 +19,9 @@ class ComputeFilter(filters.BaseHostFilter):
         return (service is not None and not service['disabled']
                 and host_state.service_up)
 
+    def filter_population(self, population, spec_obj):
+        return population.service_ok[:population.size]
+
     def rejection_reason(self, host_state, spec_obj):
         service = host_state.service
         if service is not None and service['disabled']:

@@ -14,7 +14,14 @@ class BaseCoreFilter(filters.BaseHostFilter):
     Subclasses choose the ratio.
     """
 
+    population_twins = filters.BaseHostFilter.population_twins + (
+        ('_get_cpu_allocation_ratio', '_cpu_ratio_population'),)
+
     def _get_cpu_allocation_ratio(self, host_state, spec_obj):
+        raise NotImplementedError()
+
+    def _cpu_ratio_population(self, population, spec_obj):
+        """The ratio of every row (an array, or one number)."""
         raise NotImplementedError()
 
     def _free_vcpus(self, host_state, spec_obj):
@@ -37,6 +44,13 @@ class BaseCoreFilter(filters.BaseHostFilter):
         passes = self._passes
         return [h for h in host_states if passes(h, spec_obj, requested)]
 
+    def filter_population(self, population, spec_obj):
+        requested = spec_obj.flavor.vcpus
+        total = population.column('vcpus_total')
+        ratio = self._cpu_ratio_population(population, spec_obj)
+        free = total * ratio - population.column('vcpus_used')
+        return (total == 0) | ((requested <= total) & (free >= requested))
+
     def rejection_reason(self, host_state, spec_obj):
         if self.host_passes(host_state, spec_obj):
             return None
@@ -58,3 +72,6 @@ class CoreFilter(BaseCoreFilter):
 
     def _get_cpu_allocation_ratio(self, host_state, spec_obj):
         return host_state.cpu_allocation_ratio
+
+    def _cpu_ratio_population(self, population, spec_obj):
+        return population.column('cpu_allocation_ratio')

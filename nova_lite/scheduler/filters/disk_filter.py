@@ -18,7 +18,14 @@ class BaseDiskFilter(filters.BaseHostFilter):
     the ratio.
     """
 
+    population_twins = filters.BaseHostFilter.population_twins + (
+        ('_get_disk_allocation_ratio', '_disk_ratio_population'),)
+
     def _get_disk_allocation_ratio(self, host_state, spec_obj):
+        raise NotImplementedError()
+
+    def _disk_ratio_population(self, population, spec_obj):
+        """The ratio of every row (an array, or one number)."""
         raise NotImplementedError()
 
     def _usable_disk_mb(self, host_state, spec_obj):
@@ -41,6 +48,13 @@ class BaseDiskFilter(filters.BaseHostFilter):
         passes = self._passes
         return [h for h in host_states if passes(h, spec_obj, requested)]
 
+    def filter_population(self, population, spec_obj):
+        requested = requested_disk_mb(spec_obj.flavor)
+        total = population.column('total_usable_disk_gb') * 1024
+        ratio = self._disk_ratio_population(population, spec_obj)
+        usable = total * ratio - (total - population.column('free_disk_mb'))
+        return (total >= requested) & (usable >= requested)
+
     def rejection_reason(self, host_state, spec_obj):
         if self.host_passes(host_state, spec_obj):
             return None
@@ -62,3 +76,6 @@ class DiskFilter(BaseDiskFilter):
 
     def _get_disk_allocation_ratio(self, host_state, spec_obj):
         return host_state.disk_allocation_ratio
+
+    def _disk_ratio_population(self, population, spec_obj):
+        return population.column('disk_allocation_ratio')

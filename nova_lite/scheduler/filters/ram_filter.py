@@ -14,7 +14,14 @@ class BaseRamFilter(filters.BaseHostFilter):
     ratio.
     """
 
+    population_twins = filters.BaseHostFilter.population_twins + (
+        ('_get_ram_allocation_ratio', '_ram_ratio_population'),)
+
     def _get_ram_allocation_ratio(self, host_state, spec_obj):
+        raise NotImplementedError()
+
+    def _ram_ratio_population(self, population, spec_obj):
+        """The ratio of every row (an array, or one number)."""
         raise NotImplementedError()
 
     def _usable_ram_mb(self, host_state, spec_obj):
@@ -35,6 +42,13 @@ class BaseRamFilter(filters.BaseHostFilter):
         requested = spec_obj.flavor.memory_mb
         passes = self._passes
         return [h for h in host_states if passes(h, spec_obj, requested)]
+
+    def filter_population(self, population, spec_obj):
+        requested = spec_obj.flavor.memory_mb
+        total = population.column('total_usable_ram_mb')
+        ratio = self._ram_ratio_population(population, spec_obj)
+        usable = total * ratio - (total - population.column('free_ram_mb'))
+        return (total >= requested) & (usable >= requested)
 
     def rejection_reason(self, host_state, spec_obj):
         requested = spec_obj.flavor.memory_mb
@@ -58,3 +72,6 @@ class RamFilter(BaseRamFilter):
 
     def _get_ram_allocation_ratio(self, host_state, spec_obj):
         return host_state.ram_allocation_ratio
+
+    def _ram_ratio_population(self, population, spec_obj):
+        return population.column('ram_allocation_ratio')

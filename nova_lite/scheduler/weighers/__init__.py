@@ -8,6 +8,11 @@ sums, so a host's weight is
     w1_multiplier * norm(w1) + w2_multiplier * norm(w2) + ...
 
 and hosts are ordered by it, heaviest first (seed 000, "weights").
+
+A weigher may also offer whole-population twins of ``_weigh_object`` and
+``weight_multiplier`` (``weigh_population``, ``multiplier_population``),
+answering for every host at once from a ``population.Population``; the
+scheduler falls back to the per-host methods where they are absent.
 """
 
 import time
@@ -53,8 +58,31 @@ class BaseHostWeigher:
     minval = None
     maxval = None
 
+    # (per-host method, its whole-population twin): a subclass overriding
+    # the first without the second is weighed host by host.
+    population_twins = (('_weigh_object', 'weigh_population'),
+                        ('weight_objects', 'weigh_population'),
+                        ('weigh_objects', 'weigh_population'))
+    multiplier_twins = (('weight_multiplier', 'multiplier_population'),)
+
     def weight_multiplier(self, host_state):
         return 1.0
+
+    def multiplier_population(self, population):
+        """``weight_multiplier`` of every row of ``population``: a float
+        array over its rows, or one float for all, or None (asked per
+        host). The base multiplier is 1.0 everywhere."""
+        return 1.0
+
+    def weigh_population(self, population, spec_obj):
+        """Raw weights of every row of ``population`` (optional): a float
+        array over its rows, one float for all, or None when it cannot
+        answer (``weigh_objects`` is then asked for the candidates). The
+        numbers are ``_weigh_object``'s, before clamping to minval/maxval
+        (the scheduler clamps); only the rows of
+        ``population.candidates`` matter, and it must agree with the
+        per-host method, which stays the reference."""
+        return None
 
     def _weigh_object(self, host_state, weight_properties):
         raise NotImplementedError()
@@ -102,7 +130,7 @@ class HostWeightHandler:
 
     def get_all_classes(self):
         """The built-in weigher classes (the entry points)."""
-        return list(loadables.entry_point_classes(self.namespace).values())
+        return loadables.builtin_classes(self.namespace)
 
     def get_matching_classes(self, names):
         """Classes designated by ``weight_classes`` values (entry point

@@ -22,3 +22,13 @@ class CPUWeigher(weighers.BaseHostWeigher):
     def _weigh_object(self, host_state, weight_properties):
         return (host_state.vcpus_total * host_state.cpu_allocation_ratio
                 - host_state.vcpus_used)
+
+    def multiplier_population(self, population):
+        return population.aggregate_min(
+            'cpu_weight_multiplier',
+            CONF.filter_scheduler.cpu_weight_multiplier)
+
+    def weigh_population(self, population, spec_obj):
+        return (population.column('vcpus_total')
+                * population.column('cpu_allocation_ratio')
+                - population.column('vcpus_used'))

@@ -21,3 +21,11 @@ class DiskWeigher(weighers.BaseHostWeigher):
 
     def _weigh_object(self, host_state, weight_properties):
         return host_state.free_disk_mb
+
+    def multiplier_population(self, population):
+        return population.aggregate_min(
+            'disk_weight_multiplier',
+            CONF.filter_scheduler.disk_weight_multiplier)
+
+    def weigh_population(self, population, spec_obj):
+        return population.column('free_disk_mb')

@@ -125,16 +125,29 @@ def test_weighed_host_repr_and_dict():
 
 # Loading
 
+BUILT_INS = {'RAMWeigher', 'CPUWeigher', 'DiskWeigher', 'MetricsWeigher',
+             'IoOpsWeigher', 'PCIWeigher', 'ServerGroupSoftAffinityWeigher',
+             'ServerGroupSoftAntiAffinityWeigher', 'BuildFailureWeigher',
+             'CrossCellWeigher', 'HypervisorVersionWeigher',
+             'NumInstancesWeigher', 'ImagePropertiesWeigher'}
+
+
 def test_all_weighers_are_the_built_ins():
     names = {cls.__name__ for cls in weighers.all_weighers()}
-    assert names == {'RAMWeigher', 'CPUWeigher', 'DiskWeigher'}
+    assert names == BUILT_INS
 
 
 def test_default_config_loads_every_built_in(conf):
     from nova_lite.conf import CONF
     loaded = weighers.HostWeightHandler().load_weighers(
         CONF.filter_scheduler.weight_classes)
-    assert len(loaded) == 3
+    assert {type(w).__name__ for w in loaded} == BUILT_INS
+
+
+def test_every_built_in_states_its_ordering():
+    for cls in weighers.all_weighers():
+        assert cls.__doc__ and len(cls.__doc__) > 60, cls
+        assert cls.__module__.startswith('nova_lite.scheduler.weighers.')
 
 
 def test_load_by_entry_point_name_and_class_path():

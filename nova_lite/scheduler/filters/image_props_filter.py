@@ -1,0 +1,163 @@
+"""ImagePropertiesFilter: hosts that can run the image's architecture,
+hypervisor type, hypervisor version and VM mode."""
+
+import json
+import operator
+import re
+
+from nova_lite.scheduler import filters
+from nova_lite.scheduler import population as population_mod
+from nova_lite.scheduler import utils
+
+# Old spellings mapped to the canonical names, as Nova canonicalizes them.
+_ARCH_ALIASES = {'i386': 'i686', 'i486': 'i686', 'i586': 'i686',
+                 'x86_32': 'i686', 'x86_32p': 'i686', 'amd64': 'x86_64'}
+_HV_ALIASES = {'xapi': 'xen'}
+_VM_MODE_ALIASES = {'pv': 'xen', 'hv': 'hvm', 'baremetal': 'hvm'}
+# "qemu is used for both the QEMU and KVM hypervisor types" (seed 000).
+_HV_EQUIVALENTS = {'qemu': ('qemu', 'kvm'), 'kvm': ('kvm', 'qemu')}
+
+_PREDICATE = re.compile(r'^\s*(<=|>=|==|!=|<|>)\s*([0-9][0-9.]*)\s*$')
+_COMPARE = {'<': operator.lt, '<=': operator.le, '==': operator.eq,
+            '!=': operator.ne, '>': operator.gt, '>=': operator.ge}
+
+
+def _canonical(value, aliases):
+    if not value:
+        return None
+    value = str(value).lower()
+    return aliases.get(value, value)
+
+
+def supported_instances(host_state):
+    """[(arch, hv_type, vm_mode)] the host can run.
+
+    ``host_state.supported_instances`` when the host reports it; else
+    derived from ``cpu_info['arch']`` and ``hypervisor_type``, HVM only.
+    """
+    reported = getattr(host_state, 'supported_instances', None)
+    if reported:
+        return [(_canonical(arch, _ARCH_ALIASES),
+                 _canonical(hv_type, _HV_ALIASES),
+                 _canonical(vm_mode, _VM_MODE_ALIASES))
+                for arch, hv_type, vm_mode in reported]
+    try:
+        arch = json.loads(host_state.cpu_info or '{}').get('arch')
+    except (TypeError, ValueError, AttributeError):
+        arch = None
+    hv_type = _canonical(host_state.hypervisor_type, _HV_ALIASES)
+    arch = _canonical(arch, _ARCH_ALIASES)
+    return [(arch, hv, 'hvm') for hv in _HV_EQUIVALENTS.get(hv_type,
+                                                            (hv_type,))]
+
+
+def _supports(item, wanted):
+    """Whether a supported (arch, hv_type, vm_mode) meets every part of
+    ``wanted`` that is not None."""
+    return all(w is None or w == h
+               for w, h in zip(wanted, item, strict=True))
+
+
+def _version_tuple(text):
+    return tuple(int(part) for part in text.split('.') if part != '')
+
+
+def _int_to_tuple(version):
+    # Nova packs versions as major*1000000 + minor*1000 + micro.
+    parts = []
+    while version:
+        version, part = divmod(version, 1000)
+        parts.insert(0, part)
+    return tuple(parts) or (0,)
+
+
+def version_satisfied(requirement, hypervisor_version):
+    """True when ``hypervisor_version`` (an int) meets ``requirement``,
+    one or more comma-separated "<op> <version>" predicates.
+
+    A dotted version ("6.2") is compared with the host's version unpacked
+    as Nova packs it (6002 -> 6.2); a plain integer ("6000") with the
+    integer itself. Raises ValueError for a malformed requirement.
+    """
+    for predicate in str(requirement).split(','):
+        found = _PREDICATE.match(predicate)
+        if found is None:
+            raise ValueError('bad version predicate %r' % predicate)
+        op, wanted = found.groups()
+        if '.' in wanted:
+            have = _int_to_tuple(hypervisor_version)
+            wanted = _version_tuple(wanted)
+            width = max(len(have), len(wanted))
+            have += (0,) * (width - len(have))
+            wanted += (0,) * (width - len(wanted))
+        else:
+            have, wanted = hypervisor_version, int(wanted)
+        if not _COMPARE[op](have, wanted):
+            return False
+    return True
+
+
+def host_key(host_state):
+    """What ``ImagePropertiesFilter`` reads of a host."""
+    return (population_mod.freeze(getattr(host_state, 'supported_instances',
+                                          None)),
+            population_mod.freeze(host_state.cpu_info),
+            host_state.hypervisor_type, host_state.hypervisor_version)
+
+
+class ImagePropertiesFilter(filters.BaseHostFilter):
+    """Passes hosts that support the image's ``hw_architecture``,
+    ``img_hv_type`` and ``hw_vm_mode`` (the old names ``architecture``,
+    ``hypervisor_type`` and ``vm_mode`` are mapped when the image is
+    read) and whose ``hypervisor_version`` meets
+    ``img_hv_requested_version`` (e.g. ">=6000" or ">= 6.2, < 7").
+
+    An image without these properties, or no image (volume-backed),
+    passes every host. Requested values must match one entry of the
+    host's supported instances together; a host that reports no
+    ``hypervisor_version`` passes any version requirement, as in Nova.
+    Rejection reasons: "cannot run <arch>/<hv>/<mode>", "hypervisor
+    version does not meet <req>", "bad img_hv_requested_version".
+    """
+
+    run_filter_once_per_request = True
+
+    @staticmethod
+    def _wanted(spec_obj):
+        return (_canonical(utils.image_prop(spec_obj, 'hw_architecture'),
+                           _ARCH_ALIASES),
+                _canonical(utils.image_prop(spec_obj, 'img_hv_type'),
+                           _HV_ALIASES),
+                _canonical(utils.image_prop(spec_obj, 'hw_vm_mode'),
+                           _VM_MODE_ALIASES))
+
+    def _failure(self, host_state, spec_obj):
+        wanted = self._wanted(spec_obj)
+        if any(wanted) and not any(
+                _supports(item, wanted)
+                for item in supported_instances(host_state)):
+            return 'cannot run %s' % '/'.join(w or '*' for w in wanted)
+        required = utils.image_prop(spec_obj, 'img_hv_requested_version')
+        version = host_state.hypervisor_version
+        if not (required and version):
+            return None
+        try:
+            if version_satisfied(required, int(version)):
+                return None
+        except ValueError:
+            return 'bad img_hv_requested_version %r' % required
+        return 'hypervisor version does not meet %s' % required
+
+    def host_passes(self, host_state, spec_obj):
+        return self._failure(host_state, spec_obj) is None
+
+    def filter_population(self, population, spec_obj):
+        if not (any(self._wanted(spec_obj)) or utils.image_prop(
+                spec_obj, 'img_hv_requested_version')):
+            return True
+        return population.evaluate(
+            'image_properties', host_key,
+            lambda host: self._failure(host, spec_obj) is None)
+
+    def rejection_reason(self, host_state, spec_obj):
+        return self._failure(host_state, spec_obj)
