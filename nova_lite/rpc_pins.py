@@ -1,0 +1,105 @@
+"""RPC pins: what a client may send to a service during a rolling upgrade.
+
+``[upgrade_levels] <service>`` is unset (send the newest), a version
+("1.0"), a release name from ``releases.json`` ("acorn"), or ``auto``: the
+newest version the oldest running service of that kind understands, found
+from the services table through ``SERVICE_VERSION_HISTORY`` and read again
+every ``report_interval`` seconds, so lifting a pin needs no SIGHUP (Nova
+caches it until one).
+
+A pin gives two things: the RPC version cap, and the object versions of the
+release that cap belongs to. Objects are sent at those versions, so an old
+service that cannot ask a conductor to backport (a scheduler, which has its
+own database access) still understands what it receives.
+"""
+
+import re
+import threading
+import time
+
+from oslo_log import log as logging
+from oslo_utils import versionutils
+
+from nova_lite.conf import CONF
+from nova_lite import exception
+from nova_lite import releases
+
+LOG = logging.getLogger(__name__)
+
+_VERSION = re.compile(r'^\d+\.\d+$')
+BINARIES = {'conductor': 'nova-lite-conductor',
+            'scheduler': 'nova-lite-scheduler',
+            'compute': 'nova-lite-compute'}
+
+
+def _v(version):
+    return versionutils.convert_version_to_tuple(version)
+
+
+def release_for_rpc(service, version):
+    """The newest release whose ``service`` RPC version is <= ``version``,
+    or None if even the oldest speaks something newer."""
+    found = None
+    for release in releases.all_releases():
+        if _v(release['rpc'][service]) <= _v(version):
+            found = release
+    return found
+
+
+class Pin:
+    """The current pin for messages to ``service`` ('conductor', ...)."""
+
+    def __init__(self, service):
+        self.service = service
+        self._lock = threading.Lock()
+        self._auto = None          # (cap, objects)
+        self._auto_expires = 0.0
+
+    def resolve(self):
+        """(version cap or None, {object: version} or None)."""
+        value = getattr(CONF.upgrade_levels, self.service)
+        if not value:
+            return None, None
+        if value == 'auto':
+            return self._resolve_auto()
+        if value in releases.names():
+            release = releases.get(value)
+            return release['rpc'][self.service], release['objects']
+        if not _VERSION.match(value):
+            raise exception.ConfigInvalid(
+                reason='[upgrade_levels] %s = %s is not a version like '
+                       '"1.0", a release (%s) or "auto"' % (
+                           self.service, value, ', '.join(releases.names())))
+        release = release_for_rpc(self.service, value)
+        return value, (release['objects'] if release else None)
+
+    def _resolve_auto(self):
+        with self._lock:
+            if time.monotonic() < self._auto_expires:
+                return self._auto
+            resolved = self._compute_auto()
+            if resolved != self._auto:
+                LOG.info('[upgrade_levels] %s = auto now sends RPC version '
+                         '%s', self.service, resolved[0] or 'newest')
+            self._auto = resolved
+            self._auto_expires = time.monotonic() + CONF.report_interval
+            return resolved
+
+    def _compute_auto(self):
+        # Imported here: objects need the RPC layer that imports us.
+        from nova_lite import context as nl_context
+        from nova_lite import objects
+        from nova_lite.objects import service as service_obj
+        try:
+            minimum = objects.Service.get_minimum_version(
+                nl_context.get_admin_context(), BINARIES[self.service])
+        except Exception:
+            LOG.exception('Cannot read the minimum %s version; keeping '
+                          'the previous pin', self.service)
+            return self._auto or (None, None)
+        if not minimum or minimum >= service_obj.SERVICE_VERSION:
+            return None, None
+        history = service_obj.SERVICE_VERSION_HISTORY[minimum]
+        cap = history['%s_rpc' % self.service]
+        release = release_for_rpc(self.service, cap)
+        return cap, (release['objects'] if release else None)

@@ -1,0 +1,110 @@
+"""[upgrade_levels]: versions, release names and auto, and what they cap."""
+
+from unittest import mock
+
+from oslo_versionedobjects import base as ovo_base
+from oslo_versionedobjects import fields as ovo_fields
+import pytest
+
+from nova_lite import exception
+from nova_lite import objects
+from nova_lite.objects import base
+from nova_lite.objects import service as service_obj
+from nova_lite import releases
+from nova_lite import rpc
+from nova_lite import rpc_pins
+from nova_lite import rpc_stats
+
+ACORN = releases.get('acorn')
+
+
+def test_unset_means_no_cap(conf):
+    assert rpc_pins.Pin('compute').resolve() == (None, None)
+
+
+def test_release_name_gives_its_rpc_version_and_objects(conf):
+    conf.config(compute='acorn', group='upgrade_levels')
+    assert rpc_pins.Pin('compute').resolve() == ('1.0', ACORN['objects'])
+
+
+def test_version_gives_the_objects_of_the_release_that_speaks_it(conf):
+    conf.config(compute='1.0', group='upgrade_levels')
+    assert rpc_pins.Pin('compute').resolve() == ('1.0', ACORN['objects'])
+    conf.config(compute='0.9', group='upgrade_levels')
+    assert rpc_pins.Pin('compute').resolve() == ('0.9', None)
+
+
+def test_bad_value_is_a_clear_error(conf):
+    conf.config(compute='banana', group='upgrade_levels')
+    with pytest.raises(exception.ConfigInvalid) as err:
+        rpc_pins.Pin('compute').resolve()
+    assert 'compute = banana' in err.value.format_message()
+    assert 'acorn' in err.value.format_message()
+
+
+def _history(monkeypatch, current, history):
+    monkeypatch.setattr(service_obj, 'SERVICE_VERSION', current)
+    monkeypatch.setattr(service_obj, 'SERVICE_VERSION_HISTORY', history)
+
+
+def test_auto_follows_the_oldest_service_without_sighup(conf, monkeypatch):
+    conf.config(compute='auto', group='upgrade_levels')
+    conf.config(report_interval=30)
+    _history(monkeypatch, 2, (
+        {'compute_rpc': '1.0', 'conductor_rpc': '1.0',
+         'scheduler_rpc': '1.0'},
+        {'compute_rpc': '1.0', 'conductor_rpc': '1.0',
+         'scheduler_rpc': '1.0'},
+        {'compute_rpc': '1.1', 'conductor_rpc': '1.1',
+         'scheduler_rpc': '1.0'}))
+    minimum = mock.Mock(return_value=1)
+    monkeypatch.setattr(objects.Service, 'get_minimum_version', minimum)
+    clock = mock.Mock(return_value=1000.0)
+    monkeypatch.setattr(rpc_pins.time, 'monotonic', clock)
+    pin = rpc_pins.Pin('compute')
+    assert pin.resolve() == ('1.0', ACORN['objects'])
+    minimum.return_value = 2           # the last old compute is upgraded
+    assert pin.resolve()[0] == '1.0'   # cached within report_interval
+    clock.return_value = 1031.0
+    assert pin.resolve() == (None, None)
+    assert minimum.call_args[0][1] == 'nova-lite-compute'
+
+
+def test_auto_with_no_service_running_sends_the_newest(conf, monkeypatch):
+    conf.config(conductor='auto', group='upgrade_levels')
+    monkeypatch.setattr(objects.Service, 'get_minimum_version',
+                        mock.Mock(return_value=0))
+    assert rpc_pins.Pin('conductor').resolve() == (None, None)
+
+
+class _Registry(ovo_base.VersionedObjectRegistry):
+    pass
+
+
+def test_pinned_serializer_backports_objects(monkeypatch):
+    """An object newer than the pinned release leaves at the old version,
+    and the backport is counted."""
+
+    @base.NovaLiteObjectRegistry.register_if(False)
+    class Gadget(base.NovaLiteObject):
+        # Version 1.0: Initial version
+        # Version 1.1: Added colour
+        VERSION = '1.1'
+        fields = {'size': ovo_fields.IntegerField(),
+                  'colour': ovo_fields.StringField()}
+
+        def obj_make_compatible(self, primitive, target_version):
+            super().obj_make_compatible(primitive, target_version)
+            if target_version == '1.0':
+                primitive.pop('colour', None)
+
+    serializer = rpc.PinnedObjectSerializer(lambda: {'Gadget': '1.0'})
+    before = rpc_stats.stats().get('backported', {}).get('Gadget@1.0', 0)
+    primitive = serializer.serialize_entity(None, Gadget(size=3,
+                                                         colour='red'))
+    assert primitive['nova_lite_object.version'] == '1.0'
+    assert primitive['nova_lite_object.data'] == {'size': 3}
+    assert rpc_stats.stats()['backported']['Gadget@1.0'] == before + 1
+    unpinned = rpc.PinnedObjectSerializer(lambda: None).serialize_entity(
+        None, Gadget(size=3, colour='red'))
+    assert unpinned['nova_lite_object.version'] == '1.1'
