@@ -311,3 +311,108 @@ class SchedulerWeigherNotFound(ConfigInvalid):
 
 class FlavorExtraSpecsNotFound(NotFound):
     msg_fmt = 'Flavor %(flavor_id)s has no extra specs with key %(key)s.'
+
+
+class ServiceTooOld(NovaLiteException):
+    msg_fmt = ('Refusing to start: %(binary)s on host %(host)s runs service '
+               'version %(version)s, older than the oldest this release can '
+               'run beside (%(oldest)s, release %(release)s). Upgrade or '
+               'remove that service first; for a fast-forward upgrade set '
+               '[upgrade_levels] skip_service_version_check.')
+
+
+# Quotas (nova_lite/quota).
+
+class OverQuota(TooManyInstances):
+    """A reservation that does not fit. ``requested``, ``used`` and
+    ``limits`` ({resource: number}) say why, resource by resource."""
+    msg_fmt = 'Quota exceeded for %(overs)s: %(details)s.'
+
+
+class MetadataLimitExceeded(NotAuthorized):
+    msg_fmt = ('Quota exceeded for metadata_items: %(requested)d metadata '
+               'items requested, at most %(allowed)d allowed.')
+
+
+class QuotaResourceUnknown(Invalid):
+    msg_fmt = 'Unknown quota resources %(unknown)s.'
+
+
+class QuotaLimitBelowUsage(Invalid):
+    msg_fmt = ('Quota limit %(limit)s for %(resource)s must be greater '
+               'than or equal to already used and reserved %(minimum)s.')
+
+
+class QuotaLimitAboveProject(Invalid):
+    msg_fmt = ('Quota limit %(limit)s for %(resource)s must be less than '
+               'or equal to %(maximum)s (the project\'s limit).')
+
+
+class ReservationExpired(Conflict):
+    msg_fmt = ('Quota reservation %(uuid)s expired before the request '
+               'completed; nothing was created. Try again.')
+
+
+# Scheduler filters and weighers (nova_lite/scheduler).
+
+class PciInvalidAlias(ConfigInvalid):
+    msg_fmt = 'Invalid [pci] alias definition: %(reason)s'
+
+
+class ComputeHostMetricNotFound(NovaLiteException):
+    msg_fmt = ('Metric %(name)s not found on compute host %(host)s node '
+               '%(node)s: enable MetricsFilter or set [metrics] required '
+               'to false.')
+
+
+# Host aggregates, availability zones and server groups.
+
+class AggregateNotFound(NotFound):
+    msg_fmt = 'Aggregate %(aggregate_id)s could not be found.'
+
+
+class AggregateNameExists(Conflict):
+    msg_fmt = 'Aggregate %(aggregate_name)s already exists.'
+
+
+class AggregateHostExists(Conflict):
+    msg_fmt = 'Aggregate %(aggregate_id)s already has host %(host)s.'
+
+
+class AggregateHostNotFound(NotFound):
+    msg_fmt = 'Aggregate %(aggregate_id)s has no host %(host)s.'
+
+
+class InvalidAggregateAction(Invalid):
+    msg_fmt = ('Unacceptable parameters: cannot perform %(action)s on '
+               'aggregate %(aggregate_id)s: %(reason)s')
+
+
+class InvalidAggregateActionAdd(InvalidAggregateAction):
+    msg_fmt = 'Cannot add host to aggregate %(aggregate_id)s: %(reason)s'
+
+
+class InvalidAggregateActionDelete(InvalidAggregateAction):
+    msg_fmt = 'Cannot remove aggregate %(aggregate_id)s: %(reason)s'
+
+
+class InvalidAggregateActionUpdate(InvalidAggregateAction):
+    msg_fmt = 'Cannot update aggregate %(aggregate_id)s: %(reason)s'
+
+
+class InvalidAggregateActionUpdateMeta(InvalidAggregateAction):
+    msg_fmt = ('Cannot update metadata of aggregate %(aggregate_id)s: '
+               '%(reason)s')
+
+
+class InstanceGroupNotFound(NotFound):
+    msg_fmt = 'Instance group %(group_uuid)s could not be found.'
+
+
+class InstanceGroupHintInvalid(Invalid):
+    msg_fmt = ('Server group %(group)s given as scheduler hint "group" '
+               'could not be found.')
+
+
+class HostBinaryNotFound(NotFound):
+    msg_fmt = 'Could not find binary %(binary)s on host %(host)s.'

@@ -7,25 +7,16 @@ and versioned objects (``RequestContextSerializer``). Exceptions from
 the caller.
 """
 
-import collections
-import threading
-
 import oslo_messaging as messaging
 from oslo_messaging.rpc import dispatcher
+from oslo_utils import versionutils
 
 from nova_lite import context as nl_context
 from nova_lite.objects import base as objects_base
+from nova_lite import rpc_stats
 
 ALLOWED_EXMODS = ['nova_lite.exception']
 TRANSPORT = None
-
-# Messages this process sent, by origin and kind: "user" for messages sent
-# on behalf of an API request (the context has a user), "service" for a
-# service's own work (start-up, heartbeats, periodic tasks). Logged when a
-# service stops; tools/bench_boot.py sums the "user" part per boot.
-_STATS = collections.defaultdict(collections.Counter)
-_STATS_LOCK = threading.Lock()
-
 
 def init(conf):
     """Create this process's transport from ``[DEFAULT] transport_url``."""
@@ -70,20 +61,35 @@ class RequestContextSerializer(messaging.Serializer):
         return nl_context.RequestContext.from_dict(context)
 
 
-def _serializer():
-    return RequestContextSerializer(objects_base.NovaLiteObjectSerializer())
+class PinnedObjectSerializer(objects_base.NovaLiteObjectSerializer):
+    """Sends objects at the versions a pin allows.
+
+    ``object_versions`` is a callable returning {object name: version} (the
+    pinned release's objects) or None for "newest". Objects newer than
+    that are backported before they leave, recursively.
+    """
+
+    def __init__(self, object_versions=None):
+        super().__init__()
+        self._object_versions = object_versions
+
+    def serialize_entity(self, context, entity):
+        manifest = self._object_versions() if self._object_versions else None
+        if manifest and isinstance(entity, objects_base.NovaLiteObject):
+            return _backported(entity, manifest)
+        return super().serialize_entity(context, entity)
 
 
-def _count(ctxt, kind):
-    origin = 'user' if getattr(ctxt, 'user_id', None) else 'service'
-    with _STATS_LOCK:
-        _STATS[origin][kind] += 1
-
-
-def stats():
-    """{origin: {'call': n, 'cast': n, 'fanout': n}} sent so far."""
-    with _STATS_LOCK:
-        return {origin: dict(counts) for origin, counts in _STATS.items()}
+def _backported(entity, manifest):
+    target = manifest.get(entity.obj_name(), entity.VERSION)
+    if versionutils.convert_version_to_tuple(target) < \
+            versionutils.convert_version_to_tuple(entity.VERSION):
+        rpc_stats.record('backported',
+                         '%s@%s' % (entity.obj_name(), target))
+    else:
+        target = entity.VERSION
+    return entity.obj_to_primitive(target_version=target,
+                                   version_manifest=manifest)
 
 
 class _CountingCallContext:
@@ -94,29 +100,65 @@ class _CountingCallContext:
         self._fanout = fanout
 
     def call(self, ctxt, method, **kwargs):
-        _count(ctxt, 'call')
+        rpc_stats.count_sent(ctxt, 'call', self._cctxt.target, method)
         return self._cctxt.call(ctxt, method, **kwargs)
 
     def cast(self, ctxt, method, **kwargs):
-        _count(ctxt, 'fanout' if self._fanout else 'cast')
+        rpc_stats.count_sent(ctxt, 'fanout' if self._fanout else 'cast',
+                             self._cctxt.target, method)
         return self._cctxt.cast(ctxt, method, **kwargs)
 
     def can_send_version(self, version=None):
         return self._cctxt.can_send_version(version)
 
 
-class _CountingClient(_CountingCallContext):
+class _Client(_CountingCallContext):
+    """The client every rpcapi holds: applies the current pin before each
+    message, and counts what it sends."""
+
+    def __init__(self, client, pin=None):
+        super().__init__(client)
+        self._pin = pin
+
+    def _apply_pin(self):
+        if self._pin is not None:
+            self._cctxt.version_cap = self._pin.resolve()[0]
+
     def prepare(self, **kwargs):
+        self._apply_pin()
         return _CountingCallContext(self._cctxt.prepare(**kwargs),
                                     fanout=kwargs.get('fanout', False))
 
+    def can_send_version(self, version=None):
+        self._apply_pin()
+        return self._cctxt.can_send_version(version)
 
-def get_client(target, version_cap=None):
+    def call(self, ctxt, method, **kwargs):
+        self._apply_pin()
+        return super().call(ctxt, method, **kwargs)
+
+    def cast(self, ctxt, method, **kwargs):
+        self._apply_pin()
+        return super().cast(ctxt, method, **kwargs)
+
+
+def _serializer(pin=None):
+    objects = (lambda: pin.resolve()[1]) if pin is not None else None
+    return RequestContextSerializer(PinnedObjectSerializer(objects))
+
+
+def get_client(target, version_cap=None, pin=None):
+    """An RPC client for ``target``.
+
+    ``pin`` (an rpc_pins.Pin) caps the version and the objects sent, and
+    is re-evaluated on every message; ``version_cap`` is a fixed cap.
+    """
     if TRANSPORT is None:
         raise RuntimeError('nova_lite.rpc.init() was not called')
-    return _CountingClient(messaging.get_rpc_client(
-        TRANSPORT, target, version_cap=version_cap,
-        serializer=_serializer()))
+    client = messaging.get_rpc_client(TRANSPORT, target,
+                                      version_cap=version_cap,
+                                      serializer=_serializer(pin))
+    return _Client(client, pin=pin)
 
 
 def get_server(target, endpoints):
@@ -126,24 +168,3 @@ def get_server(target, endpoints):
         TRANSPORT, target, endpoints,
         serializer=_serializer(),
         access_policy=dispatcher.DefaultRPCAccessPolicy)
-
-
-def version_cap(service, release_aliases):
-    """The RPC version cap for calls to ``service`` ([upgrade_levels]).
-
-    The option takes a version ("1.0") or a release name from
-    ``release_aliases``; unset means no cap (the newest this code knows).
-    """
-    from nova_lite.conf import CONF
-    from nova_lite import exception
-    value = getattr(CONF.upgrade_levels, service)
-    if not value:
-        return None
-    value = release_aliases.get(value, value)
-    parts = value.split('.')
-    if len(parts) != 2 or not all(p.isdigit() for p in parts):
-        raise exception.ConfigInvalid(
-            reason='[upgrade_levels] %s = %s is neither a version like '
-                   '"1.0" nor a known release (%s)' % (
-                       service, value, ', '.join(sorted(release_aliases))))
-    return value

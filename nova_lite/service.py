@@ -26,7 +26,9 @@ from nova_lite import context as nl_context
 from nova_lite.db import api as db_api
 from nova_lite import exception
 from nova_lite import objects
+from nova_lite import releases
 from nova_lite import rpc
+from nova_lite import rpc_stats
 
 LOG = logging.getLogger(__name__)
 
@@ -60,6 +62,22 @@ def setup_process(db_access):
             conductor_api.make_indirection_api()
 
 
+def check_service_versions(ctxt, binary, host):
+    """Refuse to run beside a service older than the oldest release this
+    code supports (raises ServiceTooOld naming it). This service's own row,
+    which still says the version it ran before, does not count."""
+    if CONF.upgrade_levels.skip_service_version_check:
+        return
+    oldest = releases.oldest_supported()
+    for svc in objects.ServiceList.get_all(ctxt):
+        if (svc.binary, svc.host) == (binary, host):
+            continue
+        if svc.is_up and svc.version < oldest['service_version']:
+            raise exception.ServiceTooOld(
+                binary=svc.binary, host=svc.host, version=svc.version,
+                oldest=oldest['service_version'], release=oldest['name'])
+
+
 class Service(service.Service):
     """An RPC service: conductor, scheduler or compute."""
 
@@ -80,6 +98,7 @@ class Service(service.Service):
         manager_class = importutils.import_class(self.manager_class_name)
         self.manager = manager_class(host=self.host)
         ctxt = nl_context.get_admin_context()
+        check_service_versions(ctxt, self.binary, self.host)
         self.service_ref = self._register(ctxt)
         self.manager.init_host()
         target = messaging.Target(topic=self.topic, server=self.host)
@@ -93,6 +112,7 @@ class Service(service.Service):
         self.tg.add_dynamic_timer_args(self._periodic_tasks,
                                        initial_delay=1,
                                        periodic_interval_max=60)
+        add_stats_timer(self.tg, self.binary)
 
     def _register(self, ctxt):
         try:
@@ -134,12 +154,23 @@ class Service(service.Service):
         self.tg.stop_timers(wait=False)
         if self.manager is not None:
             self.manager.cleanup_host()
-        LOG.info('%s on %s sent RPC messages: %s', self.binary, self.host,
-                 rpc.stats())
+        _log_stats(self.binary)
         super().stop(graceful=graceful)
 
     def wait(self):
         super().wait()
+
+
+def add_stats_timer(tg, binary):
+    """Log this process's RPC statistics every rpc_stats_log_interval."""
+    if CONF.rpc_stats_log_interval:
+        tg.add_timer_args(CONF.rpc_stats_log_interval, _log_stats,
+                          args=(binary,),
+                          initial_delay=CONF.rpc_stats_log_interval)
+
+
+def _log_stats(binary):
+    LOG.info('%s RPC statistics: %s', binary, rpc_stats.stats())
 
 
 class WSGIService(service.Service):
@@ -168,13 +199,14 @@ class WSGIService(service.Service):
         self.server.prepare()
         self.port = self.server.bind_addr[1]
         self.tg.add_thread(self.server.serve)
+        add_stats_timer(self.tg, 'nova-lite-api')
         LOG.info('nova-lite-api listening on http://%s:%s/', self.host,
                  self.port)
 
     def stop(self, graceful=True):
         if self.server is not None:
             self.server.stop()
-        LOG.info('nova-lite-api sent RPC messages: %s', rpc.stats())
+        _log_stats('nova-lite-api')
         super().stop(graceful=graceful)
 
 

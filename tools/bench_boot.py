@@ -39,7 +39,7 @@ import sqlalchemy as sa  # noqa: E402
 
 from tests.functional import deployment  # noqa: E402
 
-STATS_LINE = re.compile(r'sent RPC messages: (\{.*\})')
+STATS_LINE = re.compile(r'RPC statistics: (\{.*\})')
 
 
 def _percentile(values, pct):
@@ -116,18 +116,19 @@ def _watch(deploy, started, threads, servers, timeout):
 
 def _rpc_messages(deploy):
     """(total messages, {daemon: counts}) from the daemons' stop logs."""
-    total = 0
     by_daemon = {}
     for daemon in deploy.daemons:
         with open(daemon.log) as log:
             for line in log:
                 match = STATS_LINE.search(line)
                 if match:
-                    counts = ast.literal_eval(match.group(1))
-                    by_daemon[daemon.name] = counts
-                    user = counts.get('user', {})
-                    total += (2 * user.get('call', 0) + user.get('cast', 0)
-                              + user.get('fanout', 0))
+                    # The last line (logged at stop) has the totals.
+                    by_daemon[daemon.name] = ast.literal_eval(match.group(1))
+    total = 0
+    for counts in by_daemon.values():
+        user = counts.get('user', {})
+        total += (2 * user.get('call', 0) + user.get('cast', 0)
+                  + user.get('fanout', 0))
     return total, by_daemon
 
 

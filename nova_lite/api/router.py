@@ -18,9 +18,13 @@ import webob.exc
 
 from nova_lite.api import api_version
 from nova_lite.api import faults
+from nova_lite.api.handlers import aggregates
 from nova_lite.api.handlers import flavors
 from nova_lite.api.handlers import hypervisors
 from nova_lite.api.handlers import images
+from nova_lite.api.handlers import limits
+from nova_lite.api.handlers import quota_sets
+from nova_lite.api.handlers import server_groups
 from nova_lite.api.handlers import servers
 from nova_lite.api.handlers import services
 from nova_lite.api.handlers import versions
@@ -47,10 +51,28 @@ ROUTES = {
     '/images/detail': {'GET': images.detail},
     '/images/{image_id}': {'GET': images.show},
     '/os-services': {'GET': services.index},
+    '/os-services/{action}': {'PUT': services.update},
+    '/os-aggregates': {'GET': aggregates.index, 'POST': aggregates.create},
+    '/os-aggregates/{aggregate_id}': {
+        'GET': aggregates.show, 'PUT': aggregates.update,
+        'DELETE': aggregates.delete},
+    '/os-aggregates/{aggregate_id}/action': {'POST': aggregates.action},
+    '/os-server-groups': {'GET': server_groups.index,
+                          'POST': server_groups.create},
+    '/os-server-groups/{group_id}': {'GET': server_groups.show,
+                                     'DELETE': server_groups.delete},
     '/os-hypervisors': {'GET': hypervisors.index},
     '/os-hypervisors/detail': {'GET': hypervisors.detail},
     '/os-hypervisors/statistics': {'GET': hypervisors.statistics},
     '/os-hypervisors/{hypervisor_id}': {'GET': hypervisors.show},
+    '/limits': {'GET': limits.index},
+    '/os-quota-sets/{tenant_id}': {
+        'GET': quota_sets.show, 'PUT': quota_sets.update,
+        'DELETE': quota_sets.delete},
+    '/os-quota-sets/{tenant_id}/detail': {'GET': quota_sets.detail},
+    '/os-quota-sets/{tenant_id}/defaults': {'GET': quota_sets.defaults},
+    '/os-quota-class-sets/{class_name}': {
+        'GET': quota_sets.show_class, 'PUT': quota_sets.update_class},
 }
 
 

@@ -7,8 +7,11 @@
                      [--property KEY=VALUE ...]
     nova-lite-manage image list
     nova-lite-manage service list
+    nova-lite-manage quota verify [--project P]
+    nova-lite-manage quota refresh --project P
 
-Exit codes: 0 success, 1 a known error (printed), 2 bad usage.
+Exit codes: 0 success, 1 a known error (printed), 2 bad usage, 3 quota
+usage drift found by ``quota verify``.
 """
 
 import sys
@@ -23,6 +26,9 @@ from nova_lite.db import migration
 from nova_lite import exception
 from nova_lite.image import api as image_api
 from nova_lite import objects
+from nova_lite.quota import usages as quota_usages
+
+EXIT_DRIFT = 3
 
 
 def _db_sync():
@@ -75,6 +81,67 @@ def _service_list():
             'up' if svc.is_up else 'down', svc.version))
 
 
+def _audit_line(audit):
+    if audit.recorded_in_use is None:
+        status = 'untracked'
+    elif audit.recorded_in_use < 0:
+        status = 'unknown'
+    else:
+        status = 'DRIFT' if audit.drift else 'ok'
+
+    def pair(recorded, counted):
+        shown = '-' if recorded is None else recorded
+        return '%s/%s' % (shown, counted)
+    return '%-36s %-20s %-14s %-17s %-17s %s' % (
+        audit.project_id, audit.user_id or '(project)', audit.resource,
+        pair(audit.recorded_in_use, audit.counted_in_use),
+        pair(audit.recorded_reserved, audit.counted_reserved), status)
+
+
+def _quota_verify():
+    """Recorded against counted usage, per project, user and resource.
+
+    "untracked" (no record yet) and "unknown" (-1) are counted at the
+    next reservation: they are not drift. Returns EXIT_DRIFT on drift.
+    """
+    ctxt = nl_context.get_admin_context()
+    project = CONF.category.project
+    projects = [project] if project else quota_usages.projects(ctxt)
+    print('%-36s %-20s %-14s %-17s %-17s %s' % (
+        'Project', 'User', 'Resource', 'In use rec/cnt', 'Reserved rec/cnt',
+        'Status'))
+    drifted = total = 0
+    for project_id in projects:
+        for audit in quota_usages.audit_project(ctxt, project_id):
+            print(_audit_line(audit))
+            total += 1
+            drifted += audit.drift
+    print('%d of %d usage records drifted in %d project(s)'
+          % (drifted, total, len(projects)))
+    return EXIT_DRIFT if drifted else 0
+
+
+def _quota_refresh():
+    ctxt = nl_context.get_admin_context()
+    written = quota_usages.refresh_project(ctxt, CONF.category.project)
+    for (user_id, resource), in_use in sorted(written.items()):
+        print('%-20s %-14s %s' % (user_id or '(project)', resource, in_use))
+
+
+def _add_quota_parsers(subparsers):
+    quota = subparsers.add_parser('quota', help='quota usage')
+    quota_sub = quota.add_subparsers(dest='action')
+    verify = quota_sub.add_parser(
+        'verify', help='compare recorded usage with the servers; exits '
+        '%d on drift' % EXIT_DRIFT)
+    verify.add_argument('--project', help='only this project')
+    verify.set_defaults(func=_quota_verify)
+    refresh = quota_sub.add_parser(
+        'refresh', help="recount a project's usage and write it")
+    refresh.add_argument('--project', required=True)
+    refresh.set_defaults(func=_quota_refresh)
+
+
 def _add_parsers(subparsers):
     db = subparsers.add_parser('db', help='schema migrations')
     db_sub = db.add_subparsers(dest='action')
@@ -105,6 +172,7 @@ def _add_parsers(subparsers):
     svc_sub = svc.add_subparsers(dest='action')
     svc_sub.add_parser('list', help='list services'
                        ).set_defaults(func=_service_list)
+    _add_quota_parsers(subparsers)
 
 
 def main():
@@ -122,11 +190,10 @@ def main():
         return 2
     db_api.configure(CONF)
     try:
-        func()
+        return func() or 0
     except exception.NovaLiteException as exc:
         print('Error: %s' % exc.format_message(), file=sys.stderr)
         return 1
-    return 0
 
 
 if __name__ == '__main__':

@@ -121,6 +121,11 @@ class API:
         spec = self._request_spec(context, flavor, image_meta, max_count,
                                   availability_zone, scheduler_hints,
                                   forced_host, forced_node)
+        group = self._server_group(context, scheduler_hints)
+        if group is not None:
+            spec.instance_group = group
+            spec.scheduler_hints = dict(spec.scheduler_hints,
+                                        group=[group.uuid])
         instances = self.conductor_api.provision_instances(
             context, instance, spec, min_count, max_count)
         self.conductor_api.build_instances(context, instances, spec)
@@ -153,8 +158,35 @@ class API:
             scheduler_hints=scheduler_hints_as_lists(scheduler_hints),
             ignore_hosts=None,
             force_hosts=[forced_host] if forced_host else None,
-            force_nodes=[forced_node] if forced_node else None)
+            force_nodes=[forced_node] if forced_node else None,
+            instance_group=None, is_bfv=False)
         return spec
+
+    @staticmethod
+    def _server_group(context, hints):
+        """The server group the hint ``group`` names (a uuid or a name,
+        in the caller's project unless they are an administrator), or
+        None. Raises InstanceGroupHintInvalid (400) for one it cannot
+        find."""
+        value = (hints or {}).get('group')
+        values = value if isinstance(value, (list, tuple)) else [value]
+        values = [str(v) for v in values if v]
+        if not values:
+            return None
+        if len(values) > 1:
+            raise exception.InstanceGroupHintInvalid(group=values)
+        name = values[0]
+        try:
+            if uuidutils.is_uuid_like(name):
+                group = objects.InstanceGroup.get_by_uuid(context, name)
+            else:
+                group = objects.InstanceGroup.get_by_name(
+                    context, name, context.project_id)
+        except exception.InstanceGroupNotFound:
+            raise exception.InstanceGroupHintInvalid(group=name)
+        if group.project_id != context.project_id and not context.is_admin:
+            raise exception.InstanceGroupHintInvalid(group=name)
+        return group
 
     # -- delete ------------------------------------------------------
 

@@ -194,7 +194,14 @@ class ComputeManager(manager.Manager):
         instance.host = self.host
         instance.node = node
         if host_list:
-            instance.compute_node_uuid = host_list[0].compute_node_uuid
+            selection = host_list[0]
+            instance.compute_node_uuid = selection.compute_node_uuid
+            # As in Nova, a server shows the zone of the host it runs on.
+            zone = (selection.availability_zone
+                    if selection.obj_attr_is_set('availability_zone')
+                    else None)
+            if zone:
+                instance.availability_zone = zone
         instance.task_state = fields.TaskState.SPAWNING
         instance.save(expected_task_state=fields.TaskState.SCHEDULING)
 
@@ -206,6 +213,12 @@ class ComputeManager(manager.Manager):
         instance.save(expected_task_state=fields.TaskState.SPAWNING)
         self.rt.update_usage(context, instance, node)
         LOG.info('Instance %s is active on node %s', instance.uuid, node)
+        self._stats_changed(context, self.rt.build_succeeded(node))
+
+    def _stats_changed(self, context, node_uuid):
+        """Tell schedulers a node's stats (failed_builds) were saved."""
+        if node_uuid is not None:
+            self.scheduler_api.update_provider_states(context, [node_uuid])
 
     def _abandon(self, context, instance, claim, spawn_tried):
         """Undo a build here: remove the VM if one may exist, give the
@@ -237,6 +250,7 @@ class ComputeManager(manager.Manager):
             LOG.info('Instance %s was deleted during its build; not '
                      'rescheduling', instance.uuid)
             return
+        self._stats_changed(context, self.rt.build_failed(node))
         alternates = list(host_list[1:]) if host_list else []
         LOG.info('Handing instance %s back to the conductor with %d '
                  'alternate(s)', instance.uuid, len(alternates))

@@ -58,6 +58,7 @@ class ResourceTracker:
         self._last_report = {}        # nodename -> what was last reported
         self._disabled = False
         self._service_id = None
+        self._failed_builds = {}      # nodename -> consecutive failures
         self._reported_traits = provider_report.ReportedTraitsStore(host)
 
     @property
@@ -125,6 +126,55 @@ class ResourceTracker:
             LOG.info('Freed the resources of instance %s on node %s',
                      instance.uuid, tracked.nodename)
         return tracked is not None
+
+    # Build outcomes (the failed_builds stat BuildFailureWeigher reads)
+
+    def build_failed(self, nodename):
+        """Count a failed build on ``nodename``; return the node's uuid
+        when its record was saved with the new count (None otherwise)."""
+        with self._lock:
+            count = self._failed_builds.get(nodename, 0) + 1
+            self._failed_builds[nodename] = count
+        return self._save_stats(nodename)
+
+    def build_succeeded(self, nodename):
+        """Reset the node's failed build count; return the node's uuid if
+        that changed its saved record (None otherwise)."""
+        with self._lock:
+            if not self._failed_builds.get(nodename):
+                self._failed_builds.setdefault(nodename, 0)
+                return None
+            self._failed_builds[nodename] = 0
+        return self._save_stats(nodename)
+
+    def _save_stats(self, nodename):
+        """Write the node's stats now rather than at the next periodic
+        update, so schedulers weigh a failing node down at once. Best
+        effort: a failure is logged and the periodic update catches up."""
+        with self._update_lock:
+            node = self._compute_nodes.get(nodename)
+            if node is None:
+                return None
+            stats = self._node_stats(nodename)
+            if _attr(node, 'stats') == stats:
+                return None
+            node.stats = stats
+            try:
+                node.save()
+            except Exception:
+                LOG.exception('Saving the stats of node %s failed', nodename)
+                return None
+        return node.uuid
+
+    def _node_stats(self, nodename):
+        with self._lock:
+            on_node = [t for t in self._tracked.values()
+                       if t.nodename == nodename]
+            failed = self._failed_builds.get(nodename)
+        stats = _stats(on_node)
+        if failed is not None:
+            stats['failed_builds'] = str(failed)
+        return stats
 
     def usage(self, nodename):
         """{resource_class: amount} the counted instances use on a node."""
@@ -314,9 +364,14 @@ class ResourceTracker:
         if self._service_id is not None:
             node.service_id = self._service_id
         self._set_ratios(node, nodename)
-        stats = _stats(on_node)
+        stats = self._node_stats(nodename)
         if _attr(node, 'stats') != stats:
             node.stats = stats
+        for field in ('metrics', 'pci_device_pools', 'numa_topology'):
+            value = resources.get(field)
+            if not node.obj_attr_is_set(field) or getattr(node,
+                                                          field) != value:
+                setattr(node, field, value)
 
     def _set_ratios(self, node, nodename):
         """Forced ratios win; otherwise keep what the record (or

@@ -8,22 +8,21 @@ API version history:
 
 import oslo_messaging as messaging
 
+from nova_lite import releases
 from nova_lite import rpc
+from nova_lite import rpc_pins
 
 RPC_TOPIC = 'compute'
 RPC_VERSION = '1.0'
 
-VERSION_ALIASES = {
-    'acorn': '1.0',
-}
+VERSION_ALIASES = releases.rpc_aliases('compute')
 
 
 class ComputeAPI:
 
     def __init__(self):
         target = messaging.Target(topic=RPC_TOPIC, version=RPC_VERSION)
-        self.client = rpc.get_client(
-            target, version_cap=rpc.version_cap('compute', VERSION_ALIASES))
+        self.client = rpc.get_client(target, pin=rpc_pins.Pin('compute'))
 
     def build_and_run_instance(self, context, instance, host, node,
                                request_spec, host_list):

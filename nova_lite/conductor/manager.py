@@ -20,6 +20,8 @@ from nova_lite.conf import CONF
 from nova_lite import exception
 from nova_lite import manager
 from nova_lite.objects import base as objects_base
+from nova_lite.quota import reservations as quota_reservations
+from nova_lite import rpc_stats
 from nova_lite.scheduler import rpcapi as scheduler_rpcapi
 
 LOG = logging.getLogger(__name__)
@@ -54,6 +56,8 @@ class ConductorManager(manager.Manager):
         ours = versionutils.convert_version_to_tuple(result.VERSION)
         theirs = versionutils.convert_version_to_tuple(wanted)
         if theirs < ours or theirs[0] != ours[0]:
+            rpc_stats.record('backported',
+                             '%s@%s' % (result.obj_name(), wanted))
             return result.obj_to_primitive(target_version=wanted,
                                            version_manifest=object_versions)
         return result
@@ -80,6 +84,7 @@ class ConductorManager(manager.Manager):
     def object_backport_versions(self, context, objinst, object_versions):
         target = object_versions[objinst.obj_name()]
         LOG.debug('Backporting %s to %s', objinst.obj_name(), target)
+        rpc_stats.record('backported', '%s@%s' % (objinst.obj_name(), target))
         return objinst.obj_to_primitive(target_version=target,
                                         version_manifest=object_versions)
 
@@ -120,3 +125,11 @@ class ConductorManager(manager.Manager):
         released |= timeouts.remove_orphaned_allocations(
             context, CONF.conductor.build_timeout_check_interval)
         self.scheduler_api.update_provider_states(context, released)
+
+    @periodic_task.periodic_task(
+        spacing=CONF.quota.reservation_expire_check_interval,
+        run_immediately=True)
+    def _expire_reservations(self, context):
+        # Reservations of requests that never finished (their conductor
+        # died between reserve and commit) give their quota back.
+        quota_reservations.expire_reservations(context)

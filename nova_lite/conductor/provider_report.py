@@ -1,6 +1,19 @@
-"""A compute's report of one node, written to the placement tables."""
+"""A compute's report of one node, written to the placement tables.
 
+Two things of a provider are not the compute's to decide, and are synced
+here from the database on every report instead: COMPUTE_STATUS_DISABLED
+(the service's disabled flag, which an administrator may have changed
+after the compute read it) and the placement aggregates that mirror the
+host's aggregates (a node created after its host joined an aggregate).
+"""
+
+import os_traits
+
+from nova_lite import objects
+from nova_lite.objects import service as service_obj
 from nova_lite.placement import providers
+
+_DISABLED = os_traits.COMPUTE_STATUS_DISABLED
 
 
 def _resolve(resource_class, record, current):
@@ -37,6 +50,22 @@ def update_compute_provider(context, compute_node, inventories, traits,
     wanted = {rc: _resolve(rc, record, current)
               for rc, record in inventories.items()}
     changed = providers.set_inventories(context, uuid, wanted)
-    changed |= providers.set_traits(context, uuid, traits,
-                                    owned=set(owned_traits) | set(traits))
+    traits = set(traits) - {_DISABLED}
+    owned = (set(owned_traits) | traits) - {_DISABLED}
+    changed |= providers.set_traits(context, uuid, traits, owned=owned)
+    changed |= bool(service_obj.sync_disabled_trait(
+        context, compute_node.host, [uuid]))
+    changed |= _sync_aggregates(context, compute_node)
     return changed, wanted
+
+
+def _sync_aggregates(context, compute_node):
+    """Add the host's aggregates to the provider's placement aggregates
+    (never removing any: leaving an aggregate removes it at once)."""
+    aggregates = objects.AggregateList.get_by_host(context,
+                                                   compute_node.host)
+    uuids = {aggregate.uuid for aggregate in aggregates}
+    if not uuids:
+        return False
+    return providers.set_aggregates(context, compute_node.uuid, uuids,
+                                    owned=uuids)

@@ -12,7 +12,9 @@ from oslo_log import log as logging
 import oslo_messaging as messaging
 
 from nova_lite.objects import base as objects_base
+from nova_lite import releases
 from nova_lite import rpc
+from nova_lite import rpc_pins
 
 LOG = logging.getLogger(__name__)
 
@@ -21,9 +23,7 @@ RPC_VERSION = '1.0'
 
 # Release name -> the newest conductor RPC version that release speaks,
 # accepted by [upgrade_levels] conductor.
-VERSION_ALIASES = {
-    'acorn': '1.0',
-}
+VERSION_ALIASES = releases.rpc_aliases('conductor')
 
 
 class ConductorAPI:
@@ -35,8 +35,7 @@ class ConductorAPI:
 
     def __init__(self):
         target = messaging.Target(topic=RPC_TOPIC, version=RPC_VERSION)
-        self.client = rpc.get_client(
-            target, version_cap=rpc.version_cap('conductor', VERSION_ALIASES))
+        self.client = rpc.get_client(target, pin=rpc_pins.Pin('conductor'))
 
     def ping(self, context, arg, timeout=None):
         """Round trip to a conductor (call); returns ``arg``."""

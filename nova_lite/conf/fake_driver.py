@@ -47,6 +47,25 @@ fake_opts = [
                      'or CUSTOM_* names. The compute owns these: it adds '
                      'and removes them on each report, and never touches '
                      'other traits set on the provider.'),
+    cfg.ListOpt('metrics', default=[],
+                help='Metrics every node reports, as "name=number" items '
+                     '(for example "cpu.percent=10, mem.free=1000"), read '
+                     'by MetricsFilter and MetricsWeigher. The node option '
+                     'overrides them per node with metrics=NAME=N+NAME=N. '
+                     'Empty: no metrics.'),
+    cfg.ListOpt('pci_devices', default=[],
+                help='PCI device pools every node has, as '
+                     '"vendor_id:product_id:count[:numa_node[:dev_type]]" '
+                     'items (ids are 4 hexadecimal digits, dev_type is '
+                     'type-PCI (default), type-PF or type-VF), read by '
+                     'PciPassthroughFilter against [pci] alias. The node '
+                     'option overrides them per node with '
+                     'pci_devices=POOL+POOL. Empty: no PCI devices.'),
+    cfg.IntOpt('numa_nodes', default=0, min=0,
+               help='NUMA cells of every node: its CPUs and RAM split '
+                    'evenly among them, read by NUMATopologyFilter. 0 '
+                    '(the default) reports no NUMA topology. The node '
+                    'option overrides it per node with numa_nodes=N.'),
     cfg.MultiStrOpt('node', default=[],
                     help='Per-node overrides as "INDEX_OR_NAME:key=value,'
                          'key=value". The target is a node index (all '
@@ -54,12 +73,13 @@ fake_opts = [
                          'node_count) or a node name; a name that is not a '
                          'node of this host is ignored, so one file can '
                          'serve several hosts. Keys: vcpus, memory_mb, '
-                         'local_gb, hypervisor_version (non-negative '
-                         'integers), hypervisor_type, cpu_arch, cpu_model, '
-                         'and traits (joined with "+", replacing the '
-                         'traits option for that node). Repeat the option '
-                         'for several nodes. A malformed value stops the '
-                         'compute with an error quoting it.'),
+                         'local_gb, hypervisor_version, numa_nodes '
+                         '(non-negative integers), hypervisor_type, '
+                         'cpu_arch, cpu_model, and traits, metrics and '
+                         'pci_devices (items joined with "+", replacing '
+                         'the option of that name for that node). Repeat '
+                         'the option for several nodes. A malformed value '
+                         'stops the compute with an error quoting it.'),
     cfg.ListOpt('fail_spawn_nodes', default=[],
                 help='Fault injection: nodes (indexes or names, as for '
                      'the node option) where every spawn fails with '

@@ -18,6 +18,13 @@ service_opts = [
                default=10, min=1,
                help='Seconds between service heartbeats. Must be well below '
                     'service_down_time.'),
+    cfg.IntOpt('rpc_stats_log_interval',
+               default=0, min=0,
+               help='Seconds between log lines with this service\'s RPC '
+                    'statistics (messages sent by kind and by '
+                    'method@version, objects backported). 0 logs them only '
+                    'when the service stops. tools/upgrade-drill sets it to '
+                    'report per phase.'),
     cfg.IntOpt('service_down_time',
                default=60, min=1,
                help='A service whose last heartbeat is older than this many '

@@ -86,6 +86,11 @@ class ComputeNode(Base, TimestampMixin):
     ram_allocation_ratio = sa.Column(sa.Float)
     disk_allocation_ratio = sa.Column(sa.Float)
     stats = sa.Column(sa.Text)
+    # JSON written by the compute from its driver (migration 0003):
+    # {name: value}, [pool], [cell].
+    metrics = sa.Column(sa.Text)
+    pci_device_pools = sa.Column(sa.Text)
+    numa_topology = sa.Column(sa.Text)
 
 
 class Flavor(Base, TimestampMixin):
@@ -316,7 +321,169 @@ class ResourceProviderAggregate(Base):
 # ----------------------------------------------------------------- quotas
 # (quota limits, classes, usages and reservations: migration 0002_quotas)
 
+class Quota(Base, TimestampMixin):
+    """A project's limit of one resource (-1: unlimited)."""
+    __tablename__ = 'quotas'
+    __table_args__ = (
+        sa.UniqueConstraint('project_id', 'resource',
+                            name='uniq_quotas0project_id0resource'),
+    )
+    id = sa.Column(sa.Integer, primary_key=True)
+    project_id = sa.Column(sa.String(255), nullable=False)
+    resource = sa.Column(sa.String(255), nullable=False)
+    hard_limit = sa.Column(sa.Integer, nullable=False)
+
+
+class ProjectUserQuota(Base, TimestampMixin):
+    """A user's limit of one resource within a project."""
+    __tablename__ = 'project_user_quotas'
+    __table_args__ = (
+        sa.UniqueConstraint(
+            'project_id', 'user_id', 'resource',
+            name='uniq_project_user_quotas0project_id0user_id0resource'),
+    )
+    id = sa.Column(sa.Integer, primary_key=True)
+    project_id = sa.Column(sa.String(255), nullable=False)
+    user_id = sa.Column(sa.String(255), nullable=False)
+    resource = sa.Column(sa.String(255), nullable=False)
+    hard_limit = sa.Column(sa.Integer, nullable=False)
+
+
+class QuotaClass(Base, TimestampMixin):
+    """A quota class's limit of one resource (class "default" first)."""
+    __tablename__ = 'quota_classes'
+    __table_args__ = (
+        sa.UniqueConstraint('class_name', 'resource',
+                            name='uniq_quota_classes0class_name0resource'),
+    )
+    id = sa.Column(sa.Integer, primary_key=True)
+    class_name = sa.Column(sa.String(255), nullable=False)
+    resource = sa.Column(sa.String(255), nullable=False)
+    hard_limit = sa.Column(sa.Integer, nullable=False)
+
+
+class QuotaUsage(Base, TimestampMixin):
+    """Recorded usage of one resource by a user of a project.
+
+    ``user_id`` '' is the row of the whole project (the sum of its users'
+    rows), which every writer locks first: it serialises a project's
+    reservations. ``in_use`` -1 means unknown (recounted at the next
+    reservation). ``refreshed_at`` is when ``in_use`` was last counted
+    from the servers (``max_age`` measures from it).
+    """
+    __tablename__ = 'quota_usages'
+    __table_args__ = (
+        sa.UniqueConstraint(
+            'project_id', 'user_id', 'resource',
+            name='uniq_quota_usages0project_id0user_id0resource'),
+    )
+    id = sa.Column(sa.Integer, primary_key=True)
+    project_id = sa.Column(sa.String(255), nullable=False)
+    user_id = sa.Column(sa.String(255), nullable=False)
+    resource = sa.Column(sa.String(255), nullable=False)
+    in_use = sa.Column(sa.Integer, nullable=False)
+    reserved = sa.Column(sa.Integer, nullable=False, default=0)
+    until_refresh = sa.Column(sa.Integer)
+    refreshed_at = sa.Column(sa.DateTime)
+
+
+class Reservation(Base, TimestampMixin):
+    """Quota held for a request until it commits or rolls back.
+
+    One row per resource; the rows of one reservation share ``uuid``.
+    """
+    __tablename__ = 'reservations'
+    __table_args__ = (
+        sa.UniqueConstraint('uuid', 'resource',
+                            name='uniq_reservations0uuid0resource'),
+        sa.Index('reservations_expire_idx', 'expire'),
+    )
+    id = sa.Column(sa.Integer, primary_key=True)
+    uuid = sa.Column(sa.String(36), nullable=False)
+    project_id = sa.Column(sa.String(255), nullable=False)
+    user_id = sa.Column(sa.String(255), nullable=False)
+    resource = sa.Column(sa.String(255), nullable=False)
+    delta = sa.Column(sa.Integer, nullable=False)
+    expire = sa.Column(sa.DateTime, nullable=False)
+
+
 
 # ------------------------------------------- aggregates and server groups
 # (host aggregates with metadata, server groups and their members:
 # migration 0003_aggregates_groups)
+
+class Aggregate(Base, TimestampMixin):
+    """A host aggregate (Nova's): a named set of hosts with metadata.
+
+    Mirrored into placement: its uuid is a placement aggregate of the
+    providers of its hosts' compute nodes.
+    """
+    __tablename__ = 'aggregates'
+    __table_args__ = (
+        sa.UniqueConstraint('uuid', name='uniq_aggregates0uuid'),
+        sa.UniqueConstraint('name', name='uniq_aggregates0name'),
+    )
+    id = sa.Column(sa.Integer, primary_key=True)
+    uuid = sa.Column(sa.String(36), nullable=False)
+    name = sa.Column(sa.String(255), nullable=False)
+    hosts = orm.relationship('AggregateHost', lazy='selectin',
+                             cascade='all, delete-orphan',
+                             order_by='AggregateHost.id')
+    metadata_items = orm.relationship('AggregateMetadata', lazy='selectin',
+                                      cascade='all, delete-orphan')
+
+
+class AggregateHost(Base, TimestampMixin):
+    __tablename__ = 'aggregate_hosts'
+    __table_args__ = (
+        sa.UniqueConstraint('aggregate_id', 'host',
+                            name='uniq_aggregate_hosts0aggregate_id0host'),
+        sa.Index('aggregate_hosts_host_idx', 'host'),
+    )
+    id = sa.Column(sa.Integer, primary_key=True)
+    aggregate_id = sa.Column(sa.Integer, sa.ForeignKey('aggregates.id'),
+                             nullable=False)
+    host = sa.Column(sa.String(255), nullable=False)
+
+
+class AggregateMetadata(Base, TimestampMixin):
+    __tablename__ = 'aggregate_metadata'
+    __table_args__ = (
+        sa.UniqueConstraint('aggregate_id', 'key',
+                            name='uniq_aggregate_metadata0aggregate_id0key'),
+    )
+    id = sa.Column(sa.Integer, primary_key=True)
+    aggregate_id = sa.Column(sa.Integer, sa.ForeignKey('aggregates.id'),
+                             nullable=False)
+    key = sa.Column(sa.String(255), nullable=False)
+    value = sa.Column(sa.String(255), nullable=False)
+
+
+class InstanceGroup(Base, TimestampMixin):
+    """A server group: a policy over where its members may run."""
+    __tablename__ = 'instance_groups'
+    __table_args__ = (
+        sa.UniqueConstraint('uuid', name='uniq_instance_groups0uuid'),
+        sa.Index('instance_groups_project_id_idx', 'project_id'),
+    )
+    id = sa.Column(sa.Integer, primary_key=True)
+    uuid = sa.Column(sa.String(36), nullable=False)
+    name = sa.Column(sa.String(255))
+    project_id = sa.Column(sa.String(255), nullable=False)
+    user_id = sa.Column(sa.String(255), nullable=False)
+    policy = sa.Column(sa.String(255), nullable=False)
+    rules = sa.Column(sa.Text)
+
+
+class InstanceGroupMember(Base, TimestampMixin):
+    __tablename__ = 'instance_group_member'
+    __table_args__ = (
+        sa.UniqueConstraint(
+            'group_id', 'instance_uuid',
+            name='uniq_instance_group_member0group_id0instance_uuid'),
+        sa.Index('instance_group_member_instance_idx', 'instance_uuid'),
+    )
+    id = sa.Column(sa.Integer, primary_key=True)
+    group_id = sa.Column(sa.Integer, sa.ForeignKey('instance_groups.id'),
+                         nullable=False)
+    instance_uuid = sa.Column(sa.String(36), nullable=False)

@@ -8,6 +8,7 @@ stats) feed the filters that look at the host itself.
 
 from oslo_serialization import jsonutils
 from oslo_utils import timeutils
+from oslo_utils import versionutils
 import sqlalchemy as sa
 
 from nova_lite.db import api as db_api
@@ -17,11 +18,15 @@ from nova_lite import exception
 from nova_lite.objects import base
 from nova_lite.objects import fields
 
+# Fields kept as JSON text in their columns (ComputeNode 1.1).
+_JSON_FIELDS = ('metrics', 'pci_device_pools', 'numa_topology')
+
 
 @base.NovaLiteObjectRegistry.register
 class ComputeNode(base.NovaLiteObject, base.NovaLiteTimestampObject):
     # Version 1.0: Initial version
-    VERSION = '1.0'
+    # Version 1.1: metrics, pci_device_pools, numa_topology
+    VERSION = '1.1'
 
     fields = {
         'id': fields.IntegerField(read_only=True),
@@ -44,13 +49,29 @@ class ComputeNode(base.NovaLiteObject, base.NovaLiteTimestampObject):
         'ram_allocation_ratio': fields.FloatField(nullable=True),
         'disk_allocation_ratio': fields.FloatField(nullable=True),
         'stats': fields.DictOfNullableStringsField(default={}),
+        # What the driver reports for the filters that look at the host
+        # itself (see ``nova_lite.virt.driver``): {metric name: number},
+        # [PCI device pool dict], [NUMA cell dict]; None when it has none.
+        'metrics': fields.JSONField(nullable=True, default=None),
+        'pci_device_pools': fields.JSONField(nullable=True, default=None),
+        'numa_topology': fields.JSONField(nullable=True, default=None),
     }
     fields.update(base.NovaLiteTimestampObject.fields)
 
+    def obj_make_compatible(self, primitive, target_version):
+        super().obj_make_compatible(primitive, target_version)
+        version = versionutils.convert_version_to_tuple(target_version)
+        if version < (1, 1):
+            for name in _JSON_FIELDS:
+                primitive.pop(name, None)
+
     @staticmethod
     def _from_db_object(context, node, row):
-        base.set_all_from_db(node, row, skip=('stats',))
+        base.set_all_from_db(node, row, skip=('stats',) + _JSON_FIELDS)
         node.stats = jsonutils.loads(row.stats) if row.stats else {}
+        for name in _JSON_FIELDS:
+            raw = getattr(row, name)
+            setattr(node, name, jsonutils.loads(raw) if raw else None)
         node._context = context
         node.obj_reset_changes()
         return node
@@ -59,6 +80,11 @@ class ComputeNode(base.NovaLiteObject, base.NovaLiteTimestampObject):
     def _to_db_values(values):
         if 'stats' in values:
             values['stats'] = jsonutils.dumps(values['stats'] or {})
+        for name in _JSON_FIELDS:
+            if name in values:
+                value = values[name]
+                values[name] = (None if value is None
+                                else jsonutils.dumps(value))
         return values
 
     @staticmethod
@@ -120,11 +146,15 @@ class ComputeNode(base.NovaLiteObject, base.NovaLiteTimestampObject):
 @base.NovaLiteObjectRegistry.register
 class ComputeNodeList(base.ObjectListBase, base.NovaLiteObject):
     # Version 1.0: Initial version, ComputeNode <= 1.0
-    VERSION = '1.0'
+    # Version 1.1: ComputeNode <= 1.1
+    VERSION = '1.1'
 
     fields = {
         'objects': fields.ListOfObjectsField('ComputeNode'),
     }
+    # Which ComputeNode each version carries, for backports made without
+    # a version manifest.
+    child_versions = {'1.0': '1.0', '1.1': '1.1'}
 
     @staticmethod
     @db_api.reader

@@ -13,6 +13,7 @@ FlexibleBooleanField = fields.FlexibleBooleanField
 FloatField = fields.FloatField
 IntegerField = fields.IntegerField
 ListOfObjectsField = fields.ListOfObjectsField
+ListOfListsOfStringsField = fields.ListOfListsOfStringsField
 ListOfStringsField = fields.ListOfStringsField
 NonNegativeIntegerField = fields.NonNegativeIntegerField
 ObjectField = fields.ObjectField

@@ -5,6 +5,8 @@ the RequestSpec. Only the standard properties below are parsed, as Nova
 does since Liberty; the pre-Liberty names are accepted and mapped.
 """
 
+from oslo_utils import versionutils
+
 from nova_lite.objects import base
 from nova_lite.objects import fields
 
@@ -17,10 +19,14 @@ LEGACY_PROPERTY_NAMES = {
 }
 
 
+_TRAIT_PREFIX = 'trait:'
+
+
 @base.NovaLiteObjectRegistry.register
 class ImageMetaProps(base.NovaLiteObject):
     # Version 1.0: Initial version
-    VERSION = '1.0'
+    # Version 1.1: Added traits_required
+    VERSION = '1.1'
 
     fields = {
         'hw_architecture': fields.StringField(),
@@ -35,16 +41,32 @@ class ImageMetaProps(base.NovaLiteObject):
         'os_secure_boot': fields.StringField(),
         'os_require_quiesce': fields.FlexibleBooleanField(),
         'img_type': fields.StringField(),
+        # From properties "trait:<NAME>=required" (seed 000's required
+        # traits): the scheduler's required-traits prefilter reads them.
+        'traits_required': fields.ListOfStringsField(),
     }
+
+    def obj_make_compatible(self, primitive, target_version):
+        super().obj_make_compatible(primitive, target_version)
+        target = versionutils.convert_version_to_tuple(target_version)
+        if target < (1, 1):
+            primitive.pop('traits_required', None)
 
     @classmethod
     def from_dict(cls, properties):
         """Build from registry properties; unknown keys are ignored."""
         props = cls()
+        required = []
         for key, value in (properties or {}).items():
+            if key.startswith(_TRAIT_PREFIX):
+                if value == 'required':
+                    required.append(key[len(_TRAIT_PREFIX):])
+                continue
             key = LEGACY_PROPERTY_NAMES.get(key, key)
             if key in cls.fields and value is not None:
                 setattr(props, key, value)
+        if required:
+            props.traits_required = sorted(required)
         return props
 
     def get(self, name, default=None):
@@ -61,7 +83,8 @@ class ImageMetaProps(base.NovaLiteObject):
 @base.NovaLiteObjectRegistry.register
 class ImageMeta(base.NovaLiteObject):
     # Version 1.0: Initial version
-    VERSION = '1.0'
+    # Version 1.1: ImageMetaProps 1.1 (traits_required)
+    VERSION = '1.1'
 
     fields = {
         'id': fields.UUIDField(),
@@ -78,6 +101,10 @@ class ImageMeta(base.NovaLiteObject):
         'created_at': fields.DateTimeField(nullable=True),
         'updated_at': fields.DateTimeField(nullable=True),
     }
+
+    # Which ImageMetaProps each version carries, for backports made
+    # without a version manifest.
+    obj_relationships = {'properties': [('1.0', '1.0'), ('1.1', '1.1')]}
 
     @classmethod
     def from_image(cls, image):

@@ -18,6 +18,9 @@ from nova_lite.objects import fields
 from nova_lite.objects import flavor as flavor_obj
 from nova_lite.objects import instance_fault
 from nova_lite.placement import allocations
+from nova_lite.quota import reservations as quota_reservations
+from nova_lite.quota import resources as quota_resources
+from nova_lite.quota import usages as quota_usages
 
 # Attributes loaded only when asked for with expected_attrs.
 OPTIONAL_ATTRS = ('fault',)
@@ -191,11 +194,14 @@ class Instance(base.NovaLiteObject, base.NovaLitePersistentObject):
         self._from_db_object(self._context, self, row, expected, fault)
 
     @staticmethod
+    @quota_usages.retry
     @db_api.writer
     def _destroy_in_db(context, uuid):
         model = models.Instance
+        # Locked, so of two destroys racing only one finds it live and
+        # releases its quota.
         row = context.session.scalars(sa.select(model).filter_by(
-            uuid=uuid, deleted=0)).first()
+            uuid=uuid, deleted=0).with_for_update()).first()
         if row is None:
             raise exception.InstanceNotFound(instance_id=uuid)
         now = _utcnow()
@@ -204,13 +210,18 @@ class Instance(base.NovaLiteObject, base.NovaLitePersistentObject):
         row.terminated_at = row.terminated_at or now
         row.vm_state = fields.VMState.DELETED
         row.task_state = None
+        context.session.flush()
         released = allocations.remove_in_session(context.session, uuid)
+        quota_reservations.release_in_session(
+            context.session, row.project_id, row.user_id,
+            quota_resources.instance_row_deltas(row))
         context.session.flush()
         return row, released
 
     @base.remotable
     def destroy(self):
-        """Soft-delete the instance and free its allocations, atomically.
+        """Soft-delete the instance, free its allocations and release its
+        quota usage, atomically (so exactly once).
 
         Returns the uuids of the providers whose usage went down.
         """

@@ -5,6 +5,7 @@ scheduler for a multi-instance request has ``num_instances`` > 1.
 """
 
 from oslo_serialization import jsonutils
+from oslo_utils import versionutils
 import sqlalchemy as sa
 
 from nova_lite.db import api as db_api
@@ -14,13 +15,34 @@ from nova_lite.objects import base
 from nova_lite.objects import fields
 
 # Fields that describe one scheduling attempt rather than the request.
-_NOT_PERSISTED = ('id', 'ignore_hosts')
+_NOT_PERSISTED = ('id', 'ignore_hosts', 'retry')
+# Of the server group, only what identifies it is stored: its members and
+# their hosts are read again before each scheduling.
+_GROUP_NOT_PERSISTED = ('members', 'hosts')
+
+
+@base.NovaLiteObjectRegistry.register
+class SchedulerRetries(base.NovaLiteObject):
+    """The build attempts of one instance so far.
+
+    ``num_attempts`` counts the hosts tried, ``hosts`` lists them as
+    [host, node] pairs (the one being tried included), as RetryFilter
+    reads them.
+    """
+    # Version 1.0: Initial version
+    VERSION = '1.0'
+
+    fields = {
+        'num_attempts': fields.IntegerField(default=0),
+        'hosts': fields.ListOfListsOfStringsField(default=[]),
+    }
 
 
 @base.NovaLiteObjectRegistry.register
 class RequestSpec(base.NovaLiteObject):
     # Version 1.0: Initial version
-    VERSION = '1.0'
+    # Version 1.1: instance_group, retry, is_bfv
+    VERSION = '1.1'
 
     fields = {
         'id': fields.IntegerField(read_only=True),
@@ -35,7 +57,23 @@ class RequestSpec(base.NovaLiteObject):
         'ignore_hosts': fields.ListOfStringsField(nullable=True),
         'force_hosts': fields.ListOfStringsField(nullable=True),
         'force_nodes': fields.ListOfStringsField(nullable=True),
+        # The server group of the request's instances, with ``members``
+        # and ``hosts`` filled by the conductor before scheduling.
+        'instance_group': fields.ObjectField('InstanceGroup', nullable=True,
+                                             default=None),
+        'retry': fields.ObjectField('SchedulerRetries', nullable=True,
+                                    default=None),
+        # Booted from a volume: always False here (no block storage), kept
+        # for filters written against Nova.
+        'is_bfv': fields.BooleanField(default=False),
     }
+
+    def obj_make_compatible(self, primitive, target_version):
+        super().obj_make_compatible(primitive, target_version)
+        version = versionutils.convert_version_to_tuple(target_version)
+        if version < (1, 1):
+            for name in ('instance_group', 'retry', 'is_bfv'):
+                primitive.pop(name, None)
 
     def get_scheduler_hint(self, name, default=None):
         """A hint's value: a one-item list's item, else the list."""
@@ -69,6 +107,9 @@ class RequestSpec(base.NovaLiteObject):
         data = primitive['nova_lite_object.data']
         for name in _NOT_PERSISTED:
             data.pop(name, None)
+        group = data.get('instance_group')
+        if group:
+            _strip(group, _GROUP_NOT_PERSISTED)
         changes = primitive.get('nova_lite_object.changes')
         if changes:
             primitive['nova_lite_object.changes'] = [
@@ -125,6 +166,15 @@ class RequestSpec(base.NovaLiteObject):
         self._save_in_db(self._context, self.id, self._to_json())
         self.obj_reset_changes(recursive=True)
 
+    def record_attempt(self, host, node):
+        """Count a build attempt on (host, node) in ``retry``."""
+        retry = self.retry if self.obj_attr_is_set('retry') else None
+        if retry is None:
+            retry = SchedulerRetries(num_attempts=0, hosts=[])
+        retry.num_attempts += 1
+        retry.hosts = list(retry.hosts) + [[host, node]]
+        self.retry = retry
+
     def copy_for_instance(self, instance_uuid):
         """A copy describing one instance of a multi-instance request."""
         spec = self.obj_clone()
@@ -133,3 +183,14 @@ class RequestSpec(base.NovaLiteObject):
         spec.instance_uuid = instance_uuid
         spec.num_instances = 1
         return spec
+
+
+def _strip(primitive, names):
+    """Remove fields ``names`` from an object primitive."""
+    data = primitive.get('nova_lite_object.data', {})
+    for name in names:
+        data.pop(name, None)
+    changes = primitive.get('nova_lite_object.changes')
+    if changes:
+        primitive['nova_lite_object.changes'] = [
+            c for c in changes if c not in names]

@@ -1,5 +1,8 @@
 """Service: one row per running daemon, its heartbeat and its version."""
 
+import datetime
+
+import os_traits
 from oslo_utils import timeutils
 from oslo_utils import uuidutils
 import sqlalchemy as sa
@@ -11,6 +14,8 @@ from nova_lite.db import queries
 from nova_lite import exception
 from nova_lite.objects import base
 from nova_lite.objects import fields
+from nova_lite.placement import generation
+from nova_lite.placement import providers
 
 # The version of the code running a service, bumped whenever a service's
 # behaviour or its RPC interfaces change in a way another service must know
@@ -26,8 +31,45 @@ SERVICE_VERSION_HISTORY = (
 )
 
 
+COMPUTE_BINARY = 'nova-lite-compute'
+
+
 def _utcnow():
     return timeutils.utcnow().replace(tzinfo=None)
+
+
+@generation.retry_on_conflict
+@db_api.writer
+def sync_disabled_trait(context, host, node_uuids=None):
+    """Make COMPUTE_STATUS_DISABLED on the providers of ``host``'s compute
+    nodes (those of ``node_uuids`` only, when given) say whether its
+    compute service is disabled; return the provider uuids changed.
+
+    The service row is read FOR UPDATE, so a concurrent disable or enable
+    waits for this transaction and then syncs again itself: whatever the
+    interleaving, the last writer saw the last state.
+    """
+    session = context.session
+    disabled = bool(session.scalar(
+        sa.select(models.Service.disabled).where(
+            models.Service.host == host,
+            models.Service.binary == COMPUTE_BINARY).with_for_update()))
+    wanted = {os_traits.COMPUTE_STATUS_DISABLED} if disabled else set()
+    changed = []
+    if node_uuids is None:
+        node_uuids = session.scalars(sa.select(
+            models.ComputeNode.uuid).where(
+            models.ComputeNode.host == host)).all()
+    for uuid in node_uuids:
+        try:
+            moved = providers.set_traits_in_session(
+                session, uuid, wanted,
+                owned={os_traits.COMPUTE_STATUS_DISABLED})
+        except exception.ResourceProviderNotFound:
+            continue
+        if moved:
+            changed.append(uuid)
+    return changed
 
 
 @base.NovaLiteObjectRegistry.register
@@ -123,11 +165,17 @@ class Service(base.NovaLiteObject, base.NovaLiteTimestampObject):
 
     @base.remotable
     def save(self):
+        """Write the changes. Disabling or enabling a compute service also
+        sets or clears COMPUTE_STATUS_DISABLED on its nodes' providers at
+        once, so the scheduler's prefilter stops (or resumes) using them
+        without waiting for the compute's next report."""
         values = self.obj_get_changes()
         values.pop('id', None)
         values['updated_at'] = _utcnow()
         self._from_db_object(self._context, self,
                              self._save_in_db(self._context, self.id, values))
+        if 'disabled' in values and self.binary == COMPUTE_BINARY:
+            sync_disabled_trait(self._context, self.host)
 
     @base.remotable
     def heartbeat(self):
@@ -155,15 +203,24 @@ class Service(base.NovaLiteObject, base.NovaLiteTimestampObject):
     @staticmethod
     @db_api.reader
     def _min_version_from_db(context, binary):
+        model = models.Service
+        up_since = _utcnow() - datetime.timedelta(
+            seconds=CONF.service_down_time)
         return context.session.scalar(
-            sa.select(sa.func.min(models.Service.version)).where(
-                models.Service.binary == binary,
-                models.Service.forced_down.is_(False)))
+            sa.select(sa.func.min(model.version)).where(
+                model.binary == binary,
+                model.forced_down.is_(False),
+                model.last_seen_up >= up_since))
 
     @classmethod
     @base.remotable
     def get_minimum_version(cls, context, binary):
-        """Lowest version among running services of ``binary`` (0 if none)."""
+        """Lowest version among the running services of ``binary``.
+
+        Services that are down (no heartbeat within service_down_time) or
+        forced down are left out: unlike Nova, a dead old service does not
+        pin the others forever. 0 if none runs.
+        """
         return cls._min_version_from_db(context, binary) or 0
 
 

@@ -176,10 +176,15 @@ def set_traits(context, uuid, traits, owned=None):
     how a compute keeps its capability traits current without touching
     traits an operator set (seed 000, the five ownership rules).
     """
+    return set_traits_in_session(context.session, uuid, traits, owned)
+
+
+def set_traits_in_session(session, uuid, traits, owned=None):
+    """``set_traits`` inside a caller's transaction; the caller retries
+    the whole transaction on ClaimConflict."""
     traits = set(traits)
     for name in traits:
         validate_trait(name)
-    session = context.session
     row = _get_row(session, uuid)
     current_generation = row.generation
     current = _traits(session, row.id)
@@ -219,13 +224,27 @@ def _aggregates(session, provider_id):
 
 @generation.retry_on_conflict
 @db_api.writer
-def set_aggregates(context, uuid, aggregate_uuids):
-    """Make ``aggregate_uuids`` the provider's aggregates."""
-    session = context.session
+def set_aggregates(context, uuid, aggregate_uuids, owned=None):
+    """Make ``aggregate_uuids`` the provider's aggregates (only among
+    ``owned``, when given: see ``set_aggregates_in_session``)."""
+    return set_aggregates_in_session(context.session, uuid, aggregate_uuids,
+                                     owned)
+
+
+def set_aggregates_in_session(session, uuid, aggregate_uuids, owned=None):
+    """``set_aggregates`` inside a caller's transaction (the caller
+    retries it whole on ClaimConflict).
+
+    With ``owned`` (aggregate uuids the caller manages), only those are
+    added or removed and the provider's other aggregates stay, as
+    ``set_traits`` does with owned traits.
+    """
     row = _get_row(session, uuid)
     current_generation = row.generation
-    wanted = set(aggregate_uuids)
     current = _aggregates(session, row.id)
+    wanted = set(aggregate_uuids)
+    if owned is not None:
+        wanted |= current - set(owned)
     if wanted == current:
         return False
     link = models.ResourceProviderAggregate

@@ -7,20 +7,28 @@
 
 import itertools
 
+from nova_lite.policies import aggregates
 from nova_lite.policies import base
 from nova_lite.policies import flavors
 from nova_lite.policies import hypervisors
 from nova_lite.policies import images
+from nova_lite.policies import limits
+from nova_lite.policies import quota_sets
+from nova_lite.policies import server_groups
 from nova_lite.policies import servers
 from nova_lite.policies import services
 
 
 def list_rules():
     return list(itertools.chain(
+        aggregates.list_rules(),
         base.list_rules(),
         flavors.list_rules(),
         hypervisors.list_rules(),
         images.list_rules(),
+        limits.list_rules(),
+        quota_sets.list_rules(),
+        server_groups.list_rules(),
         servers.list_rules(),
         services.list_rules(),
     ))

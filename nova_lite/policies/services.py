@@ -12,6 +12,15 @@ rules = [
         description='List the services (daemons) and their state.',
         operations=[{'method': 'GET', 'path': '/os-services'}],
         scope_types=['project']),
+    policy.DocumentedRuleDefault(
+        name=SERVICES % 'update', check_str=base.RULE_ADMIN_API,
+        description='Enable or disable a service (a disabled compute '
+                    'gets no new servers).',
+        operations=[{'method': 'PUT', 'path': '/os-services/enable'},
+                    {'method': 'PUT', 'path': '/os-services/disable'},
+                    {'method': 'PUT',
+                     'path': '/os-services/disable-log-reason'}],
+        scope_types=['project']),
 ]
 
 

@@ -4,22 +4,31 @@ For each instance of a request, in order:
 
 1. the requested-hosts step (``ignore_hosts``, ``force_hosts``,
    ``force_nodes``), when the request has any;
-2. the placement step: hosts where the instance's resources fit, as
+2. the prefilters (``request_filter``): traits and placement aggregates
+   the request requires or forbids, each a step of its own;
+3. the placement step: hosts where the instance's resources fit, as
    placement would check them;
-3. the enabled filters, in order (skipped for forced hosts, as in Nova);
-4. the weighers, then ``shuffle_best_same_weighed_hosts`` and a random
+4. the enabled filters, in order (skipped for forced hosts, as in Nova);
+5. the weighers, then ``shuffle_best_same_weighed_hosts`` and a random
    pick among the best ``host_subset_size``;
-5. a claim on the first candidate; a ClaimConflict (another scheduler got
+6. a claim on the first candidate; a ClaimConflict (another scheduler got
    there first) refreshes that host and moves to the next candidate.
 
-The claimed host's state is consumed, so the next instance sees it, and
-the next instance starts from the hosts this one kept. Alternates are the
+The claimed host's state is consumed (the instance joins its
+``instances``, and the host and instance join the request's server
+group), so the next instance sees it, and the next instance starts from
+the hosts this one kept. Alternates are the
 next ``max_attempts - 1`` candidates, not claimed. If an instance cannot
 be placed, the claims already made for the request are released and
 NoValidHost says what each step did:
 
     placement (VCPU=1, MEMORY_MB=512): 100 -> 40 (60 lack MEMORY_MB);
     ComputeFilter: 40 -> 30 (10 down); RamFilter: 30 -> 0 (30 need ...)
+
+Steps 2 to 5 run over the whole population at once (``pipelines``):
+each filter and weigher through its whole-population twin when it has
+one, host by host otherwise; ``whole_population=False`` runs every one
+host by host, the reference the fast path is tested against.
 
 Nothing here reads the database or the bus: claims go through a
 ``claims.Claimer`` and refreshes through a callback.
@@ -28,12 +37,16 @@ Nothing here reads the database or the bus: claims go through a
 import random
 import time
 
+import numpy as np
 from oslo_log import log as logging
 
 from nova_lite.conf import CONF
 from nova_lite import exception
 from nova_lite import objects
+from nova_lite.objects import fields
 from nova_lite.scheduler import filters
+from nova_lite.scheduler import host_state as host_state_mod
+from nova_lite.scheduler import pipelines
 from nova_lite.scheduler import weighers
 
 LOG = logging.getLogger(__name__)
@@ -66,6 +79,20 @@ class PlacementStep(filters.BaseHostFilter):
         return [host for host in host_states
                 if host.resource_shortfall(resources) is None]
 
+    def filter_population(self, population, spec_obj):
+        passed = True
+        for rc, amount in self.resources.items():
+            res = population.resource(rc)
+            if res is None:
+                return np.zeros(population.size, bool)
+            # free is -inf where the class is absent.
+            fits = ((res.free >= amount) & (res.min_unit <= amount)
+                    & (res.max_unit >= amount))
+            if res.odd_steps:
+                fits &= np.remainder(amount, res.step_size) == 0
+            passed = fits & passed
+        return passed
+
     def rejection_reason(self, host_state, spec_obj):
         short = host_state.resource_shortfall(self.resources)
         return None if short is None else 'lack %s' % short
@@ -94,6 +121,19 @@ class RequestedHostsStep(filters.BaseHostFilter):
     def host_passes(self, host_state, spec_obj):
         return self.rejection_reason(host_state, spec_obj) is None
 
+    def filter_population(self, population, spec_obj):
+        passed = True
+        if self.ignore:
+            passed = ~population.codes_of('host_lower', _host_lower,
+                                          self.ignore)
+        if self.hosts:
+            passed = passed & population.codes_of('host_lower', _host_lower,
+                                                  self.hosts)
+        if self.nodes:
+            passed = passed & population.codes_of('node_lower', _node_lower,
+                                                  self.nodes)
+        return passed
+
     def rejection_reason(self, host_state, spec_obj):
         host = host_state.host.lower()
         if host in self.ignore:
@@ -103,6 +143,92 @@ class RequestedHostsStep(filters.BaseHostFilter):
         if self.nodes and host_state.nodename.lower() not in self.nodes:
             return 'not a forced node'
         return None
+
+
+def _host_lower(host_state):
+    return host_state.host.lower()
+
+
+def _node_lower(host_state):
+    return host_state.nodename.lower()
+
+
+def _group(spec_obj):
+    if not spec_obj.obj_attr_is_set('instance_group'):
+        return None
+    return spec_obj.instance_group
+
+
+def claimed_instance(spec_obj, uuid):
+    """The HostInstance of an instance of ``spec_obj`` just claimed."""
+    image = (spec_obj.image if spec_obj.obj_attr_is_set('image')
+             else None)
+    props = (image.properties.to_dict()
+             if image is not None and image.obj_attr_is_set('properties')
+             else {})
+    group = _group(spec_obj)
+    return host_state_mod.HostInstance(
+        uuid=uuid, project_id=spec_obj.project_id,
+        vm_state=fields.VMState.BUILDING,
+        task_state=fields.TaskState.SCHEDULING,
+        flavor=spec_obj.flavor if spec_obj.obj_attr_is_set('flavor')
+        else None,
+        image_properties=props,
+        group_uuids=frozenset([group.uuid]) if group is not None
+        else frozenset())
+
+
+def join_group(spec_obj, host_state, uuid):
+    """Add the host chosen for ``uuid`` (and ``uuid``) to the request's
+    server group, so its policy holds for the request's next instances,
+    as Nova does."""
+    group = _group(spec_obj)
+    if group is None:
+        return
+    group.hosts = list(group.hosts or ()) + [host_state.host]
+    if uuid not in (group.members or ()):
+        group.members = list(group.members or ()) + [uuid]
+
+
+def group_members_from_hosts(spec_obj, host_states):
+    """Add to the request's server group the members (and their hosts)
+    that the in-memory host states know and the group does not.
+
+    The conductor read the group before asking; a request of the same
+    group decided here since then claimed instances this view already
+    holds, and the group policy must see them. ``host_states`` may be a
+    Population, whose index names the hosts to look at.
+    """
+    group = _group(spec_obj)
+    if group is None:
+        return
+    index = getattr(host_states, 'index', None)
+    if index is not None:
+        host_states = host_states.hosts_at(index.group_rows(group.uuid))
+    members = list(group.members or ())
+    hosts = list(group.hosts or ())
+    known = set(members)
+    for state in host_states:
+        for instance in state.instances.values():
+            if (group.uuid in instance.group_uuids
+                    and instance.uuid not in known):
+                known.add(instance.uuid)
+                members.append(instance.uuid)
+                if state.host not in hosts:
+                    hosts.append(state.host)
+    if len(members) != len(group.members or ()):
+        group.members = members
+        group.hosts = hosts
+
+
+def _set_instance_uuid(spec_obj, uuid):
+    """Point the request at the instance being placed, as Nova does for
+    each instance of a multi-create (ServerGroupAntiAffinityFilter reads
+    it), without marking the field changed."""
+    spec_obj.instance_uuid = uuid
+    reset = getattr(spec_obj, 'obj_reset_changes', None)
+    if reset is not None:
+        reset(['instance_uuid'])
 
 
 class _Attempt:
@@ -124,105 +250,97 @@ class FilterScheduler:
     """Chooses and claims hosts for a request; see the module docstring.
 
     ``host_filters`` and ``host_weighers`` are instances, in order;
-    ``rng`` (a ``random.Random``) makes random choices reproducible.
+    ``rng`` (a ``random.Random``) makes random choices reproducible;
+    ``whole_population`` (default) filters and weighs over a Population
+    (see ``pipelines``), False host by host.
     """
 
-    def __init__(self, host_filters, host_weighers, rng=None):
+    def __init__(self, host_filters, host_weighers, rng=None,
+                 whole_population=True):
         self.filters = list(host_filters)
         self.weighers = list(host_weighers)
-        self.filter_handler = filters.HostFilterHandler()
-        self.weight_handler = weighers.HostWeightHandler()
         self.rng = rng or random.Random()
+        self.whole_population = whole_population
 
     @classmethod
-    def from_config(cls):
+    def from_config(cls, **kwargs):
         """Built from ``[filter_scheduler]``; raises
         SchedulerHostFilterNotFound or SchedulerWeigherNotFound."""
         opts = CONF.filter_scheduler
         return cls(filters.HostFilterHandler().load_enabled_filters(),
                    weighers.HostWeightHandler().load_weighers(
-                       opts.weight_classes))
+                       opts.weight_classes), **kwargs)
 
     def select_destinations(self, spec_obj, host_states, instance_uuids,
                             claimer, refresh_host=None,
-                            return_alternates=True):
+                            return_alternates=True, prefilters=()):
         """One list of Selections per instance uuid, in order: the
         claimed host, then (with ``return_alternates``) up to
         ``max_attempts - 1`` alternates.
 
+        ``host_states`` is a Population or an iterable of HostStates.
         ``refresh_host(host_state)`` reloads a host after a lost claim or
-        a release. Raises NoValidHost, having released this request's
-        claims, when an instance cannot be placed.
+        a release. ``prefilters`` are the request's prefilter steps
+        (``request_filter.process_reqspec``). Raises NoValidHost, having
+        released this request's claims, when an instance cannot be placed.
         """
         start = time.perf_counter()
         resources = spec_obj.resources
-        hosts = list(host_states)
+        pipeline = pipelines.for_hosts(host_states, self.whole_population)
+        pool = pipeline.everyone()
+        group_members_from_hosts(
+            spec_obj, getattr(pipeline, 'population', pool))
         claimed = []
         results = []
         try:
             for index, uuid in enumerate(instance_uuids):
-                attempt = self._schedule_one(spec_obj, hosts, index, uuid,
-                                             resources, claimer,
-                                             refresh_host)
+                _set_instance_uuid(spec_obj, uuid)
+                attempt = self._schedule_one(pipeline, spec_obj, pool, index,
+                                             uuid, resources, claimer,
+                                             refresh_host, prefilters)
                 if attempt.chosen is None:
                     raise exception.NoValidHost(reason=self._explain(
-                        spec_obj, hosts, attempt, index,
-                        len(instance_uuids)))
+                        pipeline.count(pool), attempt, index,
+                        len(instance_uuids), spec_obj))
                 claimed.append((uuid, attempt.chosen))
                 results.append(self._selections(attempt, resources,
                                                 return_alternates))
-                hosts = attempt.filtered
+                pool = attempt.filtered
         except BaseException:
-            self._release(claimed, claimer, refresh_host)
+            self._release(claimed, claimer, refresh_host, pipeline)
             raise
         LOG.debug('Scheduled %d instances on %s in %.1f ms',
                   len(results), [host.host for _uuid, host in claimed],
                   (time.perf_counter() - start) * 1000)
         return results
 
-    def _schedule_one(self, spec_obj, hosts, index, uuid, resources,
-                      claimer, refresh_host):
+    def _steps(self, spec_obj, resources, prefilters):
         steps = []
         requested = RequestedHostsStep(spec_obj)
         if requested.ignore or requested.forced:
             steps.append(requested)
+        steps.extend(prefilters)
         steps.append(PlacementStep(resources))
         if not requested.forced:
             steps.extend(self.filters)
+        return steps
+
+    def _schedule_one(self, pipeline, spec_obj, pool, index, uuid,
+                      resources, claimer, refresh_host, prefilters):
+        steps = self._steps(spec_obj, resources, prefilters)
         trace = []
-        filtered = self.filter_handler.get_filtered_objects(
-            steps, hosts, spec_obj, index, trace)
+        filtered = pipeline.filter(steps, pool, spec_obj, index, trace)
         attempt = _Attempt(filtered, trace)
-        if not filtered:
+        if not pipeline.count(filtered):
             return attempt
-        attempt.candidates = self._sorted_candidates(filtered, spec_obj)
-        self._claim_first(attempt, uuid, spec_obj, resources, claimer,
-                          refresh_host)
+        attempt.candidates = pipeline.rank(self.weighers, filtered,
+                                           spec_obj, self.rng, uuid, trace)
+        self._claim_first(pipeline, attempt, uuid, spec_obj, resources,
+                          claimer, refresh_host)
         return attempt
 
-    def _sorted_candidates(self, hosts, spec_obj):
-        """``hosts`` best first, after shuffle and subset choice."""
-        opts = CONF.filter_scheduler
-        weighed = self.weight_handler.get_weighed_objects(
-            self.weighers, hosts, spec_obj)
-        if opts.shuffle_best_same_weighed_hosts and weighed:
-            best = weighed[0].weight
-            ties = next((i for i, w in enumerate(weighed)
-                         if w.weight != best), len(weighed))
-            head = weighed[:ties]
-            self.rng.shuffle(head)
-            weighed[:ties] = head
-        ordered = [w.obj for w in weighed]
-        subset = min(opts.host_subset_size, len(ordered))
-        if subset > 1:
-            # Several schedulers deciding on the same view would all pick
-            # the very best host; a random pick among the best few makes
-            # their claims collide less.
-            ordered.insert(0, ordered.pop(self.rng.randrange(subset)))
-        return ordered
-
-    def _claim_first(self, attempt, uuid, spec_obj, resources, claimer,
-                     refresh_host):
+    def _claim_first(self, pipeline, attempt, uuid, spec_obj, resources,
+                     claimer, refresh_host):
         for position, host in enumerate(attempt.candidates):
             try:
                 generation = claimer.claim(host, uuid, spec_obj, resources)
@@ -233,8 +351,12 @@ class FilterScheduler:
                 attempt.lost.append(host)
                 if refresh_host is not None:
                     refresh_host(host)
+                pipeline.changed(host)
                 continue
-            host.consume(resources, generation)
+            host.consume(resources, generation,
+                         claimed_instance(spec_obj, uuid))
+            pipeline.changed(host)
+            join_group(spec_obj, host, uuid)
             attempt.chosen = host
             attempt.position = position
             LOG.debug('Claimed %s for %s', host, uuid)
@@ -249,7 +371,8 @@ class FilterScheduler:
         return [objects.Selection.from_host_state(host, resources)
                 for host in chosen]
 
-    def _release(self, claimed, claimer, refresh_host):
+    @staticmethod
+    def _release(claimed, claimer, refresh_host, pipeline):
         """Give back this request's claims (best effort: a failure is
         logged, the instance's allocations are then the conductor's to
         remove)."""
@@ -258,14 +381,15 @@ class FilterScheduler:
                 claimer.release(uuid)
                 if refresh_host is not None:
                     refresh_host(host)
+                pipeline.changed(host)
             except Exception:
                 LOG.exception('Releasing the claim of %s on %s failed',
                               uuid, host.host)
 
     @staticmethod
-    def _explain(spec_obj, hosts, attempt, index, count):
+    def _explain(known, attempt, index, count, spec_obj):
         """The NoValidHost reason: each step's hosts before -> after."""
-        if not hosts and index == 0:
+        if not known and index == 0:
             text = 'No compute nodes are known to the scheduler.'
         else:
             parts = [step.describe(spec_obj) for step in attempt.trace]

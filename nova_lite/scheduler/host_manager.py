@@ -5,9 +5,13 @@ Here the states live in memory between requests and are kept current
 incrementally:
 
 * the scheduler's own claims (``HostState.consume``);
-* change notices: ``update_provider_states`` fanouts from the conductor
-  and computes mark providers dirty, and the next request reloads only
-  those (``mark_dirty`` / ``get_host_states``);
+* change notices: ``update_provider_states`` fanouts from the conductor,
+  the computes and the API mark providers dirty, and the next request
+  reloads only those (``mark_dirty`` / ``get_host_states``): their
+  compute nodes, provider summaries and instances. A notice may also
+  carry the uuid of a host aggregate that changed (the API sends it with
+  the providers of the aggregate's hosts): that aggregate is re-read and
+  the zone and aggregates of its old and new hosts follow;
 * compute services (heartbeats, disable) re-read at most every
   ``min(report_interval, 5)`` seconds, so a compute going down is noticed
   without a database read per request;
@@ -16,6 +20,10 @@ incrementally:
 A stale view is never unsafe: claims compare-and-swap on the provider
 generation the view was read at, and a lost swap refreshes that host.
 
+The states are also held as columns (``population``, a Population the
+states tell of their changes), which the scheduling core filters and
+weighs as a whole.
+
 The reads go through a loader (``DatabaseLoader`` by default) so tests
 give a fake one and touch no database.
 """
@@ -23,12 +31,15 @@ give a fake one and touch no database.
 import threading
 import time
 
+import os_traits
 from oslo_log import log as logging
 
 from nova_lite.conf import CONF
 from nova_lite import objects
 from nova_lite.placement import summaries
+from nova_lite.scheduler import host_instances
 from nova_lite.scheduler import host_state as host_state_mod
+from nova_lite.scheduler import population as population_mod
 
 LOG = logging.getLogger(__name__)
 
@@ -43,8 +54,10 @@ class DatabaseLoader:
 
     ``compute_nodes`` returns ComputeNode objects (all, or those of
     ``uuids``), ``services`` the compute Service objects, ``summaries``
-    {provider uuid: ProviderSummary}. A fake with the same three methods
-    stands in for it in tests.
+    {provider uuid: ProviderSummary}, ``aggregates`` Aggregate objects
+    (all, or those among ``uuids``), ``instances`` {node uuid:
+    [HostInstance]} (of every node, or of ``uuids``). A fake with the
+    same five methods stands in for it in tests.
     """
 
     def compute_nodes(self, ctxt, uuids=None):
@@ -57,6 +70,15 @@ class DatabaseLoader:
 
     def summaries(self, ctxt, uuids=None):
         return summaries.get_summaries(
+            ctxt, None if uuids is None else sorted(uuids))
+
+    def aggregates(self, ctxt, uuids=None):
+        if uuids is None:
+            return objects.AggregateList.get_all(ctxt)
+        return objects.AggregateList.get_by_uuids(ctxt, sorted(uuids))
+
+    def instances(self, ctxt, uuids=None):
+        return host_instances.get_host_instances(
             ctxt, None if uuids is None else sorted(uuids))
 
 
@@ -75,6 +97,8 @@ class HostManager:
         self.lock = threading.RLock()
         self._clock = clock
         self._states = {}
+        # The same states, in the same order, as columns.
+        self.population = population_mod.Population(owned=True)
         self._dirty = set()
         self._dirty_lock = threading.Lock()
         # host -> (ServiceView source, is_up), re-read when older than
@@ -82,6 +106,12 @@ class HostManager:
         self._services = {}
         self._services_read_at = None
         self._full_load_at = None
+        # Host aggregates: {uuid: AggregateView}, and per host the views
+        # of the aggregates it is in.
+        self._aggregates = {}
+        self._host_aggregates = {}
+        # Hosts whose disabled trait and service flag disagree.
+        self._mismatched_hosts = set()
 
     # Change notices
 
@@ -113,49 +143,71 @@ class HostManager:
             nodes = self.loader.compute_nodes(ctxt)
             services = self._read_services(ctxt)
             provider_summaries = self.loader.summaries(ctxt)
+            aggregates = self.loader.aggregates(ctxt)
+            instances = self.loader.instances(ctxt)
         except Exception:
             self.mark_dirty(pending)
             raise
         with self.lock:
             self._set_services(services)
+            self._aggregates = {}
+            self._apply_aggregates(aggregates, ())
             states = {}
             for node in nodes:
-                state = self._build(node, provider_summaries)
+                state = self._build(node, provider_summaries,
+                                    instances.get(node.uuid, ()))
                 if state is not None:
                     states[node.uuid] = state
             self._states = states
+            self.population.reset(states.values())
             self._full_load_at = self._clock()
-        LOG.info('Loaded %d host states (%d compute nodes)', len(states),
-                 len(nodes))
+        LOG.info('Loaded %d host states (%d compute nodes, %d aggregates)',
+                 len(states), len(nodes), len(aggregates))
 
     def refresh(self, ctxt, uuids):
         """Reload the states of ``uuids`` only.
 
         A node that is gone, or has no resource provider, is dropped; a
         new one is added. Existing HostState objects are updated in place.
+        A uuid that is no compute node may be a host aggregate: it is
+        re-read (or forgotten, if deleted).
         """
         uuids = set(uuids)
         if not uuids:
             return
         nodes = self.loader.compute_nodes(ctxt, uuids)
-        provider_summaries = self.loader.summaries(ctxt, uuids)
+        found = {node.uuid for node in nodes}
+        others = uuids - found - set(self._states)
+        provider_summaries = self.loader.summaries(ctxt, found)
+        instances = self.loader.instances(ctxt, found)
+        aggregates = self.loader.aggregates(ctxt, others) if others else []
         with self.lock:
             if any(node.host not in self._services for node in nodes):
                 # A compute we have not seen yet: its service is new too.
                 self._set_services(self._read_services(ctxt))
-            found = set()
+            gone = (others & set(self._aggregates)) - {
+                agg.uuid for agg in aggregates}
+            if aggregates or gone:
+                self._apply_aggregates(aggregates, gone)
+            kept = set()
             for node in nodes:
-                state = self._build(node, provider_summaries)
+                state = self._build(node, provider_summaries,
+                                    instances.get(node.uuid, ()))
                 if state is not None:
                     self._states[node.uuid] = state
-                    found.add(node.uuid)
-            for uuid in uuids - found:
-                if self._states.pop(uuid, None) is not None:
+                    self.population.add(state)
+                    kept.add(node.uuid)
+            self._follow_disabled_traits(
+                ctxt, [self._states[uuid] for uuid in kept])
+            for uuid in uuids - kept - others:
+                state = self._states.pop(uuid, None)
+                if state is not None:
+                    self.population.discard(state)
                     LOG.info('Compute node %s is gone from the host states',
                              uuid)
         LOG.debug('Refreshed host states of %s', sorted(uuids))
 
-    def _build(self, node, provider_summaries):
+    def _build(self, node, provider_summaries, instances):
         """The updated or new HostState of ``node``, None without
         provider."""
         summary = provider_summaries.get(node.uuid)
@@ -166,11 +218,66 @@ class HostManager:
         service, up = self._services.get(node.host, (None, False))
         state = self._states.get(node.uuid)
         if state is None:
-            return host_state_mod.HostState.from_records(node, service,
-                                                         summary, up)
-        state.update(compute_node=node, summary=summary)
-        state.update_service(service, up)
+            state = host_state_mod.HostState.from_records(node, service,
+                                                          summary, up)
+        else:
+            state.update(compute_node=node, summary=summary)
+            state.update_service(service, up)
+        state.set_aggregates(self._host_aggregates.get(node.host, ()))
+        state.set_instances(instances)
         return state
+
+    # Aggregates
+
+    def aggregates(self):
+        """Every host aggregate (AggregateView), for the prefilters."""
+        return list(self._aggregates.values())
+
+    def _apply_aggregates(self, aggregates, gone):
+        """Update the views of ``aggregates``, forget those of ``gone``
+        uuids, and give every host they touch its new aggregates."""
+        touched = set()
+        for uuid in gone:
+            touched.update(self._aggregates.pop(uuid).hosts)
+        for aggregate in aggregates:
+            view = self._aggregates.get(aggregate.uuid)
+            if view is None:
+                view = host_state_mod.AggregateView(aggregate)
+                self._aggregates[aggregate.uuid] = view
+            else:
+                touched.update(view.hosts)
+                view.update(aggregate)
+            touched.update(view.hosts)
+        index = {}
+        for view in self._aggregates.values():
+            for host in view.hosts:
+                index.setdefault(host, []).append(view)
+        self._host_aggregates = index
+        for state in self._states.values():
+            if state.host in touched:
+                state.set_aggregates(index.get(state.host, ()))
+
+    def _follow_disabled_traits(self, ctxt, states):
+        """Re-read the services when a refreshed provider's
+        COMPUTE_STATUS_DISABLED disagrees with its cached service.
+
+        An administrator's disable or enable sets the trait and notifies
+        at once; without this, ComputeFilter would go on seeing the old
+        flag until the service cache expires. A disagreement that
+        outlives a re-read (a trait sync that failed) is not re-read
+        again until it resolves.
+        """
+        def mismatched():
+            return {state.host for state in states
+                    if _disabled_trait(state) != _service_disabled(state)}
+
+        others = self._mismatched_hosts - {state.host for state in states}
+        if mismatched() - self._mismatched_hosts:
+            self._set_services(self._read_services(ctxt))
+            for state in self._states.values():
+                service, up = self._services.get(state.host, (None, False))
+                state.update_service(service, up)
+        self._mismatched_hosts = others | mismatched()
 
     # Services
 
@@ -205,6 +312,10 @@ class HostManager:
         Loads everything on first use, then reloads the providers marked
         dirty and, when older than the cache period, the services.
         """
+        return list(self.get_population(ctxt))
+
+    def get_population(self, ctxt):
+        """``get_host_states`` as the Population of those states."""
         with self.lock:
             if not self.loaded:
                 self.load_all(ctxt)
@@ -217,4 +328,12 @@ class HostManager:
                         self.mark_dirty(dirty)
                         raise
                 self._reload_services_if_stale(ctxt)
-            return list(self._states.values())
+            return self.population
+
+
+def _disabled_trait(state):
+    return os_traits.COMPUTE_STATUS_DISABLED in state.traits
+
+
+def _service_disabled(state):
+    return bool(state.service is not None and state.service['disabled'])

@@ -11,6 +11,11 @@ Capacity attributes (``free_ram_mb``, ``vcpus_used``, ...) are derived from
 placement's inventories and usages, not from the compute's own counters,
 because placement is what claims are checked against.
 
+The host manager adds what the other filters read: the host's aggregates
+(Nova's, with metadata) and availability zone (``set_aggregates``) and the
+live instances on the node (``set_instances``), from which the instance
+and I/O counts and the usage of NUMA cells and PCI pools are worked out.
+
     state = HostState.from_records(compute_node, service, summary)
     if state.fits({'VCPU': 2, 'MEMORY_MB': 2048}):
         ...
@@ -19,7 +24,64 @@ because placement is what claims are checked against.
 
 import collections
 
+from nova_lite import availability_zones
+from nova_lite.scheduler import host_usage
+
 _MB_PER_GB = 1024
+
+# Task states of I/O-heavy operations (Nova's list): an instance in one of
+# them, or still building, counts in num_io_ops.
+IO_TASK_STATES = frozenset(('resize_migrating', 'rebuilding', 'resize_prep',
+                            'image_snapshot', 'image_backup', 'rescuing',
+                            'unshelving'))
+_BUILDING = 'building'
+
+
+class HostInstance(collections.namedtuple(
+        'HostInstance', 'uuid project_id vm_state task_state flavor '
+                        'image_properties group_uuids')):
+    """One live instance on a node, as filters and weighers read it.
+
+    ``flavor`` is its Flavor (or None), ``image_properties`` a dict of
+    its image's standard properties, ``group_uuids`` the set of server
+    groups it belongs to.
+    """
+
+    __slots__ = ()
+
+    @property
+    def is_io_op(self):
+        """Building, or in an I/O-heavy task (Nova's num_io_ops rule)."""
+        return (self.vm_state == _BUILDING
+                or self.task_state in IO_TASK_STATES)
+
+
+class AggregateView:
+    """A host aggregate as the scheduler holds it (Nova's attributes).
+
+    Shared by the HostStates of its hosts and updated in place, so every
+    host sees a change at once.
+    """
+
+    __slots__ = ('id', 'uuid', 'name', 'hosts', 'metadata')
+
+    def __init__(self, aggregate):
+        self.id = None
+        self.uuid = aggregate.uuid
+        self.update(aggregate)
+
+    def update(self, aggregate):
+        self.id = _field(aggregate, 'id')
+        self.name = aggregate.name
+        self.hosts = list(aggregate.hosts)
+        self.metadata = dict(aggregate.metadata)
+
+    @property
+    def availability_zone(self):
+        return self.metadata.get('availability_zone')
+
+    def __repr__(self):
+        return '<Aggregate %s %s>' % (self.name, self.uuid)
 
 
 class ServiceView(dict):
@@ -57,6 +119,17 @@ def _field(obj, name, default=None):
     return getattr(obj, name, default)
 
 
+def _metrics(raw):
+    """{name: float} of a ComputeNode's metrics (non-numbers skipped)."""
+    result = {}
+    for name, value in (raw or {}).items():
+        try:
+            result[name] = float(value)
+        except (TypeError, ValueError):
+            continue
+    return result
+
+
 def _int_stat(stats, key):
     try:
         return int(stats.get(key) or 0)
@@ -73,7 +146,14 @@ class HostState:
     so the next decision sees it. Updates replace the fields from fresh
     records; an instance of this class is updated in place so references
     held by a request in progress stay valid.
+
+    Every update through these methods calls ``_on_change(self, what)``
+    when it is set (by the owning Population, so its columns follow;
+    ``what`` is 'service' when only the service changed, 'aggregates'
+    when its aggregates were set, else None).
     """
+
+    _on_change = None
 
     def __init__(self, host, nodename, uuid):
         self.host = host
@@ -83,7 +163,10 @@ class HostState:
         self.inventories = {}
         self.usages = collections.Counter()
         self.traits = set()
-        self.aggregates = set()
+        # Placement aggregate uuids of the provider; ``aggregates`` are
+        # Nova's host aggregates (AggregateView).
+        self.provider_aggregates = set()
+        self.aggregates = []
 
         self.total_usable_ram_mb = 0
         self.free_ram_mb = 0
@@ -105,13 +188,24 @@ class HostState:
         self.stats = {}
         self.updated = None
 
-        self.service = None
+        # The compute service record and its ServiceView, made on first
+        # read: the host manager re-reads every service every few
+        # seconds, and most views are never looked at.
+        self._service_source = None
+        self._service_view = None
         self.service_up = False
         self.availability_zone = None
         self.instances = {}
         self.metrics = {}
+        self.pci_stats = []
+        self.numa_topology = []
         self.limits = {}
         self.failed_builds = 0
+        # As the compute reported them: free PCI pools and NUMA usage are
+        # these minus what the instances on the node use.
+        self._pci_pools = []
+        self._numa_cells = []
+        self._instances_known = False
         # {resource_class: (min_unit, max_unit, step_size, capacity)}:
         # what fits() needs, precomputed so the per-host check is a few
         # comparisons.
@@ -145,23 +239,116 @@ class HostState:
         self.updated = _field(node, 'updated_at')
         stats = _field(node, 'stats') or {}
         self.stats = dict(stats)
+        self.failed_builds = _int_stat(stats, 'failed_builds')
+        self.metrics = _metrics(_field(node, 'metrics'))
+        self._pci_pools = [dict(p) for p in
+                           _field(node, 'pci_device_pools') or ()]
+        self._numa_cells = [dict(c) for c in
+                            _field(node, 'numa_topology') or ()]
+        if self._instances_known:
+            self._recount()
+            self._changed()
+            return
+        # Until the host manager gives the instances, the compute's counts.
         if 'num_instances' in stats:
             self.num_instances = _int_stat(stats, 'num_instances')
         else:
             self.num_instances = _field(node, 'running_vms', 0) or 0
         self.num_io_ops = _int_stat(stats, 'io_workload')
+        self._update_devices()
+        self._changed()
 
     def update_from_summary(self, summary):
         self.generation = summary.generation
         self.inventories = dict(summary.inventories)
         self.usages = collections.Counter(summary.usages)
         self.traits = summary.traits
-        self.aggregates = summary.aggregates
+        self.provider_aggregates = summary.aggregates
         self._fit = {rc: (inv.min_unit, inv.max_unit, inv.step_size,
                           int((inv.total - inv.reserved)
                               * inv.allocation_ratio))
                      for rc, inv in self.inventories.items()}
         self._update_capacity()
+        if self._numa_cells:
+            # Shared-CPU instances are placed by the allocation ratios.
+            self._update_devices()
+        self._changed()
+
+    def _changed(self, what=None):
+        hook = self._on_change
+        if hook is not None:
+            hook(self, what)
+
+    def resource_limits(self):
+        """{resource_class: (min_unit, max_unit, step_size, capacity)}
+        of the provider's inventories (capacity: (total - reserved) *
+        allocation_ratio, as placement computes it)."""
+        return self._fit
+
+    def set_aggregates(self, aggregates):
+        """Record the host aggregates (AggregateView or alike) of this
+        node's host, and the availability zone they give it."""
+        self.aggregates = list(aggregates)
+        self.availability_zone = availability_zones.zone_of(
+            self.aggregates)
+        self._changed('aggregates')
+
+    def set_instances(self, instances):
+        """Replace the live instances on this node (HostInstance records)
+        and recount what depends on them."""
+        self.instances = {inst.uuid: inst for inst in instances}
+        self._instances_known = True
+        self._recount()
+        self._changed()
+
+    def add_instance(self, instance):
+        """Count one more instance (a claim this scheduler just made)."""
+        new = instance.uuid not in self.instances
+        self.instances[instance.uuid] = instance
+        # Without the instance list (counts from the compute's stats),
+        # count up from what the compute said.
+        self.num_instances = (len(self.instances) if self._instances_known
+                              else self.num_instances + new)
+        self.num_io_ops += instance.is_io_op and new
+        if self._pci_pools or self._numa_cells:
+            self._update_devices()
+        self._changed()
+
+    def _recount(self):
+        self.num_instances = len(self.instances)
+        self.num_io_ops = sum(inst.is_io_op
+                              for inst in self.instances.values())
+        self._update_devices()
+
+    def _update_devices(self):
+        instances = list(self.instances.values())
+        self.pci_stats = host_usage.free_pci_pools(self._pci_pools,
+                                                   instances)
+        self.numa_topology = host_usage.numa_usage(
+            self._numa_cells, instances, self.cpu_allocation_ratio,
+            self.ram_allocation_ratio)
+
+    @property
+    def service(self):
+        """The compute service (a ServiceView), or None."""
+        view = self._service_view
+        if view is None and self._service_source is not None:
+            view = self._service_view = ServiceView.from_service(
+                self._service_source)
+        return view
+
+    @service.setter
+    def service(self, service):
+        self.update_service(service, self.service_up)
+
+    def service_state(self):
+        """(has a service, disabled, up), read without a ServiceView."""
+        source = self._service_source
+        if source is None:
+            return (False, False, False)
+        disabled = (source.get('disabled') if isinstance(source, dict)
+                    else _field(source, 'disabled'))
+        return (True, bool(disabled), bool(self.service_up))
 
     def update_service(self, service, up=None):
         """Record the compute service (None: no service row, so down).
@@ -169,14 +356,16 @@ class HostState:
         ``up`` overrides ``service.is_up`` (computed once per service by a
         caller updating many nodes of one host).
         """
+        before = self.service_state()
         if service is None:
-            self.service = None
-            self.service_up = False
-            return
-        self.service = ServiceView.from_service(service)
-        if up is None:
+            up = False
+        elif up is None:
             up = bool(_field(service, 'is_up', False))
+        self._service_source = service
+        self._service_view = None
         self.service_up = up
+        if self.service_state() != before:
+            self._changed('service')
 
     def _update_capacity(self):
         """Derive Nova's capacity attributes from inventories and usages."""
@@ -231,18 +420,27 @@ class HostState:
         """True when every class of ``resources`` can be allocated here."""
         return self.resource_shortfall(resources) is None
 
-    def consume(self, resources, generation):
+    def consume(self, resources, generation, instance=None):
         """Apply a claim of ``resources`` that moved the provider to
         ``generation``: the next decision sees the usage and the new
-        generation its own compare-and-swap must match."""
+        generation its own compare-and-swap must match.
+
+        ``instance`` (a HostInstance) is the instance claimed for: it
+        joins ``instances``, so server group filters and the NUMA and PCI
+        usage see it. Without it only the counts move.
+        """
         for rc, amount in resources.items():
             self.usages[rc] += amount
         self.generation = generation
+        self._update_capacity()
+        if instance is not None:
+            self.add_instance(instance)
+            return
         self.num_instances += 1
         # A build is an I/O-heavy operation until the compute reports
         # otherwise, as Nova counts it.
         self.num_io_ops += 1
-        self._update_capacity()
+        self._changed()
 
     def __repr__(self):
         return ('(%s, %s) ram: %sMB disk: %sMB io_ops: %s instances: %s'

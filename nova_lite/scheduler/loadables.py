@@ -4,7 +4,9 @@ Built-ins are entry points (``nova_lite.scheduler.filters``,
 ``nova_lite.scheduler.weighers`` in setup.cfg). A configured name is either
 an entry point name, or a dotted path to a class or to a function
 returning classes (``nova_lite.scheduler.filters.all_filters`` is such a
-function), so an operator's own plug-in is named by its class path.
+function, returning the built-ins only), so an operator's own plug-in is
+named by its class path, or by its entry point name when its
+distribution registers one in the namespace.
 """
 
 from oslo_log import log as logging
@@ -25,6 +27,17 @@ def entry_point_classes(namespace):
         on_load_failure_callback=_log_load_failure)
     return {ext.name: ext.plugin
             for ext in sorted(manager, key=lambda ext: ext.name)}
+
+
+def builtin_classes(namespace):
+    """The classes of ``namespace`` that nova_lite itself provides.
+
+    Another distribution may register entry points in the namespace; as
+    in Nova, its plug-ins are available only when ``available_filters``
+    (or ``weight_classes``) names them, never through ``all_filters``.
+    """
+    return [cls for cls in entry_point_classes(namespace).values()
+            if cls.__module__.startswith('nova_lite.')]
 
 
 def load_classes(names, namespace, base_class, not_found):

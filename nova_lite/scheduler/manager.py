@@ -17,6 +17,7 @@ from nova_lite import manager
 from nova_lite.scheduler import claims
 from nova_lite.scheduler import filter_scheduler
 from nova_lite.scheduler import host_manager as host_manager_mod
+from nova_lite.scheduler import request_filter
 from nova_lite.scheduler import rpcapi
 
 LOG = logging.getLogger(__name__)
@@ -74,16 +75,23 @@ class SchedulerManager(manager.Manager):
         # One decision at a time per process: each sees the claims of the
         # one before it in memory, and RPC threads never race on a host.
         with self.host_manager.lock:
-            host_states = self.host_manager.get_host_states(context)
+            host_states = self.host_manager.get_population(context)
+            prefilters = request_filter.process_reqspec(
+                spec_obj, self.host_manager.aggregates())
             return self.driver.select_destinations(
                 spec_obj, host_states, instance_uuids, claimer,
-                refresh_host=refresh, return_alternates=return_alternates)
+                refresh_host=refresh, return_alternates=return_alternates,
+                prefilters=prefilters)
 
     def _refresh_host(self, context, host_state):
         self.host_manager.refresh(context, [host_state.uuid])
 
     def update_provider_states(self, context, provider_uuids):
-        """Note that these providers changed (fanout cast, no reply)."""
+        """Note that these providers changed (fanout cast, no reply).
+
+        The uuids may also name host aggregates that changed (the API
+        adds them); see HostManager.refresh.
+        """
         self.host_manager.mark_dirty(provider_uuids)
 
     @periodic_task.periodic_task(spacing=60, run_immediately=False)

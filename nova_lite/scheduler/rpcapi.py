@@ -8,22 +8,21 @@ API version history:
 
 import oslo_messaging as messaging
 
+from nova_lite import releases
 from nova_lite import rpc
+from nova_lite import rpc_pins
 
 RPC_TOPIC = 'scheduler'
 RPC_VERSION = '1.0'
 
-VERSION_ALIASES = {
-    'acorn': '1.0',
-}
+VERSION_ALIASES = releases.rpc_aliases('scheduler')
 
 
 class SchedulerAPI:
 
     def __init__(self):
         target = messaging.Target(topic=RPC_TOPIC, version=RPC_VERSION)
-        self.client = rpc.get_client(
-            target, version_cap=rpc.version_cap('scheduler', VERSION_ALIASES))
+        self.client = rpc.get_client(target, pin=rpc_pins.Pin('scheduler'))
 
     def select_destinations(self, context, spec_obj, instance_uuids,
                             return_alternates=True):
@@ -39,7 +38,13 @@ class SchedulerAPI:
                           return_alternates=return_alternates)
 
     def update_provider_states(self, context, provider_uuids):
-        """Tell every scheduler these providers changed (fanout cast)."""
+        """Tell every scheduler these providers changed (fanout cast).
+
+        Since the release after "acorn" the uuids may include those of host
+        aggregates whose hosts or metadata changed; older schedulers
+        ignore uuids that are no compute node, and resync within
+        [scheduler] host_state_resync_interval.
+        """
         if not provider_uuids:
             return
         cctxt = self.client.prepare(fanout=True)

@@ -74,7 +74,13 @@ class ComputeDriver:
         threads}). A driver that knows its current usage adds
         ``vcpus_used``, ``memory_mb_used``, ``local_gb_used`` and
         ``running_vms``; the resource tracker counts usage from instances
-        itself and treats these as information only.
+        itself and treats these as information only. Optional keys the
+        scheduler's filters read: ``metrics`` ({name: number}),
+        ``pci_device_pools`` ([{vendor_id, product_id, count, numa_node,
+        dev_type}], count being the devices of the pool in all) and
+        ``numa_topology`` ([{id, cpus: [int], memory_mb, pinned_cpus: [],
+        cpu_usage: 0, memory_usage: 0}], the node's NUMA cells; the
+        scheduler works out their usage from the instances).
         Raises ComputeNodeNotFound for an unknown node and
         HypervisorUnavailable when the node cannot be reached.
         """

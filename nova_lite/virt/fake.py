@@ -30,10 +30,13 @@ from nova_lite.virt import local_state
 LOG = logging.getLogger(__name__)
 
 STATE_SUBDIR = 'fake_driver'
-INT_KEYS = ('vcpus', 'memory_mb', 'local_gb', 'hypervisor_version')
+INT_KEYS = ('vcpus', 'memory_mb', 'local_gb', 'hypervisor_version',
+            'numa_nodes')
 STR_KEYS = ('hypervisor_type', 'cpu_arch', 'cpu_model')
-OVERRIDE_KEYS = INT_KEYS + STR_KEYS + ('traits',)
+OVERRIDE_KEYS = INT_KEYS + STR_KEYS + ('traits', 'metrics', 'pci_devices')
 _CUSTOM_TRAIT = re.compile(r'^CUSTOM_[A-Z0-9_]+$')
+_PCI_ID = re.compile(r'^[0-9a-fA-F]{4}$')
+PCI_DEV_TYPES = ('type-PCI', 'type-PF', 'type-VF')
 _STANDARD_TRAITS = frozenset(os_traits.get_traits())
 
 
@@ -52,6 +55,9 @@ class FakeNode:
     cpu_model: str
     traits: frozenset
     fail_spawn: bool = False
+    numa_nodes: int = 0
+    metrics: tuple = ()       # ((name, value), ...)
+    pci_devices: tuple = ()   # (pool dict, ...)
 
 
 @dataclasses.dataclass
@@ -81,7 +87,59 @@ def _check_traits(option, text, names):
     return frozenset(names)
 
 
+def parse_metrics(option, text, items):
+    """((name, float), ...) of "name=number" items; ConfigInvalid if one
+    is malformed."""
+    metrics = []
+    for item in items:
+        name, sep, value = item.partition('=')
+        try:
+            number = float(value)
+        except ValueError:
+            number = None
+        if not sep or not name.strip() or number is None:
+            raise _config_error(option, text, 'metric "%s" is not '
+                                'name=number' % item)
+        metrics.append((name.strip(), number))
+    return tuple(metrics)
+
+
+def parse_pci_devices(option, text, items):
+    """(pool dict, ...) of "vendor:product:count[:numa_node[:dev_type]]"
+    items; ConfigInvalid if one is malformed."""
+    pools = []
+    for item in items:
+        parts = [p.strip() for p in item.split(':')]
+        if len(parts) < 3 or len(parts) > 5:
+            raise _config_error(option, text, 'PCI pool "%s" is not '
+                                'vendor:product:count[:numa_node[:dev_type]]'
+                                % item)
+        vendor, product, count = parts[:3]
+        numa = parts[3] if len(parts) > 3 and parts[3] else None
+        dev_type = parts[4] if len(parts) > 4 else 'type-PCI'
+        if not (_PCI_ID.match(vendor) and _PCI_ID.match(product)
+                and count.isdigit() and (numa is None or numa.isdigit())
+                and dev_type in PCI_DEV_TYPES):
+            raise _config_error(option, text, 'PCI pool "%s": ids are 4 hex '
+                                'digits, count and numa_node integers, '
+                                'dev_type one of %s'
+                                % (item, ', '.join(PCI_DEV_TYPES)))
+        pools.append({'vendor_id': vendor.lower(),
+                      'product_id': product.lower(), 'count': int(count),
+                      'numa_node': None if numa is None else int(numa),
+                      'dev_type': dev_type})
+    return tuple(pools)
+
+
+def _plus_items(value):
+    return [n.strip() for n in value.split('+') if n.strip()]
+
+
 def _parse_value(text, key, value):
+    if key == 'metrics':
+        return parse_metrics('node', text, _plus_items(value))
+    if key == 'pci_devices':
+        return parse_pci_devices('node', text, _plus_items(value))
     if key in INT_KEYS:
         try:
             number = int(value)
@@ -169,7 +227,12 @@ def _defaults():
             'hypervisor_version': opts.hypervisor_version,
             'cpu_arch': opts.cpu_arch, 'cpu_model': opts.cpu_model,
             'traits': _check_traits('traits', ','.join(opts.traits),
-                                    opts.traits)}
+                                    opts.traits),
+            'numa_nodes': opts.numa_nodes,
+            'metrics': parse_metrics('metrics', ','.join(opts.metrics),
+                                     opts.metrics),
+            'pci_devices': parse_pci_devices(
+                'pci_devices', ','.join(opts.pci_devices), opts.pci_devices)}
 
 
 def build_nodes(host):
@@ -210,6 +273,23 @@ def _assign_uuids(host, nodes):
         # they come back as the same providers.
         local_state.save(path, {'host': host, 'nodes': known})
     return [dataclasses.replace(n, uuid=known[n.name]) for n in nodes]
+
+
+def numa_cells(vcpus, memory_mb, count):
+    """``count`` NUMA cells sharing the CPUs and RAM evenly (the first
+    cells take the remainders), with no usage; None for 0 cells."""
+    if not count:
+        return None
+    cells = []
+    cpu = 0
+    for index in range(count):
+        cpus = vcpus // count + (1 if index < vcpus % count else 0)
+        memory = memory_mb // count + (1 if index < memory_mb % count else 0)
+        cells.append({'id': index, 'cpus': list(range(cpu, cpu + cpus)),
+                      'memory_mb': memory, 'pinned_cpus': [],
+                      'cpu_usage': 0, 'memory_usage': 0})
+        cpu += cpus
+    return cells
 
 
 class FakeDriver(driver.ComputeDriver):
@@ -270,6 +350,10 @@ class FakeDriver(driver.ComputeDriver):
             'hypervisor_version': node.hypervisor_version,
             'hypervisor_hostname': node.name,
             'cpu_info': json.dumps(cpu_info, sort_keys=True),
+            'metrics': dict(node.metrics) or None,
+            'pci_device_pools': [dict(p) for p in node.pci_devices] or None,
+            'numa_topology': numa_cells(node.vcpus, node.memory_mb,
+                                        node.numa_nodes),
         }
 
     def get_traits(self, nodename):

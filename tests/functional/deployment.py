@@ -220,6 +220,9 @@ class Deployment:
             'database': {'connection': self.database.url},
             'api': {'rate_limit': 'false'},
             'scheduler': {'host_state_resync_interval': 30},
+            # Tests about other things must not run into the default
+            # quotas; the quota tests set their own.
+            'quota': {'instances': -1, 'cores': -1, 'ram': -1},
         }
         for section, options in self.extra_conf.items():
             sections.setdefault(section, {}).update(options)
@@ -264,6 +267,22 @@ class Deployment:
             daemon.wait_ready()
         return self
 
+    def start_daemon(self, binary, name, conf=None):
+        """Start one more daemon (a replacement conductor, say), with
+        ``conf`` ({section: {option: value}}) over the shared file; return
+        it once READY."""
+        extra = (self._write('%s.conf' % name, conf),) if conf else ()
+        daemon = self._daemon(binary, name, *extra)
+        daemon.start()
+        daemon.wait_ready()
+        return daemon
+
+    def kill(self, daemon):
+        """SIGKILL ``daemon`` (no clean exit expected from it)."""
+        daemon.kill()
+        daemon.stop()  # reaps it and closes its notify socket
+        self.daemons.remove(daemon)
+
     @property
     def api(self):
         return ApiClient('http://127.0.0.1:%d/v2.1' % self.port)
@@ -290,6 +309,12 @@ class Deployment:
         for daemon in others:
             codes[daemon.name] = daemon.stop()
         return codes
+
+    def manage(self, *args):
+        """Run nova-lite-manage with ``args``; the CompletedProcess."""
+        return subprocess.run(
+            [os.path.join(BIN, 'nova-lite-manage'), '--config-file',
+             self.config_file, *args], capture_output=True, text=True)
 
     def register_image(self, name='cirros', disk_format='qcow2'):
         """Register an image with nova-lite-manage; return its id."""

@@ -111,15 +111,3 @@ def test_version_cap_refuses_newer_messages(conf):
     assert client.can_send_version('1.0')
     assert not client.can_send_version('1.1')
     rpc.cleanup()
-
-
-def test_version_cap_option_takes_versions_and_release_names(conf):
-    aliases = {'acorn': '1.0'}
-    assert rpc.version_cap('conductor', aliases) is None
-    conf.config(conductor='acorn', group='upgrade_levels')
-    assert rpc.version_cap('conductor', aliases) == '1.0'
-    conf.config(conductor='1.3', group='upgrade_levels')
-    assert rpc.version_cap('conductor', aliases) == '1.3'
-    conf.config(conductor='banana', group='upgrade_levels')
-    with pytest.raises(exception.ConfigInvalid):
-        rpc.version_cap('conductor', aliases)

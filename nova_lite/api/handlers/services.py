@@ -1,27 +1,43 @@
-"""/os-services: the daemons and their state (administrators)."""
+"""/os-services: the daemons and their state (administrators).
+
+PUT /os-services/enable, /disable and /disable-log-reason (Nova 2.1)
+change a service's disabled flag; for a compute, its nodes' providers
+get or lose COMPUTE_STATUS_DISABLED in the same request (see
+Service.save), and the schedulers are told at once.
+"""
 
 from nova_lite.api import common
 from nova_lite.api.schemas import services as schema
 from nova_lite.api import validation
 from nova_lite.api import wsgi
+from nova_lite import availability_zones
+from nova_lite.compute import api as compute_api
+from nova_lite.conf import CONF
+from nova_lite import exception
 from nova_lite import objects
 from nova_lite.policies import services as policies
 
 COMPUTE_BINARY = 'nova-lite-compute'
-# Nova's zone names: computes are in the default availability zone (no
-# aggregates define others yet), every other service in "internal".
-DEFAULT_ZONE = 'nova'
-INTERNAL_ZONE = 'internal'
+# Its RPC clients are made on first use (tests replace it).
+compute = compute_api.API()
 
 
-def service_view(service):
-    """Nova's 2.1 service, with 2.11's forced_down."""
+def _zone(service, zones):
+    """Nova's zone of a service: its aggregates' for a compute, the
+    internal services' zone for the others."""
+    if service.binary != COMPUTE_BINARY:
+        return CONF.internal_service_availability_zone
+    return zones.get(service.host, CONF.default_availability_zone)
+
+
+def service_view(service, zones=None):
+    """Nova's 2.1 service, with 2.11's forced_down; ``zones`` is {host:
+    zone} (availability_zones.host_zones)."""
     return {
         'id': service.id,
         'binary': service.binary,
         'host': service.host,
-        'zone': DEFAULT_ZONE if service.binary == COMPUTE_BINARY
-        else INTERNAL_ZONE,
+        'zone': _zone(service, zones or {}),
         'status': 'disabled' if service.disabled else 'enabled',
         'state': 'up' if service.is_up else 'down',
         'updated_at': common.isotime_usec(service.last_seen_up or
@@ -39,5 +55,59 @@ def index(req):
     services = objects.ServiceList.get_all(
         context, binary=common.last_param(req, 'binary'),
         host=common.last_param(req, 'host'))
+    zones = availability_zones.host_zones(
+        objects.AggregateList.get_all(context))
     return wsgi.json_response(
-        {'services': [service_view(s) for s in services]})
+        {'services': [service_view(s, zones) for s in services]})
+
+
+def _set_disabled(req, body, disabled, reason=None):
+    context = req.context
+    context.can(policies.SERVICES % 'update', target={})
+    host, binary = body['host'], body['binary']
+    try:
+        service = objects.Service.get_by_host_and_binary(context, host,
+                                                         binary)
+    except exception.ServiceNotFound:
+        raise exception.HostBinaryNotFound(host=host, binary=binary)
+    service.disabled = disabled
+    service.disabled_reason = reason
+    service.save()
+    if binary == COMPUTE_BINARY:
+        nodes = objects.ComputeNodeList.get_all_by_host(context, host)
+        compute.scheduler_api.update_provider_states(
+            context, {node.uuid for node in nodes})
+    view = {'host': host, 'binary': binary,
+            'status': 'disabled' if disabled else 'enabled'}
+    if reason is not None:
+        view['disabled_reason'] = reason
+    return wsgi.json_response({'service': view})
+
+
+@validation.body(schema.SERVICE_UPDATE)
+def _enable(req, body):
+    return _set_disabled(req, body, False)
+
+
+@validation.body(schema.SERVICE_UPDATE)
+def _disable(req, body):
+    return _set_disabled(req, body, True)
+
+
+@validation.body(schema.SERVICE_DISABLE_LOG_REASON)
+def _disable_log_reason(req, body):
+    return _set_disabled(req, body, True, body['disabled_reason'])
+
+
+_ACTIONS = {'enable': _enable, 'disable': _disable,
+            'disable-log-reason': _disable_log_reason}
+
+
+def update(req, action):
+    """200 {"service": {host, binary, status[, disabled_reason]}}; 404
+    for an unknown action or service."""
+    handler = _ACTIONS.get(action)
+    if handler is None:
+        raise exception.NotFound(
+            message='Unknown action %s on os-services' % action)
+    return handler(req)

@@ -10,3 +10,25 @@ INDEX_QUERY = {
     },
     'additionalProperties': True,
 }
+
+_HOST_BINARY = {
+    'host': {'type': 'string', 'minLength': 1, 'maxLength': 255},
+    'binary': {'type': 'string', 'minLength': 1, 'maxLength': 255},
+}
+
+# PUT /os-services/enable and /disable.
+SERVICE_UPDATE = {
+    'type': 'object',
+    'properties': dict(_HOST_BINARY),
+    'required': ['host', 'binary'],
+    'additionalProperties': False,
+}
+
+# PUT /os-services/disable-log-reason.
+SERVICE_DISABLE_LOG_REASON = {
+    'type': 'object',
+    'properties': dict(_HOST_BINARY, disabled_reason={
+        'type': 'string', 'minLength': 1, 'maxLength': 255}),
+    'required': ['host', 'binary', 'disabled_reason'],
+    'additionalProperties': False,
+}

@@ -48,8 +48,25 @@ class BuildTask:
                                               strict=True):
                 self._reschedule(instance, alternates)
 
+    def _load_server_group(self):
+        """Fill the request's server group with its current members and
+        their hosts, which the server group filters and weighers read."""
+        spec = self.request_spec
+        group = (spec.instance_group
+                 if spec.obj_attr_is_set('instance_group') else None)
+        if group is None:
+            return
+        group._context = self.context
+        try:
+            group.load_for_scheduling()
+        except exception.InstanceGroupNotFound:
+            LOG.info('Server group %s was deleted; scheduling %s without '
+                     'it', group.uuid, [i.uuid for i in self.instances])
+            spec.instance_group = None
+
     def _schedule_and_build(self):
         uuids = [instance.uuid for instance in self.instances]
+        self._load_server_group()
         try:
             host_lists = self.scheduler_api.select_destinations(
                 self.context, self.request_spec, uuids,
@@ -74,6 +91,9 @@ class BuildTask:
     def _cast(self, instance, host_list):
         selection = host_list[0]
         spec = self.request_spec.copy_for_instance(instance.uuid)
+        # The compute hands this spec back on failure, so the hosts tried
+        # accumulate for RetryFilter across reschedules.
+        spec.record_attempt(selection.service_host, selection.nodename)
         LOG.debug('Building %s on %s (%s), %d alternates', instance.uuid,
                   selection.service_host, selection.nodename,
                   len(host_list) - 1)

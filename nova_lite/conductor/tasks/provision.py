@@ -1,18 +1,29 @@
 """Provisioning: the records of a boot request, written in one transaction.
 
-Every instance row and its RequestSpec commit together or not at all, so a
-failure halfway never leaves a server the user cannot see the reason for.
+Quota first: reserve for max_count, shrinking to what fits (never below
+min_count, else OverQuota, a 403 naming each resource). Then every
+instance row, its RequestSpec and the commit of the reservation go in one
+transaction, so the records and the usage that accounts for them appear
+together or not at all; a failure before that commit rolls the
+reservation back, and one the conductor did not live to roll back expires
+(see ``nova_lite.quota.reservations``).
 """
 
 import re
+import time
 
 from oslo_log import log as logging
+from oslo_utils import excutils
 from oslo_utils import uuidutils
 
 from nova_lite.conf import CONF
 from nova_lite.db import api as db_api
 from nova_lite import exception
 from nova_lite import objects
+from nova_lite.quota import limits as quota_limits
+from nova_lite.quota import reservations as quota_reservations
+from nova_lite.quota import resources as quota_resources
+from nova_lite.quota import usages as quota_usages
 
 LOG = logging.getLogger(__name__)
 
@@ -56,15 +67,41 @@ def how_many(min_count, max_count):
     return max_count
 
 
-def provision_instances(context, template, request_spec, min_count,
-                        max_count):
-    """Create up to max_count instances and their RequestSpecs.
+def check_metadata_items(context, template):
+    """Raise MetadataLimitExceeded (403) if the server carries more
+    metadata items than the caller's quota allows."""
+    requested = len(template.metadata or {})
+    if not requested:
+        return
+    _project, user = quota_limits.get_limits(
+        context, template.project_id, template.user_id,
+        context.quota_class)
+    allowed = user['metadata_items']
+    if allowed != -1 and requested > allowed:
+        raise exception.MetadataLimitExceeded(requested=requested,
+                                              allowed=allowed)
 
-    Returns the InstanceList created, in launch order.
-    """
-    count = how_many(min_count, max_count)
+
+def reserve_quota(context, template, min_count, max_count):
+    """Reserve instances, cores and ram for as many servers as fit."""
+    flavor = template.flavor
+    per_instance = quota_resources.instance_deltas(
+        template.vcpus if template.obj_attr_is_set('vcpus')
+        else flavor.vcpus,
+        template.memory_mb if template.obj_attr_is_set('memory_mb')
+        else flavor.memory_mb,
+        flavor.extra_specs)
+    return quota_reservations.reserve(
+        context, template.project_id, template.user_id, per_instance,
+        min_count=min_count, max_count=max_count,
+        quota_class=context.quota_class)
+
+
+@quota_usages.retry
+def _create_records(context, template, request_spec, reservation):
+    count = reservation.count
     instances = []
-    with db_api.writer.using(context):
+    with db_api.writer.using(context) as session:
         for index in range(count):
             instance = _new_instance(context, template, index, count)
             instance.create()
@@ -72,6 +109,43 @@ def provision_instances(context, template, request_spec, min_count,
             spec._context = context
             spec.create()
             instances.append(instance)
-    LOG.info('Provisioned %d instance(s) for project %s: %s', count,
-             template.project_id, ', '.join(i.uuid for i in instances))
+        _join_server_group(context, request_spec, instances)
+        quota_reservations.commit_in_session(session, reservation)
+    return instances
+
+
+def _join_server_group(context, request_spec, instances):
+    """Make the instances members of the request's server group (the
+    scheduler hint ``group``), in the caller's transaction."""
+    group = (request_spec.instance_group
+             if request_spec.obj_attr_is_set('instance_group') else None)
+    if group is not None:
+        objects.InstanceGroup.add_members(context, group.uuid,
+                                          [i.uuid for i in instances])
+
+
+def provision_instances(context, template, request_spec, min_count,
+                        max_count):
+    """Create between min_count and max_count instances (as many as the
+    quota allows) and their RequestSpecs.
+
+    Returns the InstanceList created, in launch order. Raises OverQuota
+    or MetadataLimitExceeded (403) and creates nothing when over quota.
+    """
+    how_many(min_count, max_count)
+    check_metadata_items(context, template)
+    reservation = reserve_quota(context, template, min_count, max_count)
+    try:
+        if CONF.quota.reservation_commit_delay:
+            # Fault injection ([quota] reservation_commit_delay): a window
+            # in which a test kills this conductor.
+            time.sleep(CONF.quota.reservation_commit_delay)
+        instances = _create_records(context, template, request_spec,
+                                    reservation)
+    except Exception:
+        with excutils.save_and_reraise_exception():
+            quota_reservations.rollback(context, reservation.uuid)
+    LOG.info('Provisioned %d instance(s) for project %s: %s',
+             len(instances), template.project_id,
+             ', '.join(i.uuid for i in instances))
     return objects.InstanceList(context, objects=instances)

@@ -29,8 +29,38 @@ def api():
 CTXT = conftest.make_context()
 
 
+GROUP_UUID = '6f0c3c5e-8d0b-4bde-9a51-7d0c2b1f0a11'
+
+
+@pytest.fixture
+def groups(monkeypatch):
+    """Server group 'g' of project proj1; lookups are recorded."""
+    calls = []
+    group = objects.InstanceGroup(uuid=GROUP_UUID, name='g',
+                                  project_id='proj1', user_id='demo',
+                                  policy='anti-affinity', rules={},
+                                  members=[])
+
+    def get_by_name(cls, context, name, project_id):
+        calls.append(('name', name, project_id))
+        if name != 'g' or project_id != 'proj1':
+            raise exception.InstanceGroupNotFound(group_uuid=name)
+        return group
+
+    def get_by_uuid(cls, context, uuid):
+        calls.append(('uuid', uuid))
+        if uuid != GROUP_UUID:
+            raise exception.InstanceGroupNotFound(group_uuid=uuid)
+        return group
+    monkeypatch.setattr(objects.InstanceGroup, 'get_by_name',
+                        classmethod(get_by_name))
+    monkeypatch.setattr(objects.InstanceGroup, 'get_by_uuid',
+                        classmethod(get_by_uuid))
+    return calls
+
+
 class TestCreate:
-    def test_provisions_then_builds(self, api):
+    def test_provisions_then_builds(self, api, groups):
         flavor = fakes.flavor()
         image = fakes.image(min_ram=256)
         instances, resv = api.create(
@@ -53,8 +83,11 @@ class TestCreate:
                                                                    'az1')
         assert not template.obj_attr_is_set('uuid')
         assert spec.num_instances == 3
-        assert spec.scheduler_hints == {'group': ['g'],
+        # The group hint named the group: the spec carries it, by uuid.
+        assert spec.scheduler_hints == {'group': [GROUP_UUID],
                                         'same_host': ['x', 'y']}
+        assert spec.instance_group.uuid == GROUP_UUID
+        assert groups == [('name', 'g', 'proj1')]
         assert spec.image.id == image['id']
         assert spec.image.properties.os_distro == 'cirros'
         assert spec.force_hosts is None

@@ -41,6 +41,9 @@ def services(monkeypatch):
             and host in (None, s.host)])
     monkeypatch.setattr(objects.ServiceList, 'get_all',
                         classmethod(get_all))
+    # No aggregates: computes are in the default zone.
+    monkeypatch.setattr(objects.AggregateList, 'get_all', classmethod(
+        lambda cls, context: objects.AggregateList(objects=[])))
     return calls
 
 

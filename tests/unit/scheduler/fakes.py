@@ -119,12 +119,19 @@ class FakeClaimer(claims.Claimer):
 
 
 class FakeLoader:
-    """The host manager's loader over in-memory records."""
+    """The host manager's loader over in-memory records.
 
-    def __init__(self, nodes=(), services=(), provider_summaries=None):
+    ``aggregates_`` are Aggregate objects (or anything with uuid, name,
+    hosts, metadata); ``instances_`` is {node uuid: [HostInstance]}.
+    """
+
+    def __init__(self, nodes=(), services=(), provider_summaries=None,
+                 aggregates=(), instances=None):
         self.nodes = list(nodes)
         self.services_ = list(services)
         self.summaries_ = dict(provider_summaries or {})
+        self.aggregates_ = list(aggregates)
+        self.instances_ = dict(instances or {})
         self.calls = []
 
     def compute_nodes(self, ctxt, uuids=None):
@@ -140,4 +147,16 @@ class FakeLoader:
         self.calls.append(('summaries', None if uuids is None
                            else sorted(uuids)))
         return {u: s for u, s in self.summaries_.items()
+                if uuids is None or u in uuids}
+
+    def aggregates(self, ctxt, uuids=None):
+        self.calls.append(('aggregates', None if uuids is None
+                           else sorted(uuids)))
+        return [a for a in self.aggregates_
+                if uuids is None or a.uuid in uuids]
+
+    def instances(self, ctxt, uuids=None):
+        self.calls.append(('instances', None if uuids is None
+                           else sorted(uuids)))
+        return {u: list(i) for u, i in self.instances_.items()
                 if uuids is None or u in uuids}

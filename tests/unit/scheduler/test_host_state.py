@@ -29,7 +29,8 @@ def test_capacity_attributes_come_from_placement():
     assert state.hypervisor_hostname == 'n1'
     assert state.generation == 7
     assert state.traits == {'CUSTOM_X'}
-    assert state.aggregates == {'agg1'}
+    assert state.provider_aggregates == {'agg1'}
+    assert state.aggregates == []
     assert state.total_usable_ram_mb == 32768
     assert state.free_ram_mb == 32768 - 512 - 4096
     assert state.ram_allocation_ratio == 1.5

@@ -47,6 +47,7 @@ def test_post_start_hook_runs_once_the_rpc_server_consumes(monkeypatch):
                         lambda name: lambda host: fake_manager)
     svc = service.Service('nova-lite-scheduler', host='sched1')
     monkeypatch.setattr(svc, '_register', mock.Mock())
+    monkeypatch.setattr(service, 'check_service_versions', mock.Mock())
     monkeypatch.setattr(svc, 'tg', mock.Mock())
     svc.start()
     assert events == ['init_host', 'consuming', 'post_start_hook']

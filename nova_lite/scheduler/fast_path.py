@@ -1,0 +1,292 @@
+"""The whole-population pipeline: filters as masks, weighers as arrays.
+
+It computes what ``HostFilterHandler.get_filtered_objects`` and
+``HostWeightHandler.get_weighed_objects`` compute, with the same
+arithmetic in the same order, over a ``population.Population``:
+
+* each filter step narrows a boolean mask of candidate rows, through
+  its ``filter_population`` when it has a trusted one, else through its
+  ``filter_all`` on the candidate hosts (custom plug-ins);
+* each weigher gives raw numbers for the candidates (``weigh_population``
+  or ``weigh_objects``), which are clamped, normalised, multiplied and
+  summed as the per-host handler does;
+* ``RankedHosts`` orders the candidates heaviest first, stable on the
+  rows' order, lazily: usually only the first few are ever looked at.
+
+A filter's or weigher's fast method is trusted only when the class that
+defines it is at least as derived as the classes defining its per-host
+twins (``population_twins``): a subclass changing the per-host rule
+without the fast one is run host by host.
+"""
+
+import time
+
+import numpy as np
+
+from nova_lite.scheduler import filters
+from nova_lite.scheduler import weighers
+
+_TRUST = {}
+
+
+def _mro_index(cls, name):
+    for index, klass in enumerate(cls.__mro__):
+        if name in klass.__dict__:
+            return index
+    return None
+
+
+def trusted(obj, twins):
+    """Whether each fast method of ``twins`` ((per-host name, fast
+    name) pairs) may stand for its per-host twin on ``obj``."""
+    cls = type(obj)
+    key = (cls, twins)
+    found = _TRUST.get(key)
+    if found is None:
+        found = True
+        for slow, fast in twins:
+            fast_at = _mro_index(cls, fast)
+            slow_at = _mro_index(cls, slow)
+            if fast_at is None or (slow_at is not None
+                                   and fast_at > slow_at):
+                found = False
+        _TRUST[key] = found
+    return found
+
+
+class MaskStep(filters.FilterStep):
+    """A FilterStep recorded as two masks over a population's rows;
+    the rejected hosts are listed only when a NoValidHost is explained.
+    ``fast`` tells whether the filter's whole-population twin ran."""
+
+    __slots__ = ('population', 'fast')
+
+    def __init__(self, filter_obj, population, mask_in, mask_out, seconds,
+                 fast):
+        super().__init__(filter_obj, mask_in, mask_out, seconds)
+        self.population = population
+        self.fast = fast
+
+    def count_in(self):
+        return int(np.count_nonzero(self.hosts_in))
+
+    def count_out(self):
+        return int(np.count_nonzero(self.hosts_out))
+
+    def rejected(self):
+        rows = np.flatnonzero(self.hosts_in & ~self.hosts_out)
+        return self.population.hosts_at(rows)
+
+
+def _per_host_filter(filter_obj, population, mask, spec_obj):
+    rows = np.flatnonzero(mask)
+    hosts = population.hosts_at(rows)
+    kept = {id(host) for host in filter_obj.filter_all(hosts, spec_obj)}
+    passed = np.zeros_like(mask)
+    passed[[row for row, host in zip(rows, hosts, strict=True)
+            if id(host) in kept]] = True
+    return passed
+
+
+def run_filters(steps, population, mask, spec_obj, index, trace):
+    """The mask of the rows of ``mask`` that pass every step of
+    ``steps`` run for the ``index``-th instance; a MaskStep per step run
+    is appended to ``trace``. Stops at the first step leaving no row."""
+    for step in steps:
+        if not step.run_filter_for_index(index):
+            continue
+        start = time.perf_counter()
+        fast = trusted(step, step.population_twins)
+        passed = None
+        if fast:
+            population.candidates = mask
+            try:
+                passed = step.filter_population(population, spec_obj)
+            finally:
+                population.candidates = None
+        if passed is None:
+            fast = False
+            kept = _per_host_filter(step, population, mask, spec_obj)
+        elif passed is True:
+            kept = mask
+        else:
+            kept = mask & passed
+        trace.append(MaskStep(step, population, mask, kept,
+                              time.perf_counter() - start, fast))
+        mask = kept
+        if not mask.any():
+            break
+    return mask
+
+
+def _raw_weights(weigher, population, rows, spec_obj, total):
+    """(raw weights: of every population row, or of ``rows`` only, or
+    one float for all; whether they are of every row)."""
+    if trusted(weigher, weigher.population_twins):
+        raw = weigher.weigh_population(population, spec_obj)
+        if raw is not None:
+            return raw, True
+    weighed = [weighers.WeighedHost(host, float(weight)) for host, weight
+               in zip(population.hosts_at(rows), total, strict=True)]
+    return np.asarray(weigher.weigh_objects(weighed, spec_obj),
+                      dtype=float), False
+
+
+def _multipliers(weigher, population, rows):
+    if trusted(weigher, weigher.multiplier_twins):
+        found = weigher.multiplier_population(population)
+        if found is not None:
+            return found if np.ndim(found) == 0 else found[rows]
+    multiplier = weigher.weight_multiplier
+    return np.array([multiplier(host) for host in population.hosts_at(rows)],
+                    dtype=float)
+
+
+def _normalize(weigher, raw):
+    """``weighers.normalize`` of ``raw`` clamped as ``weight_objects``
+    clamps it, in place when it can; None when every value would be 0.0.
+    """
+    minval, maxval = weigher.minval, weigher.maxval
+    # lowest and highest of raw once clamped to minval and maxval
+    lowest, highest = raw.min(), raw.max()
+    if minval is not None and lowest < minval:
+        np.maximum(raw, minval, out=raw)
+        lowest, highest = minval, max(highest, minval)
+    if maxval is not None and highest > maxval:
+        np.minimum(raw, maxval, out=raw)
+        lowest, highest = min(lowest, maxval), maxval
+    low = lowest if minval is None else minval
+    high = highest if maxval is None else maxval
+    if high == low:
+        return None
+    np.subtract(raw, low, out=raw)
+    np.divide(raw, float(high - low), out=raw)
+    return raw
+
+
+def _step(weigher, population, rows, spec_obj, total, buffer):
+    """Add one weigher's multiplied, normalised weights to ``total``;
+    whether its whole-population twin ran."""
+    raw, of_all = _raw_weights(weigher, population, rows, spec_obj, total)
+    multiplier = _multipliers(weigher, population, rows)
+    # Adding 0.0 (every value 0.0, or a multiplier of 0.0) times a
+    # finite number changes no weight.
+    scalar = np.ndim(multiplier) == 0 and np.isfinite(multiplier)
+    if np.ndim(raw) == 0 or (scalar and multiplier == 0):
+        if scalar:
+            return of_all
+        norm = None
+    elif of_all:
+        raw = np.asarray(raw, dtype=float)
+        norm = _normalize(weigher, np.take(raw, rows, out=buffer))
+    else:
+        buffer[:] = raw
+        norm = _normalize(weigher, buffer)
+    if norm is None:
+        if scalar:
+            return of_all
+        norm = np.zeros(len(rows))
+    np.multiply(norm, multiplier, out=norm)
+    np.add(total, norm, out=total)
+    return of_all
+
+
+def weigh(weigher_objs, population, rows, spec_obj, timings):
+    """The combined weights of ``rows`` (population rows, in order), as
+    ``HostWeightHandler.get_weighed_objects`` computes them; each
+    weigher's (name, seconds, fast) is appended to ``timings``."""
+    total = np.zeros(len(rows))
+    if len(rows) <= 1:
+        return total
+    buffer = np.empty(len(rows))
+    for weigher in weigher_objs:
+        start = time.perf_counter()
+        fast = _step(weigher, population, rows, spec_obj, total, buffer)
+        timings.append((type(weigher).__name__,
+                        time.perf_counter() - start, fast))
+    return total
+
+
+class RankedHosts:
+    """The hosts of ``rows`` heaviest first by ``weights``; equal
+    weights keep the rows' order (the per-host handler's stable sort).
+
+    Ordered lazily, a weight level at a time, as it is iterated or
+    sliced; ``shuffle_ties`` and ``pick_from`` apply
+    ``shuffle_best_same_weighed_hosts`` and ``host_subset_size`` exactly
+    as the per-host path does (same ``rng`` calls).
+    """
+
+    def __init__(self, population, rows, weights):
+        self.population = population
+        self.rows = rows
+        self._left = weights.copy()
+        self._remaining = len(rows)
+        self._pending = np.empty(0, np.intp)
+        self._order = []
+        self._first_level = None
+        if not np.isfinite(weights).all():
+            # -inf is the "taken" mark below: order such weights at once.
+            self._order = np.argsort(-weights, kind='stable').tolist()
+            self._remaining = 0
+            best = weights[self._order[0]] if self._order else None
+            self._first_level = int(np.count_nonzero(weights == best))
+
+    def __len__(self):
+        return len(self.rows)
+
+    def _next_level(self):
+        if not self._remaining:
+            return False
+        left = self._left
+        value = left[int(np.argmax(left))]
+        level = np.flatnonzero(left == value)
+        left[level] = -np.inf
+        self._remaining -= len(level)
+        if self._first_level is None:
+            self._first_level = len(level)
+        self._pending = level
+        return True
+
+    def _ensure(self, count):
+        order = self._order
+        while len(order) < count:
+            if not len(self._pending) and not self._next_level():
+                break
+            need = count - len(order)
+            order.extend(self._pending[:need].tolist())
+            self._pending = self._pending[need:]
+
+    def shuffle_ties(self, rng):
+        """Shuffle the hosts sharing the best weight."""
+        self._ensure(1)
+        ties = self._first_level or 0
+        self._ensure(ties)
+        head = self._order[:ties]
+        rng.shuffle(head)
+        self._order[:ties] = head
+
+    def pick_from(self, subset, rng):
+        """Move a random one of the first ``subset`` to the front."""
+        self._ensure(subset)
+        self._order.insert(0, self._order.pop(rng.randrange(subset)))
+
+    def _host(self, position):
+        return self.population.hosts[self.rows[position]]
+
+    def __iter__(self):
+        position = 0
+        while True:
+            self._ensure(position + 1)
+            if position >= len(self._order):
+                return
+            yield self._host(self._order[position])
+            position += 1
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            stop = len(self.rows) if index.stop is None else index.stop
+            self._ensure(stop)
+            return [self._host(p) for p in self._order[index]]
+        self._ensure(index + 1)
+        return self._host(self._order[index])

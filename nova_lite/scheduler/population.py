@@ -1,0 +1,527 @@
+"""Population: the scheduler's host states as columns, for filters and
+weighers that look at every host at once.
+
+A Population holds HostStates in rows (their order is the order in
+which a per-host pipeline would see them) and, beside them, numpy
+arrays indexed by row of what the built-in filters and weighers read:
+
+* ``column(name)``: float64 copies of the numeric attributes
+  (``free_ram_mb``, ``vcpus_used``, ``num_io_ops``, ...; see NUMERIC);
+* ``service_ok``: the compute service is known, enabled and up;
+* ``resource(rc)``: the placement limits and usage of one resource class;
+* ``derived(name, fn)``: any other per-host value, ``fn(host)``,
+  computed once and kept current (a trait's presence, a metric);
+* ``partition(name, key_fn)``: rows grouped by a key of their host, so a
+  per-host rule that depends only on that key runs once per distinct key
+  (``evaluate``), not once per host -- the hosts' aggregates, their
+  capabilities, their NUMA cells.
+
+Rows are kept current incrementally: a HostState of an *owned*
+population (the host manager's) tells it when it changes, and the
+scheduling core tells any population of the hosts it claims on or
+refreshes. ``sync()`` re-reads only the rows that changed, so a decision
+does no per-host Python work unless a host changed or a request needs a
+value no cached column has yet.
+
+    population = Population(host_states)
+    population.sync()
+    fits = population.column('free_ram_mb') >= 2048
+"""
+
+import collections
+
+import numpy as np
+
+from nova_lite.scheduler import population_index
+from nova_lite.scheduler import utils
+
+# HostState attributes kept as float64 columns (float so that an integer
+# and a ratio combine exactly as Python would combine them).
+NUMERIC = ('total_usable_ram_mb', 'free_ram_mb', 'ram_allocation_ratio',
+           'vcpus_total', 'vcpus_used', 'cpu_allocation_ratio',
+           'total_usable_disk_gb', 'free_disk_mb', 'disk_allocation_ratio',
+           'num_instances', 'num_io_ops', 'failed_builds',
+           'hypervisor_version', 'pci_free')
+_NUMERIC_INDEX = {name: i for i, name in enumerate(NUMERIC)}
+# Per resource class: (min_unit, max_unit, step_size, capacity, used,
+# free), capacity being int((total - reserved) * allocation_ratio) and
+# free capacity - used, -inf where the class is absent; ``odd_steps``
+# counts the rows whose step_size is not 1.
+Resource = collections.namedtuple(
+    'Resource', 'min_unit max_unit step_size capacity used free odd_steps')
+_ABSENT_RC = (0.0, 0.0, 0.0, 1.0, 0.0, 0.0, -np.inf)
+
+# Bounds on the caches of request-specific columns (rebuilt on demand).
+MAX_DERIVED = 64
+MAX_PARTITIONS = 32
+# Discarded rows are compacted away once they are this share of rows.
+_COMPACT_SHARE = 0.25
+
+
+def _pci_free(host):
+    return sum(pool.get('count', 0) for pool in utils.pci_pools(host))
+
+
+def _numeric(host):
+    values = [getattr(host, name, 0) or 0 for name in NUMERIC[:-1]]
+    values.append(_pci_free(host))
+    return values
+
+
+def _service_ok(host):
+    state = getattr(host, 'service_state', None)
+    if state is not None:
+        known, disabled, up = state()
+        return known and not disabled and up
+    service = getattr(host, 'service', None)
+    return bool(service is not None and not service['disabled']
+                and getattr(host, 'service_up', False))
+
+
+def _resources(host):
+    """{rc: (min_unit, max_unit, step_size, capacity)} and usages."""
+    limits = getattr(host, 'resource_limits', None)
+    return (limits() if limits is not None else {},
+            getattr(host, 'usages', None) or {})
+
+
+class Partition:
+    """Rows grouped by ``key_fn(host)``: ``codes[row]`` numbers the key.
+
+    Every row of a code has an equal key; ``rep(code)`` is one of them.
+    A rule that depends on nothing but the key's inputs may be evaluated
+    on the representative and broadcast to the code's rows.
+    """
+
+    def __init__(self, key_fn, capacity):
+        self.key_fn = key_fn
+        self.codes = np.full(capacity, -1, np.int32)
+        self.index = {}
+        self.keys = []
+        self.reps = []
+        self.counts = []
+        # Request-independent answers ({name: (version, table)}) for
+        # rules that only the keys' inputs decide; ``version`` moves
+        # whenever a code gains its first row.
+        self.results = {}
+        self.version = 0
+        # Moves whenever a row changes code.
+        self.moves = 0
+
+    def grow(self, capacity):
+        codes = np.full(capacity, -1, np.int32)
+        codes[:len(self.codes)] = self.codes
+        self.codes = codes
+
+    def code_for(self, key):
+        code = self.index.get(key)
+        if code is None:
+            code = self.index[key] = len(self.keys)
+            self.keys.append(key)
+            self.reps.append(-1)
+            self.counts.append(0)
+        return code
+
+    def assign(self, row, host):
+        """(Re)key ``row`` (``host`` None: the row is gone)."""
+        old = int(self.codes[row])
+        code = -1 if host is None else self.code_for(self.key_fn(host))
+        if code == old:
+            return
+        self.moves += 1
+        if old >= 0:
+            self.counts[old] -= 1
+            if self.reps[old] == row:
+                self.reps[old] = -1
+        self.codes[row] = code
+        if host is None:
+            return
+        if not self.counts[code]:
+            self.version += 1
+        self.counts[code] += 1
+        if self.reps[code] < 0:
+            self.reps[code] = row
+
+    def rep(self, code):
+        """A row of ``code``, or -1 when it has none."""
+        row = self.reps[code]
+        if row < 0 and self.counts[code]:
+            rows = np.flatnonzero(self.codes == code)
+            row = self.reps[code] = int(rows[0]) if len(rows) else -1
+        return row
+
+    def needed(self, rows_mask):
+        """The codes of the rows ``rows_mask`` marks."""
+        present = np.zeros(len(self.keys) + 1, bool)
+        present[self.codes[:len(rows_mask)][rows_mask]] = True
+        return np.flatnonzero(present[:-1])
+
+    def table(self, values, default):
+        """Per-code ``values`` as an array whose [-1] is ``default``, so
+        ``table[codes]`` gives absent rows the default."""
+        return np.append(np.asarray(values), default)
+
+
+class Population:
+    """Host states in rows, with the columns described in the module
+    docstring. ``len()`` and iteration give the present hosts in row
+    order; ``hosts[row]`` is None for a row whose host was discarded.
+
+    ``owned``: the population registers itself with its HostStates so
+    their changes mark their rows (one owner per HostState).
+    ``candidates`` is set by the scheduling pipeline to the rows still in
+    play while a filter or weigher runs.
+    """
+
+    def __init__(self, host_states=(), owned=False):
+        self.owned = owned
+        self.candidates = None
+        self.index = population_index.InstanceIndex(self)
+        self.reset(host_states)
+
+    # Membership
+
+    def reset(self, host_states):
+        """Replace every row by ``host_states``, in their order."""
+        hosts = list(host_states)
+        self.hosts = hosts
+        self._rows = {id(host): row for row, host in enumerate(hosts)}
+        self.size = len(hosts)
+        self._absent = 0
+        self._dirty = set()
+        self._dirty_service = set()
+        capacity = max(16, self.size)
+        self.present = np.zeros(capacity, bool)
+        self.present[:self.size] = True
+        self._num = np.zeros((len(NUMERIC), capacity))
+        if hosts:
+            self._num[:, :self.size] = np.array(
+                [_numeric(host) for host in hosts]).T
+        self.service_ok = np.zeros(capacity, bool)
+        self.service_ok[:self.size] = [_service_ok(h) for h in hosts]
+        self._rc = {}
+        self._odd_steps = collections.Counter()
+        self._fill_resources(range(self.size))
+        self._derived = collections.OrderedDict()
+        self._partitions = collections.OrderedDict()
+        self._aggregate_keys = None
+        self.index.reset()
+        for host in hosts:
+            self._watch(host)
+
+    def _watch(self, host):
+        if self.owned:
+            host._on_change = self.mark_changed
+
+    def add(self, host):
+        """Append ``host`` as a new row."""
+        if id(host) in self._rows:
+            return
+        row = self.size
+        if row >= len(self.present):
+            self._grow(2 * len(self.present))
+        self.hosts.append(host)
+        self._rows[id(host)] = row
+        self.size += 1
+        self.present[row] = True
+        self._dirty.add(row)
+        self._watch(host)
+
+    def discard(self, host):
+        """Drop ``host``'s row (kept empty until the next compaction)."""
+        row = self._rows.pop(id(host), None)
+        if row is None:
+            return
+        if self.owned and host._on_change == self.mark_changed:
+            host._on_change = None
+        self.hosts[row] = None
+        self.present[row] = False
+        self._absent += 1
+        self._dirty.add(row)
+
+    def _grow(self, capacity):
+        old = len(self.present)
+        self.present = np.resize(self.present, capacity)
+        self.present[old:] = False
+        self.service_ok = np.resize(self.service_ok, capacity)
+        num = np.zeros((len(NUMERIC), capacity))
+        num[:, :old] = self._num
+        self._num = num
+        for rc, values in list(self._rc.items()):
+            grown = np.empty((len(_ABSENT_RC), capacity))
+            grown.T[:] = _ABSENT_RC
+            grown[:, :old] = values
+            self._rc[rc] = grown
+        for name, (fn, values) in list(self._derived.items()):
+            self._derived[name] = (fn, np.resize(values, capacity))
+        for part in self._partitions.values():
+            part.grow(capacity)
+
+    def row_of(self, host):
+        return self._rows.get(id(host))
+
+    def __len__(self):
+        return self.size - self._absent
+
+    def __iter__(self):
+        return (host for host in self.hosts[:self.size] if host is not None)
+
+    def __getitem__(self, index):
+        return list(self)[index]
+
+    def hosts_at(self, rows):
+        hosts = self.hosts
+        return [hosts[row] for row in rows]
+
+    # Change tracking
+
+    def mark_changed(self, host, what=None):
+        """Note that ``host`` changed (``what`` 'service': only its
+        service); its row is re-read by the next ``sync``."""
+        row = self._rows.get(id(host))
+        if row is None:
+            return
+        if what == 'service':
+            self._dirty_service.add(row)
+            return
+        if what == 'aggregates':
+            # Their metadata may have changed in place: answers cached
+            # per set of aggregates are stale.
+            self._aggregate_keys = None
+            for name in AGGREGATE_PARTITIONS:
+                part = self._partitions.get(name)
+                if part is not None:
+                    part.results.clear()
+        self._dirty.add(row)
+
+    def sync(self, compact=False):
+        """Re-read the rows that changed since the last sync; with
+        ``compact``, drop the empty rows of discarded hosts when they
+        are many (which renumbers the rows)."""
+        if compact and self._absent > _COMPACT_SHARE * max(self.size, 1):
+            self.reset(list(self))
+            return
+        if self._dirty_service:
+            rows, self._dirty_service = self._dirty_service, set()
+            self._sync_service(rows - self._dirty)
+        if self._dirty:
+            rows, self._dirty = self._dirty, set()
+            for row in rows:
+                self._sync_row(row)
+
+    def _sync_service(self, rows):
+        hosts = self.hosts
+        if len(rows) > self.size // 4:
+            self.service_ok[:self.size] = [
+                host is not None and _service_ok(host)
+                for host in hosts[:self.size]]
+            return
+        for row in rows:
+            host = hosts[row]
+            self.service_ok[row] = host is not None and _service_ok(host)
+
+    def _sync_row(self, row):
+        host = self.hosts[row]
+        if host is None:
+            self.service_ok[row] = False
+            self._num[:, row] = 0.0
+            self._fill_resources((row,))
+        else:
+            self.service_ok[row] = _service_ok(host)
+            self._num[:, row] = _numeric(host)
+            self._fill_resources((row,))
+        for fn, values in self._derived.values():
+            values[row] = fn(host) if host is not None else 0
+        for part in self._partitions.values():
+            part.assign(row, host)
+        self.index.update(row, host)
+
+    def _fill_resources(self, rows):
+        hosts = self.hosts
+        odd = self._odd_steps
+        for row in rows:
+            host = hosts[row]
+            limits, usages = _resources(host) if host is not None else ({},
+                                                                        {})
+            for rc in limits.keys() - self._rc.keys():
+                values = np.empty((len(_ABSENT_RC), len(self.present)))
+                values.T[:] = _ABSENT_RC
+                self._rc[rc] = values
+            for rc, values in self._rc.items():
+                odd[rc] -= values[3, row] != 1.0
+                fit = limits.get(rc)
+                if fit is None:
+                    values[:, row] = _ABSENT_RC
+                    continue
+                min_unit, max_unit, step_size, capacity = fit
+                used = usages.get(rc, 0)
+                values[:, row] = (1.0, min_unit, max_unit, step_size,
+                                  capacity, used, capacity - used)
+                odd[rc] += step_size != 1
+
+    # Columns
+
+    def column(self, name):
+        """The float64 column of numeric attribute ``name`` (NUMERIC)."""
+        return self._num[_NUMERIC_INDEX[name], :self.size]
+
+    def resource(self, rc):
+        """Resource arrays of class ``rc``, or None when no host has it."""
+        values = self._rc.get(rc)
+        if values is None:
+            return None
+        size = self.size
+        return Resource(*(values[i, :size] for i in range(1, 7)),
+                        odd_steps=self._odd_steps[rc])
+
+    def mask(self):
+        """The present rows."""
+        return self.present[:self.size]
+
+    def derived(self, name, fn, dtype=float):
+        """The column of ``fn(host)`` per row, cached under ``name``.
+
+        ``fn`` must depend on the host state only; the column is kept
+        current as rows change, until evicted by newer ones.
+        """
+        entry = self._derived.get(name)
+        if entry is None:
+            values = np.zeros(len(self.present), dtype)
+            values[:self.size] = [fn(h) if h is not None else 0
+                                  for h in self.hosts[:self.size]]
+            entry = self._derived[name] = (fn, values)
+            if len(self._derived) > MAX_DERIVED:
+                self._derived.popitem(last=False)
+        else:
+            self._derived.move_to_end(name)
+        return entry[1][:self.size]
+
+    def partition(self, name, key_fn):
+        """The Partition of the rows by ``key_fn``, cached under ``name``
+        (built on first use: ``key_fn`` may raise, e.g. TypeError for an
+        unhashable key, and nothing is cached then)."""
+        part = self._partitions.get(name)
+        if part is not None:
+            self._partitions.move_to_end(name)
+            return part
+        part = Partition(key_fn, len(self.present))
+        for row, host in enumerate(self.hosts[:self.size]):
+            if host is not None:
+                part.assign(row, host)
+        self._partitions[name] = part
+        if len(self._partitions) > MAX_PARTITIONS:
+            self._partitions.popitem(last=False)
+        return part
+
+    def evaluate(self, name, key_fn, fn, default=False, dtype=bool):
+        """Per row, ``fn(host)`` evaluated once per distinct
+        ``key_fn(host)`` among the candidate rows (the representative's
+        answer is its key's); rows not among them get ``default``."""
+        part = self.partition(name, key_fn)
+        among = self.candidates if self.candidates is not None \
+            else self.mask()
+        values = np.full(len(part.keys), default, dtype)
+        hosts = self.hosts
+        for code in part.needed(among):
+            row = part.rep(code)
+            if row >= 0:
+                values[code] = fn(hosts[row])
+        return part.table(values, default)[part.codes[:self.size]]
+
+    def codes_of(self, name, key_fn, keys):
+        """Bool rows whose ``key_fn`` key is one of ``keys``."""
+        part = self.partition(name, key_fn)
+        table = np.zeros(len(part.keys) + 1, bool)
+        for key in keys:
+            code = part.index.get(key)
+            if code is not None:
+                table[code] = True
+        return table[part.codes[:self.size]]
+
+    def hosts_named(self, names):
+        """Bool rows whose ``host`` is one of ``names``."""
+        return self.codes_of('host', host_name, names)
+
+    def nodes_named(self, names):
+        """Bool rows whose ``nodename`` is one of ``names``."""
+        return self.codes_of('node', node_name, names)
+
+    # Aggregates
+
+    def aggregate_keys(self):
+        """Every metadata key of the hosts' aggregates."""
+        part = self.partition('aggregates', aggregates_key)
+        keys = self._aggregate_keys
+        if keys is not None and keys[0] == part.version:
+            return keys[1]
+        found = set()
+        for code in range(len(part.keys)):
+            row = part.rep(code)
+            if row >= 0:
+                for agg in utils.host_aggregates(self.hosts[row]):
+                    found.update(agg.metadata)
+        self._aggregate_keys = (part.version, found)
+        return found
+
+    def aggregate_min(self, key, default, cast_to=float):
+        """Per row, ``utils.aggregate_min(host, key, default, cast_to)``:
+        the smallest ``key`` of the host's aggregates, else ``default``
+        (a number, or a column of one per row). Returns ``default``
+        itself when no aggregate has the key."""
+        if key not in self.aggregate_keys():
+            return default
+        part = self.partition('aggregates', aggregates_key)
+        name = ('min', key, cast_to)
+        cached = part.results.get(name)
+        if cached is None or cached[0] != part.version:
+            values = []
+            for code in range(len(part.keys)):
+                row = part.rep(code)
+                values.append(np.nan if row < 0 else utils.aggregate_min(
+                    self.hosts[row], key, np.nan, cast_to))
+            cached = part.results[name] = (part.version,
+                                           part.table(values, np.nan), {})
+        # Per row (a gather), reused while no row changes its aggregates.
+        by_row = cached[2]
+        if by_row.get('rows') != (part.moves, self.size):
+            values = cached[1][part.codes[:self.size]]
+            by_row.clear()
+            by_row.update(rows=(part.moves, self.size), values=values,
+                          missing=np.isnan(values))
+        if np.ndim(default) == 0 and by_row.get('default') == default:
+            return by_row['result']
+        result = np.where(by_row['missing'], default, by_row['values'])
+        if np.ndim(default) == 0:
+            by_row.update(default=default, result=result)
+        return result
+
+
+# Partitions keyed by the identity of hosts' aggregates.
+AGGREGATE_PARTITIONS = ('aggregates', 'zones')
+
+
+def host_name(host):
+    return host.host
+
+
+def node_name(host):
+    return host.nodename
+
+
+def aggregates_key(host):
+    """The identity of a host's aggregates (shared AggregateViews)."""
+    return tuple(map(id, getattr(host, 'aggregates', None) or ()))
+
+
+def freeze(value):
+    """A hashable, equality-preserving form of plain data (dicts, lists,
+    sets, scalars), for partition keys."""
+    if isinstance(value, dict):
+        return ('d',) + tuple(sorted((k, freeze(v))
+                                     for k, v in value.items()))
+    if isinstance(value, (list, tuple)):
+        return ('l',) + tuple(freeze(v) for v in value)
+    if isinstance(value, (set, frozenset)):
+        return ('s',) + tuple(sorted(freeze(v) for v in value))
+    hash(value)
+    return value

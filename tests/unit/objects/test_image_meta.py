@@ -1,0 +1,25 @@
+"""ImageMetaProps: property parsing and the 1.1 backport."""
+
+from nova_lite import objects
+
+
+def test_legacy_names_and_required_traits_are_parsed():
+    props = objects.ImageMetaProps.from_dict({
+        'architecture': 'aarch64', 'trait:CUSTOM_GPU': 'required',
+        'trait:HW_CPU_X86_AVX2': 'forbidden', 'unknown': 'x'})
+    assert props.hw_architecture == 'aarch64'
+    assert props.traits_required == ['CUSTOM_GPU']
+    assert props.get('unknown') is None
+
+
+def test_backport_to_1_0_drops_required_traits():
+    meta = objects.ImageMeta.from_image({
+        'id': '0cdb5e2c-52d8-4c25-8a3f-6c4a3e6f1a6b', 'name': 'img',
+        'properties': {'trait:CUSTOM_GPU': 'required',
+                       'hw_architecture': 'x86_64'}})
+    primitive = meta.obj_to_primitive(target_version='1.0')
+    props = primitive['nova_lite_object.data']['properties']
+    assert props['nova_lite_object.version'] == '1.0'
+    assert props['nova_lite_object.data'] == {'hw_architecture': 'x86_64'}
+    back = objects.ImageMeta.obj_from_primitive(primitive)
+    assert not back.properties.obj_attr_is_set('traits_required')

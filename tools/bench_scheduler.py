@@ -1,0 +1,403 @@
+#!/usr/bin/env python3
+"""Scheduler benchmark: decisions per second on fleets of fake hosts.
+
+Builds fleets of fake compute nodes (varied capacity and usage, host
+aggregates with metadata mirrored into placement aggregates, traits,
+instances, some services down or disabled) and runs the real
+SchedulerManager, HostManager and FilterScheduler on them in this
+process, with an in-memory loader and claimer: no database, no bus, so
+what is measured is the decision (host states current, prefilters,
+placement step, filters, weighers, claim, selections). Reports, per
+fleet size and filter set:
+
+* scheduling decisions per second (one instance per decision),
+* p50 and p99 latency of one decision,
+* resident memory per host (RSS growth from loading the host states,
+  columns included, divided by the hosts), and the time to load them.
+
+Filter sets: ``default`` is Nova's default enabled_filters and every
+weigher, with plain requests; ``heavy`` enables every filter and sends
+requests with extra specs, image properties, zones, hints, server groups,
+PCI and NUMA requests. ``--runs`` repeats each measurement and the
+medians are reported (this machine is shared and noisy). Example:
+
+    tools/bench_scheduler.py --hosts 1000 10000 100000 --runs 3
+"""
+
+import argparse
+import gc
+import os
+import random
+import statistics
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+import json  # noqa: E402
+import types  # noqa: E402
+import uuid as uuid_mod  # noqa: E402
+
+from oslo_utils import timeutils  # noqa: E402
+
+from nova_lite.conf import CONF  # noqa: E402
+from nova_lite import objects  # noqa: E402
+from nova_lite.placement import providers  # noqa: E402
+from nova_lite.placement import summaries  # noqa: E402
+from nova_lite.scheduler import claims  # noqa: E402
+from nova_lite.scheduler import filter_scheduler  # noqa: E402
+from nova_lite.scheduler import filters  # noqa: E402
+from nova_lite.scheduler import host_manager  # noqa: E402
+from nova_lite.scheduler import host_state  # noqa: E402
+from nova_lite.scheduler import manager  # noqa: E402
+
+DEFAULT_FILTERS = ['ComputeFilter', 'ComputeCapabilitiesFilter',
+                   'ImagePropertiesFilter', 'ServerGroupAntiAffinityFilter',
+                   'ServerGroupAffinityFilter']
+
+TRAITS = ['HW_CPU_X86_AVX2', 'HW_CPU_X86_AVX512F', 'CUSTOM_SSD',
+          'CUSTOM_FPGA', 'COMPUTE_IMAGE_TYPE_QCOW2', 'COMPUTE_IMAGE_TYPE_RAW']
+PCI_ALIAS = json.dumps({'name': 'qat', 'vendor_id': '8086',
+                        'product_id': '0443', 'device_type': 'type-PCI'})
+HEAVY_OPTIONS = {
+    ('metrics', 'weight_setting'): ['cpu.percent=-1.0'],
+    ('pci', 'alias'): [PCI_ALIAS],
+    ('filter_scheduler', 'isolated_hosts'): ['cmp000007', 'cmp000011'],
+    ('filter_scheduler', 'isolated_images'): [
+        '11111111-2222-4333-8444-555555555555'],
+}
+# (name, vcpus, memory_mb, root_gb)
+FLAVORS = [('m1.tiny', 1, 512, 1), ('m1.small', 1, 2048, 20),
+           ('m1.medium', 2, 4096, 40), ('m1.large', 4, 8192, 80),
+           ('m1.xlarge', 8, 16384, 160)]
+
+
+def _uuid(rng):
+    return str(uuid_mod.UUID(int=rng.getrandbits(128), version=4))
+
+
+def _flavor(name, vcpus, memory_mb, root_gb, extra_specs=None):
+    return objects.Flavor(flavorid=name, name=name, vcpus=vcpus,
+                          memory_mb=memory_mb, root_gb=root_gb,
+                          ephemeral_gb=0, swap=0,
+                          extra_specs=dict(extra_specs or {}))
+
+
+def _aggregates(rng):
+    """Zones (every host in one), and aggregates with the metadata the
+    aggregate filters and weighers read, with the share of hosts in
+    each."""
+    specs = [('az%d' % i, {'availability_zone': 'az%d' % i}, None)
+             for i in range(1, 5)]
+    specs += [('ssd', {'ssd': 'true'}, 0.2),
+              ('gpu', {'filter_tenant_id': 'tenant-gpu'}, 0.05),
+              ('dense', {'ram_allocation_ratio': '1.5',
+                         'cpu_weight_multiplier': '2.0'}, 0.2),
+              ('busy', {'max_io_ops_per_host': '4',
+                        'max_instances_per_host': '40'}, 0.1),
+              ('small', {'instance_type': 'm1.tiny,m1.small'}, 0.05)]
+    return [(types.SimpleNamespace(id=i + 1, uuid=_uuid(rng), name=name,
+                                   metadata=meta, hosts=[]), share)
+            for i, (name, meta, share) in enumerate(specs)]
+
+
+class Loader:
+    """The host manager's loader over records built in memory: ``count``
+    nodes, one compute service each."""
+
+    def __init__(self, count, rng):
+        self.aggregates_ = []
+        self.nodes, self.services_, self.summaries_ = [], [], {}
+        self.instances_ = {}
+        aggregates = _aggregates(rng)
+        flavors = [_flavor(*f) for f in FLAVORS]
+        now = timeutils.utcnow().replace(tzinfo=None)
+        for index in range(count):
+            self._host(index, rng, aggregates, flavors, now)
+        self.aggregates_ = [agg for agg, _share in aggregates]
+
+    def _host(self, index, rng, aggregates, flavors, now):
+        name = 'cmp%06d' % index
+        uuid = _uuid(rng)
+        mine = [agg for agg, share in aggregates
+                if (share is None and agg.name == 'az%d' % (1 + index % 4))
+                or (share is not None and rng.random() < share)]
+        for agg in mine:
+            agg.hosts.append(name)
+        vcpus = rng.choice([16, 32, 64, 96])
+        memory = rng.choice([65536, 131072, 262144, 524288])
+        disk = rng.choice([1000, 2000, 4000])
+        instances = [rng.choice(flavors) for _ in range(rng.randint(0, 10))]
+        self.nodes.append(objects.ComputeNode(
+            uuid=uuid, host=name, hypervisor_hostname=name, vcpus=vcpus,
+            memory_mb=memory, local_gb=disk, hypervisor_type='fake',
+            hypervisor_version=rng.choice([1000, 2000, 2001]),
+            cpu_info='{"arch": "x86_64"}', host_ip='10.%d.%d.%d' % (
+                index >> 16, (index >> 8) & 255, index & 255),
+            stats={'failed_builds': '1'} if rng.random() < 0.01 else {},
+            metrics={'cpu.percent': float(rng.randint(0, 100))},
+            pci_device_pools=[{'vendor_id': '8086', 'product_id': '0443',
+                               'dev_type': 'type-PCI', 'numa_node': 0,
+                               'count': 4}] if index % 20 == 0 else None,
+            numa_topology=[{'id': i, 'cpus': list(range(i * vcpus // 2,
+                                                        (i + 1) * vcpus // 2)),
+                            'memory_mb': memory // 2, 'pinned_cpus': [],
+                            'cpu_usage': 0, 'memory_usage': 0}
+                           for i in range(2)] if index % 10 == 0 else None))
+        self.services_.append(objects.Service(
+            id=index + 1, host=name, binary=host_manager.COMPUTE_BINARY,
+            disabled=rng.random() < 0.01, disabled_reason=None,
+            forced_down=rng.random() < 0.02, last_seen_up=now))
+        summary = summaries.ProviderSummary(uuid, name, 1)
+        for rc, total, ratio, reserved in (
+                ('VCPU', vcpus, 4.0, 0), ('MEMORY_MB', memory, 1.0, 2048),
+                ('DISK_GB', disk, 1.0, 0)):
+            summary.inventories[rc] = providers.Inventory(
+                total=total, reserved=reserved, min_unit=1,
+                max_unit=total, step_size=1, allocation_ratio=ratio)
+        summary.usages.update(
+            VCPU=sum(f.vcpus for f in instances),
+            MEMORY_MB=sum(f.memory_mb for f in instances),
+            DISK_GB=sum(f.root_gb for f in instances))
+        summary.traits.update(t for t in TRAITS if rng.random() < 0.3)
+        summary.aggregates.update(agg.uuid for agg in mine)
+        self.summaries_[uuid] = summary
+        self.instances_[uuid] = [host_state.HostInstance(
+            _uuid(rng), 'p%d' % rng.randint(0, 50), 'active', None, flavor,
+            {}, frozenset()) for flavor in instances]
+
+    def drop_records(self):
+        """Forget what a database would not keep in this process."""
+        self.nodes, self.summaries_, self.instances_ = [], {}, {}
+
+    def compute_nodes(self, ctxt, uuids=None):
+        return [n for n in self.nodes if uuids is None or n.uuid in uuids]
+
+    def services(self, ctxt):
+        return list(self.services_)
+
+    def summaries(self, ctxt, uuids=None):
+        return {u: s for u, s in self.summaries_.items()
+                if uuids is None or u in uuids}
+
+    def aggregates(self, ctxt, uuids=None):
+        return [a for a in self.aggregates_
+                if uuids is None or a.uuid in uuids]
+
+    def instances(self, ctxt, uuids=None):
+        return {u: list(i) for u, i in self.instances_.items()
+                if uuids is None or u in uuids}
+
+
+def _image(properties=None, image_id=None, rng=None):
+    return objects.ImageMeta.from_image(
+        {'id': image_id or _uuid(rng), 'disk_format': 'qcow2',
+         'properties': properties or {}})
+
+
+def _heavy_variant(spec, rng, kind):
+    """Make ``spec`` exercise the filters of the heavy set."""
+    if kind == 'capabilities':
+        spec.flavor.extra_specs = {'capabilities:hypervisor_type': 'fake',
+                                   'capabilities:cpu_info:arch': 'x86_64'}
+    elif kind == 'aggregate':
+        spec.flavor.extra_specs = {
+            'aggregate_instance_extra_specs:ssd': 'true'}
+    elif kind == 'image':
+        spec.image = _image({'hw_architecture': 'x86_64',
+                             'img_hv_requested_version': '>= 2000'},
+                            rng=rng)
+    elif kind == 'zone':
+        spec.availability_zone = rng.choice(['az1', 'az2', 'az3', 'az4'])
+    elif kind == 'trait':
+        spec.flavor.extra_specs = {'trait:CUSTOM_SSD': 'required'}
+    elif kind == 'numa':
+        spec.flavor = _flavor(*FLAVORS[3], extra_specs={
+            'hw:numa_nodes': '2'})
+    elif kind == 'pci':
+        spec.flavor.extra_specs = {'pci_passthrough:alias': 'qat:1'}
+    elif kind == 'tenant':
+        spec.project_id = 'tenant-gpu'
+    elif kind == 'group':
+        spec.instance_group = objects.InstanceGroup(
+            uuid=_uuid(rng), name='g', policy='anti-affinity', rules={},
+            project_id=spec.project_id, user_id='u', members=[], hosts=[])
+    elif kind == 'different_host':
+        spec.scheduler_hints = {'different_host': [_uuid(rng)]}
+    elif kind == 'query':
+        spec.scheduler_hints = {'query': [json.dumps(
+            ['>=', '$free_ram_mb', 4096])]}
+
+
+HEAVY_KINDS = ['plain', 'plain', 'plain', 'capabilities', 'aggregate',
+               'image', 'zone', 'trait', 'numa', 'pci', 'tenant', 'group',
+               'different_host', 'query']
+
+
+def requests(filter_set, count, rng):
+    """[(RequestSpec, instance uuid)]: one instance each, varied
+    flavors; for the heavy set, varied requests (HEAVY_KINDS)."""
+    result = []
+    for _ in range(count):
+        name, vcpus, memory, root = rng.choice(FLAVORS)
+        spec = objects.RequestSpec(
+            project_id='p%d' % rng.randint(0, 50), user_id='u',
+            flavor=_flavor(name, vcpus, memory, root), num_instances=1,
+            scheduler_hints={}, image=_image(rng=rng))
+        if filter_set == 'heavy':
+            _heavy_variant(spec, rng, rng.choice(HEAVY_KINDS))
+        result.append((spec, _uuid(rng)))
+    return result
+
+
+def _rss_kb():
+    with open('/proc/self/status') as status:
+        for line in status:
+            if line.startswith('VmRSS:'):
+                return int(line.split()[1])
+    return 0
+
+
+class MemoryClaimer(claims.Claimer):
+    """Claims that always succeed: the provider's next generation."""
+
+    def claim(self, host_state, consumer_uuid, spec_obj, resources):
+        return (host_state.generation or 0) + 1
+
+    def release(self, consumer_uuid):
+        return []
+
+
+def _configure(filter_set):
+    CONF.set_override('host_subset_size', 1, group='filter_scheduler')
+    if filter_set == 'default':
+        CONF.set_override('enabled_filters', DEFAULT_FILTERS,
+                          group='filter_scheduler')
+        for group, name in HEAVY_OPTIONS:
+            CONF.clear_override(name, group=group)
+        return
+    names = sorted(cls.__name__ for cls in filters.all_filters())
+    # Cheap, selective filters first, as an operator would order them.
+    names.sort(key=lambda name: name not in DEFAULT_FILTERS)
+    CONF.set_override('enabled_filters', names, group='filter_scheduler')
+    for (group, name), value in HEAVY_OPTIONS.items():
+        CONF.set_override(name, value, group=group)
+
+
+def _scheduler(loader, whole_population=True):
+    hosts = host_manager.HostManager(loader=loader)
+    driver = filter_scheduler.FilterScheduler.from_config(
+        rng=random.Random(1), whole_population=whole_population)
+    claimer = MemoryClaimer()
+    return manager.SchedulerManager(
+        host='bench', host_manager=hosts, driver=driver,
+        claimer_factory=lambda context: claimer)
+
+
+def _decide(sched, specs):
+    """Latencies (s) of one decision per spec, and the wall time."""
+    latencies = []
+    failures = 0
+    start = time.perf_counter()
+    for spec, uuid in specs:
+        begin = time.perf_counter()
+        try:
+            sched.select_destinations(None, spec, [uuid])
+        except Exception as exc:
+            # NoValidHost, wrapped by the RPC layer's ExpectedException:
+            # still a decision.
+            if type(exc).__name__ != 'ExpectedException':
+                raise
+            failures += 1
+        latencies.append(time.perf_counter() - begin)
+    return latencies, time.perf_counter() - start, failures
+
+
+def _percentile(values, pct):
+    ordered = sorted(values)
+    index = min(len(ordered) - 1,
+                int(round(pct / 100.0 * (len(ordered) - 1))))
+    return ordered[index]
+
+
+def measure(sched, filter_set, decisions, runs, rng):
+    rows = []
+    for _run in range(runs):
+        warm = requests(filter_set, 20, rng)
+        _decide(sched, warm)
+        specs = requests(filter_set, decisions, rng)
+        gc.collect()
+        latencies, wall, failures = _decide(sched, specs)
+        rows.append((decisions / wall, _percentile(latencies, 50),
+                     _percentile(latencies, 99), failures))
+    return rows
+
+
+def bench_fleet(count, args):
+    rng = random.Random(count)
+    gc.collect()
+    before = _rss_kb()
+    loader = Loader(count, rng)
+    sched = _scheduler(loader, not args.reference)
+    start = time.perf_counter()
+    sched.host_manager.get_population(None)
+    load_seconds = time.perf_counter() - start
+    loader.drop_records()
+    gc.collect()
+    per_host = (_rss_kb() - before) * 1024.0 / count
+    results = {}
+    for filter_set in args.sets:
+        _configure(filter_set)
+        sched.driver = filter_scheduler.FilterScheduler.from_config(
+            rng=random.Random(1), whole_population=not args.reference)
+        decisions = args.decisions or max(200, min(3000, 3 * 10**7
+                                                   // (count * 10)))
+        results[filter_set] = measure(sched, filter_set, decisions,
+                                      args.runs, rng)
+    return load_seconds, per_host, results
+
+
+def _report(count, load_seconds, per_host, results):
+    print('hosts=%d  load %.2f s  memory %.0f bytes/host'
+          % (count, load_seconds, per_host))
+    for filter_set, rows in results.items():
+        rate = statistics.median(r[0] for r in rows)
+        p50 = statistics.median(r[1] for r in rows) * 1000
+        p99 = statistics.median(r[2] for r in rows) * 1000
+        failed = sum(r[3] for r in rows)
+        print('  %-8s %8.0f decisions/s  p50 %7.3f ms  p99 %7.3f ms'
+              '  (runs: %s; %d NoValidHost)' % (
+                  filter_set, rate, p50, p99,
+                  ', '.join('%.0f' % r[0] for r in rows), failed))
+    sys.stdout.flush()
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    parser.add_argument('--hosts', type=int, nargs='+',
+                        default=[1000, 10000, 100000])
+    parser.add_argument('--sets', nargs='+', default=['default', 'heavy'],
+                        choices=['default', 'heavy'])
+    parser.add_argument('--runs', type=int, default=3)
+    parser.add_argument('--decisions', type=int, default=0,
+                        help='decisions per run (default: by fleet size)')
+    parser.add_argument('--reference', action='store_true',
+                        help='filter and weigh host by host (the '
+                             'reference path) instead of whole-population')
+    args = parser.parse_args()
+    CONF([], project='nova_lite', default_config_files=[])
+    objects.register_all()
+    # Heartbeats do not move here: keep every "up" service up.
+    CONF.set_override('service_down_time', 10**6)
+    print('python %s, %d CPUs, %s' % (sys.version.split()[0],
+                                      os.cpu_count(),
+                                      'reference (per host)' if args.reference
+                                      else 'whole-population'))
+    for count in args.hosts:
+        load_seconds, per_host, results = bench_fleet(count, args)
+        _report(count, load_seconds, per_host, results)
+
+
+if __name__ == '__main__':
+    main()
