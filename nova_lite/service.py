@@ -195,6 +195,7 @@ class WSGIService(service.Service):
         self.server = cheroot_wsgi.Server(
             (self.host, self.port), app,
             numthreads=CONF.api.server_threads,
+            request_queue_size=CONF.api.backlog,
             server_name='nova-lite-api')
         self.server.prepare()
         self.port = self.server.bind_addr[1]

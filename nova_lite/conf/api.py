@@ -64,6 +64,12 @@ api_opts = [
                default=1000, min=1,
                help='Most items one list request returns; a larger '
                     '"limit" is cut to this.'),
+    cfg.IntOpt('backlog',
+               default=4096, min=1,
+               help='Connections the kernel queues for the API before it '
+                    'accepts them (the listen backlog). Too small a value '
+                    'makes a burst of clients see connection resets; the '
+                    'kernel caps it at net.core.somaxconn.'),
     cfg.IntOpt('server_threads',
                default=32, min=1,
                help='Worker threads of the API\'s WSGI server (cheroot): '

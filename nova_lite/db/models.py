@@ -6,7 +6,8 @@ Three families of tables:
   faults and request specs, as in Nova;
 * placement: resource providers with generations, inventories, allocations,
   consumers, traits and provider aggregates, as in OpenStack Placement;
-* (later) quotas and reservations.
+* quotas: limits per project, user and class, usages and reservations;
+* host aggregates and server groups.
 
 Instances are soft-deleted (``deleted`` is 0 while live and the row id once
 deleted, so unique constraints can include it); everything else is deleted
@@ -194,6 +195,10 @@ class Instance(Base, TimestampMixin, SoftDeleteMixin):
     launched_at = sa.Column(sa.DateTime)
     terminated_at = sa.Column(sa.DateTime)
     metadata_ = sa.Column('metadata', sa.Text)
+    # Set when a failed build released its quota (so deleting it later
+    # does not release it again); released instances are not counted.
+    quota_released = sa.Column(sa.Boolean, nullable=False, default=False,
+                               server_default=sa.false())
 
 
 class InstanceFault(Base, TimestampMixin):

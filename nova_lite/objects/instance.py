@@ -212,11 +212,34 @@ class Instance(base.NovaLiteObject, base.NovaLitePersistentObject):
         row.task_state = None
         context.session.flush()
         released = allocations.remove_in_session(context.session, uuid)
+        if not row.quota_released:
+            row.quota_released = True
+            quota_reservations.release_in_session(
+                context.session, row.project_id, row.user_id,
+                quota_resources.instance_row_deltas(row))
+        context.session.flush()
+        return row, released
+
+    @staticmethod
+    @quota_usages.retry
+    @db_api.writer
+    def _release_quota_in_db(context, uuid):
+        model = models.Instance
+        row = context.session.scalars(sa.select(model).filter_by(
+            uuid=uuid, deleted=0).with_for_update()).first()
+        if row is None or row.quota_released:
+            return False
+        row.quota_released = True
         quota_reservations.release_in_session(
             context.session, row.project_id, row.user_id,
             quota_resources.instance_row_deltas(row))
-        context.session.flush()
-        return row, released
+        return True
+
+    def release_quota(self):
+        """Give back the quota this instance holds, once (a build that
+        failed for good): a later destroy does not release it again.
+        Returns whether anything was released. Conductor only."""
+        return self._release_quota_in_db(self._context, self.uuid)
 
     @base.remotable
     def destroy(self):

@@ -22,6 +22,8 @@ from nova_lite.db import queries
 from nova_lite import exception
 from nova_lite.objects import base
 from nova_lite.objects import fields
+from nova_lite.quota import limits as quota_limits
+from nova_lite.quota import reservations as quota_reservations
 
 POLICIES = ('affinity', 'anti-affinity', 'soft-affinity',
             'soft-anti-affinity')
@@ -147,11 +149,12 @@ class InstanceGroup(base.NovaLiteObject, base.NovaLiteTimestampObject):
 
     @staticmethod
     @db_api.writer
-    def _create_in_db(context, values, members):
+    def _create_in_db(context, values, members, reservation):
         row = models.InstanceGroup(**values)
         context.session.add(row)
         context.session.flush()
         _add_members(context.session, row.id, members)
+        quota_reservations.commit_in_session(context.session, reservation)
         return row
 
     @base.remotable
@@ -167,7 +170,16 @@ class InstanceGroup(base.NovaLiteObject, base.NovaLiteTimestampObject):
         values.pop('hosts', None)
         values['rules'] = jsonutils.dumps(values.pop('rules', None) or {})
         values.setdefault('uuid', uuidutils.generate_uuid())
-        row = self._create_in_db(self._context, values, members)
+        # The server_groups quota: reserved first, committed with the row.
+        reservation = quota_reservations.reserve(
+            self._context, self.project_id, self.user_id,
+            {'server_groups': 1}, quota_class=self._context.quota_class)
+        try:
+            row = self._create_in_db(self._context, values, members,
+                                     reservation)
+        except Exception:
+            quota_reservations.rollback(self._context, reservation.uuid)
+            raise
         self._from_db_object(self._context, self, row, members)
 
     @staticmethod
@@ -181,6 +193,8 @@ class InstanceGroup(base.NovaLiteObject, base.NovaLiteTimestampObject):
         session.execute(sa.delete(models.InstanceGroupMember).where(
             models.InstanceGroupMember.group_id == row.id))
         session.delete(row)
+        quota_reservations.release_in_session(
+            session, row.project_id, row.user_id, {'server_groups': 1})
 
     @base.remotable
     def destroy(self):
@@ -190,17 +204,27 @@ class InstanceGroup(base.NovaLiteObject, base.NovaLiteTimestampObject):
     @staticmethod
     @db_api.writer
     def _add_members_in_db(context, group_uuid, instance_uuids):
-        row = queries.first_or_raise(
-            context.session, models.InstanceGroup,
-            lambda f: exception.InstanceGroupNotFound(group_uuid=group_uuid),
-            uuid=group_uuid)
-        return _add_members(context.session, row.id, instance_uuids)
+        session = context.session
+        # Locked, so two requests joining at once count each other.
+        row = session.scalars(sa.select(models.InstanceGroup).filter_by(
+            uuid=group_uuid).with_for_update()).first()
+        if row is None:
+            raise exception.InstanceGroupNotFound(group_uuid=group_uuid)
+        live = _live_members(session, [row.id])[row.id]
+        adding = len(set(instance_uuids) - set(live))
+        if adding:
+            quota_limits.check_countable(
+                context, context.project_id or row.project_id,
+                context.user_id or row.user_id, 'server_group_members',
+                len(live), adding, quota_class=context.quota_class)
+        return _add_members(session, row.id, instance_uuids)
 
     @classmethod
     @base.remotable
     def add_members(cls, context, group_uuid, instance_uuids):
         """Make the instances members (inside the caller's transaction,
-        when there is one); return the uuids newly added."""
+        when there is one); return the uuids newly added. Raises OverQuota
+        past the server_group_members quota."""
         return cls._add_members_in_db(context, group_uuid, instance_uuids)
 
     @staticmethod

@@ -76,7 +76,8 @@ def _flavor_video_ram(flavor_json):
 def _sync_instances(session, project_id):
     """{user_id: {instances, cores, ram}} of the project's live servers."""
     model = models.Instance
-    live = sa.and_(model.project_id == project_id, model.deleted == 0)
+    live = sa.and_(model.project_id == project_id, model.deleted == 0,
+                   model.quota_released.is_(False))
     counts = collections.defaultdict(dict)
     for user_id, number, cores, ram in session.execute(
             sa.select(model.user_id, sa.func.count(model.id),

@@ -51,7 +51,10 @@ class Cluster:
                         'graceful_shutdown_timeout': 60,
                         'rpc_stats_log_interval': 2},
             'database': {'connection': self.database.url},
-            'api': {'rate_limit': 'false'}})
+            'api': {'rate_limit': 'false'},
+            # The workload measures upgrades, not quotas (releases without
+            # quotas ignore the section).
+            'quota': {'instances': -1, 'cores': -1, 'ram': -1}})
         _write(self.pins, {'upgrade_levels': pins})
         for index in (1, 2):
             _write(self._host_conf('compute%d' % index), {

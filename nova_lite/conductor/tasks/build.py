@@ -157,6 +157,9 @@ class BuildTask:
         else:
             objects.InstanceFault.from_exception(self.context, instance.uuid,
                                                  exc).create()
+            # A server that will never run holds no quota (the mark on its
+            # row keeps its later delete from releasing it again).
+            instance.release_quota()
             LOG.warning('Instance %s failed to build: %s', instance.uuid,
                         _message(exc))
         if release:

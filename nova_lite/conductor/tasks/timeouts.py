@@ -41,6 +41,7 @@ def fail_stuck_builds(context, timeout):
             host=instance.host or '(none)')
         objects.InstanceFault.from_exception(
             context, instance.uuid, error).create()
+        instance.release_quota()
         released |= allocations.remove(context, instance.uuid)
         LOG.warning('Instance %s: %s', instance.uuid, error.format_message())
     return released

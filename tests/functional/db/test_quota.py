@@ -111,6 +111,28 @@ def test_boot_shrinks_to_fit_and_delete_releases_once(ctxt):
     assert _no_drift(ctxt)[('u1', 'ram')] == 3 * 576
 
 
+def test_failed_build_releases_its_quota_once(ctxt):
+    """A server whose build failed for good (ERROR) gives its quota back at
+    once; deleting it later releases nothing more, and the recount agrees
+    (it does not count released servers)."""
+    limits.set_limits(ctxt, {'instances': 2}, project_id='p1')
+    flavor = _flavor(ctxt)
+    failed, running = _boot(ctxt, flavor, 2, 2)
+    failed.vm_state = 'error'
+    failed.task_state = None
+    failed.save()
+    assert failed.release_quota() is True
+    assert failed.release_quota() is False
+    assert _recorded(ctxt)['instances'] == (1, 0)
+    assert _no_drift(ctxt)[('u1', 'instances')] == 1
+    # The released place can be taken again, while the ERROR server stays.
+    assert len(_boot(ctxt, flavor)) == 1
+    failed.destroy()
+    running.destroy()
+    assert _recorded(ctxt)['instances'] == (1, 0)
+    _no_drift(ctxt)
+
+
 def test_over_quota_names_each_resource_and_creates_nothing(ctxt):
     limits.set_limits(ctxt, {'instances': 3, 'cores': 4}, project_id='p1')
     big = _flavor(ctxt, vcpus=2)
@@ -288,8 +310,6 @@ def test_server_groups_are_counted_from_their_table(ctxt):
     """The server_groups sync counts the groups of each user (the table
     comes with migration 0003)."""
     from nova_lite.db import models
-    if not hasattr(models, 'InstanceGroup'):
-        pytest.skip('no server group table yet')
 
     @db_api.writer
     def add_groups(context):
@@ -306,3 +326,57 @@ def test_server_groups_are_counted_from_their_table(ctxt):
     with pytest.raises(exception.OverQuota):
         reservations.reserve(ctxt, 'p1', 'u3', {'server_groups': 1})
 
+
+
+def _group(ctxt, name, user='u1'):
+    group = objects.InstanceGroup(ctxt, name=name, project_id='p1',
+                                  user_id=user, policy='anti-affinity')
+    group.create()
+    return group
+
+
+def test_server_group_creation_and_deletion_use_the_quota(ctxt):
+    limits.set_limits(ctxt, {'server_groups': 2}, project_id='p1')
+    first = _group(ctxt, 'g1')
+    _group(ctxt, 'g2')
+    with pytest.raises(exception.OverQuota) as caught:
+        _group(ctxt, 'g3')
+    assert 'server_groups' in str(caught.value)
+    assert [g.name for g in objects.InstanceGroupList.get_all(ctxt)] == [
+        'g1', 'g2']
+    assert _recorded(ctxt)['server_groups'] == (2, 0)
+    first.destroy()
+    assert _recorded(ctxt)['server_groups'] == (1, 0)
+    _group(ctxt, 'g3')
+    _no_drift(ctxt)
+
+
+def test_server_group_members_quota_refuses_the_whole_boot(ctxt):
+    limits.set_limits(ctxt, {'server_group_members': 3}, project_id='p1')
+    group = _group(ctxt, 'g1')
+    flavor = _flavor(ctxt)
+
+    def boot_into_group(count):
+        template = objects.Instance(
+            ctxt, project_id='p1', user_id='u1', display_name='vm',
+            flavor=flavor, image_ref='img', vm_state='building',
+            task_state='scheduling', metadata={})
+        spec = objects.RequestSpec(
+            project_id='p1', user_id='u1', num_instances=count,
+            flavor=flavor, instance_group=group,
+            image=objects.ImageMeta.from_image({
+                'id': uuidutils.generate_uuid(), 'name': 'img',
+                'properties': {}}))
+        return provision.provision_instances(ctxt, template, spec, count,
+                                             count)
+
+    assert len(boot_into_group(2)) == 2
+    with pytest.raises(exception.OverQuota) as caught:
+        boot_into_group(2)
+    assert 'server_group_members' in str(caught.value)
+    # Nothing of the refused boot remains, and its reservation is gone.
+    assert len(objects.InstanceList.get_by_filters(ctxt, {})) == 2
+    assert _recorded(ctxt)['instances'] == (2, 0)
+    assert len(objects.InstanceGroup.get_by_uuid(ctxt, group.uuid).members) \
+        == 2
+    assert len(boot_into_group(1)) == 1

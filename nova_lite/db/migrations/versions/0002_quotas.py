@@ -70,3 +70,10 @@ def upgrade():
     with op.batch_alter_table('reservations', schema=None) as batch_op:
         batch_op.create_index('reservations_expire_idx', ['expire'],
                               unique=False)
+    # A build that ends in ERROR releases its quota usage at once; the mark
+    # keeps the later delete from releasing it a second time. Rows written
+    # by an older release default to "not released".
+    with op.batch_alter_table('instances', schema=None) as batch_op:
+        batch_op.add_column(sa.Column('quota_released', sa.Boolean(),
+                                      server_default=sa.false(),
+                                      nullable=False))
