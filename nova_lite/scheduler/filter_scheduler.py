@@ -47,6 +47,7 @@ from nova_lite.objects import fields
 from nova_lite.scheduler import filters
 from nova_lite.scheduler import host_state as host_state_mod
 from nova_lite.scheduler import pipelines
+from nova_lite.scheduler import population as population_mod
 from nova_lite.scheduler import weighers
 
 LOG = logging.getLogger(__name__)
@@ -86,8 +87,9 @@ class PlacementStep(filters.BaseHostFilter):
             if res is None:
                 return np.zeros(population.size, bool)
             # free is -inf where the class is absent.
-            fits = ((res.free >= amount) & (res.min_unit <= amount)
-                    & (res.max_unit >= amount))
+            fits = res.free >= amount
+            if res.min_unit.max() > amount or res.max_unit.min() < amount:
+                fits &= (res.min_unit <= amount) & (res.max_unit >= amount)
             if res.odd_steps:
                 fits &= np.remainder(amount, res.step_size) == 0
             passed = fits & passed
@@ -202,9 +204,9 @@ def group_members_from_hosts(spec_obj, host_states):
     group = _group(spec_obj)
     if group is None:
         return
-    index = getattr(host_states, 'index', None)
-    if index is not None:
-        host_states = host_states.hosts_at(index.group_rows(group.uuid))
+    if isinstance(host_states, population_mod.Population):
+        host_states = host_states.hosts_at(
+            host_states.index.group_rows(group.uuid))
     members = list(group.members or ())
     hosts = list(group.hosts or ())
     known = set(members)
@@ -332,9 +334,11 @@ class FilterScheduler:
         filtered = pipeline.filter(steps, pool, spec_obj, index, trace)
         attempt = _Attempt(filtered, trace)
         if not pipeline.count(filtered):
+            pipeline.log_timings(uuid, trace)
             return attempt
         attempt.candidates = pipeline.rank(self.weighers, filtered,
-                                           spec_obj, self.rng, uuid, trace)
+                                           spec_obj, self.rng)
+        pipeline.log_timings(uuid, trace)
         self._claim_first(pipeline, attempt, uuid, spec_obj, resources,
                           claimer, refresh_host)
         return attempt

@@ -253,6 +253,7 @@ class HostManager:
             for host in view.hosts:
                 index.setdefault(host, []).append(view)
         self._host_aggregates = index
+        self.population.aggregates_changed()
         for state in self._states.values():
             if state.host in touched:
                 state.set_aggregates(index.get(state.host, ()))
@@ -294,14 +295,18 @@ class HostManager:
         self._services = services
         self._services_read_at = self._clock()
 
-    def _reload_services_if_stale(self, ctxt):
+    def _services_stale(self):
         age = (None if self._services_read_at is None
                else self._clock() - self._services_read_at)
-        if age is not None and age < self._service_cache_seconds():
-            return
-        self._set_services(self._read_services(ctxt))
+        return age is None or age >= self._service_cache_seconds()
+
+    def _reload_services(self, ctxt, services=None):
+        """Apply ``services`` (read now when None) to every state."""
+        if services is None:
+            services = self._read_services(ctxt)
+        self._set_services(services)
         for state in self._states.values():
-            service, up = self._services.get(state.host, (None, False))
+            service, up = services.get(state.host, (None, False))
             state.update_service(service, up)
 
     # The request path
@@ -316,6 +321,11 @@ class HostManager:
 
     def get_population(self, ctxt):
         """``get_host_states`` as the Population of those states."""
+        services = None
+        if self.loaded and self._services_stale():
+            # Read before taking the lock: another thread's decision
+            # need not wait for the read.
+            services = self._read_services(ctxt)
         with self.lock:
             if not self.loaded:
                 self.load_all(ctxt)
@@ -327,7 +337,8 @@ class HostManager:
                     except Exception:
                         self.mark_dirty(dirty)
                         raise
-                self._reload_services_if_stale(ctxt)
+                if services is not None or self._services_stale():
+                    self._reload_services(ctxt, services)
             return self.population
 
 

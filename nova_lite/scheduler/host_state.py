@@ -149,8 +149,7 @@ class HostState:
 
     Every update through these methods calls ``_on_change(self, what)``
     when it is set (by the owning Population, so its columns follow;
-    ``what`` is 'service' when only the service changed, 'aggregates'
-    when its aggregates were set, else None).
+    ``what`` is 'service' when only the service changed, else None).
     """
 
     _on_change = None
@@ -188,11 +187,10 @@ class HostState:
         self.stats = {}
         self.updated = None
 
-        # The compute service record and its ServiceView, made on first
-        # read: the host manager re-reads every service every few
-        # seconds, and most views are never looked at.
+        # The service record, and its ServiceView made on first read.
         self._service_source = None
         self._service_view = None
+        self._service_disabled = False
         self.service_up = False
         self.availability_zone = None
         self.instances = {}
@@ -291,7 +289,7 @@ class HostState:
         self.aggregates = list(aggregates)
         self.availability_zone = availability_zones.zone_of(
             self.aggregates)
-        self._changed('aggregates')
+        self._changed()
 
     def set_instances(self, instances):
         """Replace the live instances on this node (HostInstance records)
@@ -330,7 +328,11 @@ class HostState:
 
     @property
     def service(self):
-        """The compute service (a ServiceView), or None."""
+        """The compute service (a ServiceView), or None.
+
+        Made on first read: the host manager re-reads every service every
+        few seconds, and most views are never looked at.
+        """
         view = self._service_view
         if view is None and self._service_source is not None:
             view = self._service_view = ServiceView.from_service(
@@ -343,12 +345,8 @@ class HostState:
 
     def service_state(self):
         """(has a service, disabled, up), read without a ServiceView."""
-        source = self._service_source
-        if source is None:
-            return (False, False, False)
-        disabled = (source.get('disabled') if isinstance(source, dict)
-                    else _field(source, 'disabled'))
-        return (True, bool(disabled), bool(self.service_up))
+        return (self._service_source is not None, self._service_disabled,
+                bool(self.service_up))
 
     def update_service(self, service, up=None):
         """Record the compute service (None: no service row, so down).
@@ -357,13 +355,19 @@ class HostState:
         caller updating many nodes of one host).
         """
         before = self.service_state()
+        disabled = False
         if service is None:
             up = False
-        elif up is None:
-            up = bool(_field(service, 'is_up', False))
+        else:
+            if up is None:
+                up = _field(service, 'is_up', False)
+            disabled = (service.get('disabled')
+                        if isinstance(service, dict)
+                        else _field(service, 'disabled'))
         self._service_source = service
         self._service_view = None
-        self.service_up = up
+        self._service_disabled = bool(disabled)
+        self.service_up = bool(up)
         if self.service_state() != before:
             self._changed('service')
 

@@ -79,14 +79,11 @@ class ReferencePipeline:
     def count(pool):
         return len(pool)
 
-    def hosts_of(self, pool):
-        return pool
-
     def filter(self, steps, pool, spec_obj, index, trace):
         return self.filter_handler.get_filtered_objects(
             steps, pool, spec_obj, index, trace)
 
-    def rank(self, weigher_objs, pool, spec_obj, rng, uuid, trace):
+    def rank(self, weigher_objs, pool, spec_obj, rng):
         """The hosts of ``pool`` best first (after shuffle and subset)."""
         weighed = self.weight_handler.get_weighed_objects(
             weigher_objs, pool, spec_obj)
@@ -94,6 +91,9 @@ class ReferencePipeline:
 
     def changed(self, host_state):
         """The core changed ``host_state`` (claimed on it, refreshed it)."""
+
+    def log_timings(self, uuid, trace):
+        """The handlers logged each filter and weigher as they ran."""
 
 
 class PopulationPipeline:
@@ -106,6 +106,7 @@ class PopulationPipeline:
         self.population = host_states
         # Compacting renumbers rows: only here, before any pool exists.
         self.population.sync(compact=True)
+        self._timings = []
 
     def everyone(self):
         return self.population.mask().copy()
@@ -113,9 +114,6 @@ class PopulationPipeline:
     @staticmethod
     def count(pool):
         return int(pool.sum())
-
-    def hosts_of(self, pool):
-        return self.population.hosts_at(pool.nonzero()[0])
 
     def filter(self, steps, pool, spec_obj, index, trace):
         population = self.population
@@ -129,19 +127,17 @@ class PopulationPipeline:
         return fast_path.run_filters(steps, population, pool, spec_obj,
                                      index, trace)
 
-    def rank(self, weigher_objs, pool, spec_obj, rng, uuid, trace):
+    def rank(self, weigher_objs, pool, spec_obj, rng):
         """RankedHosts of ``pool``, after shuffle and subset."""
         opts = CONF.filter_scheduler
         rows = pool.nonzero()[0]
-        timings = []
         population = self.population
         population.candidates = pool
         try:
             weights = fast_path.weigh(weigher_objs, population, rows,
-                                      spec_obj, timings)
+                                      spec_obj, self._timings)
         finally:
             population.candidates = None
-        _log_timings(uuid, trace, timings)
         ranked = fast_path.RankedHosts(population, rows, weights)
         if opts.shuffle_best_same_weighed_hosts and len(rows):
             ranked.shuffle_ties(rng)
@@ -152,6 +148,11 @@ class PopulationPipeline:
 
     def changed(self, host_state):
         self.population.mark_changed(host_state)
+
+    def log_timings(self, uuid, trace):
+        """One debug line for the instance just scheduled."""
+        timings, self._timings = self._timings, []
+        _log_timings(uuid, trace, timings)
 
 
 def for_hosts(host_states, whole_population):

@@ -32,6 +32,7 @@ import collections
 
 import numpy as np
 
+from nova_lite.scheduler import partitions
 from nova_lite.scheduler import population_index
 from nova_lite.scheduler import utils
 
@@ -45,15 +46,18 @@ NUMERIC = ('total_usable_ram_mb', 'free_ram_mb', 'ram_allocation_ratio',
 _NUMERIC_INDEX = {name: i for i, name in enumerate(NUMERIC)}
 # Per resource class: (min_unit, max_unit, step_size, capacity, used,
 # free), capacity being int((total - reserved) * allocation_ratio) and
-# free capacity - used, -inf where the class is absent; ``odd_steps``
-# counts the rows whose step_size is not 1.
+# free capacity - used; where the class is absent free is -inf and the
+# units are -inf and inf (so they do not narrow the bounds of the rows
+# that have it); ``odd_steps`` counts the rows whose step_size is not 1.
 Resource = collections.namedtuple(
     'Resource', 'min_unit max_unit step_size capacity used free odd_steps')
-_ABSENT_RC = (0.0, 0.0, 0.0, 1.0, 0.0, 0.0, -np.inf)
+_ABSENT_RC = (0.0, -np.inf, np.inf, 1.0, 0.0, 0.0, -np.inf)
 
 # Bounds on the caches of request-specific columns (rebuilt on demand).
 MAX_DERIVED = 64
 MAX_PARTITIONS = 32
+# Requests whose answers a partition keeps (see Population.evaluate).
+MAX_CACHED_ANSWERS = 64
 # Discarded rows are compacted away once they are this share of rows.
 _COMPACT_SHARE = 0.25
 
@@ -83,83 +87,6 @@ def _resources(host):
     limits = getattr(host, 'resource_limits', None)
     return (limits() if limits is not None else {},
             getattr(host, 'usages', None) or {})
-
-
-class Partition:
-    """Rows grouped by ``key_fn(host)``: ``codes[row]`` numbers the key.
-
-    Every row of a code has an equal key; ``rep(code)`` is one of them.
-    A rule that depends on nothing but the key's inputs may be evaluated
-    on the representative and broadcast to the code's rows.
-    """
-
-    def __init__(self, key_fn, capacity):
-        self.key_fn = key_fn
-        self.codes = np.full(capacity, -1, np.int32)
-        self.index = {}
-        self.keys = []
-        self.reps = []
-        self.counts = []
-        # Request-independent answers ({name: (version, table)}) for
-        # rules that only the keys' inputs decide; ``version`` moves
-        # whenever a code gains its first row.
-        self.results = {}
-        self.version = 0
-        # Moves whenever a row changes code.
-        self.moves = 0
-
-    def grow(self, capacity):
-        codes = np.full(capacity, -1, np.int32)
-        codes[:len(self.codes)] = self.codes
-        self.codes = codes
-
-    def code_for(self, key):
-        code = self.index.get(key)
-        if code is None:
-            code = self.index[key] = len(self.keys)
-            self.keys.append(key)
-            self.reps.append(-1)
-            self.counts.append(0)
-        return code
-
-    def assign(self, row, host):
-        """(Re)key ``row`` (``host`` None: the row is gone)."""
-        old = int(self.codes[row])
-        code = -1 if host is None else self.code_for(self.key_fn(host))
-        if code == old:
-            return
-        self.moves += 1
-        if old >= 0:
-            self.counts[old] -= 1
-            if self.reps[old] == row:
-                self.reps[old] = -1
-        self.codes[row] = code
-        if host is None:
-            return
-        if not self.counts[code]:
-            self.version += 1
-        self.counts[code] += 1
-        if self.reps[code] < 0:
-            self.reps[code] = row
-
-    def rep(self, code):
-        """A row of ``code``, or -1 when it has none."""
-        row = self.reps[code]
-        if row < 0 and self.counts[code]:
-            rows = np.flatnonzero(self.codes == code)
-            row = self.reps[code] = int(rows[0]) if len(rows) else -1
-        return row
-
-    def needed(self, rows_mask):
-        """The codes of the rows ``rows_mask`` marks."""
-        present = np.zeros(len(self.keys) + 1, bool)
-        present[self.codes[:len(rows_mask)][rows_mask]] = True
-        return np.flatnonzero(present[:-1])
-
-    def table(self, values, default):
-        """Per-code ``values`` as an array whose [-1] is ``default``, so
-        ``table[codes]`` gives absent rows the default."""
-        return np.append(np.asarray(values), default)
 
 
 class Population:
@@ -240,6 +167,8 @@ class Population:
         self._dirty.add(row)
 
     def _grow(self, capacity):
+        # np.resize repeats the data: new rows are dirty, so they are
+        # written before they are read.
         old = len(self.present)
         self.present = np.resize(self.present, capacity)
         self.present[old:] = False
@@ -257,8 +186,14 @@ class Population:
         for part in self._partitions.values():
             part.grow(capacity)
 
-    def row_of(self, host):
-        return self._rows.get(id(host))
+    @property
+    def nbytes(self):
+        """Bytes held in columns (the arrays, not the host states)."""
+        arrays = [self.present, self.service_ok, self._num]
+        arrays.extend(self._rc.values())
+        arrays.extend(values for _fn, values in self._derived.values())
+        arrays.extend(part.codes for part in self._partitions.values())
+        return sum(array.nbytes for array in arrays)
 
     def __len__(self):
         return self.size - self._absent
@@ -283,16 +218,17 @@ class Population:
             return
         if what == 'service':
             self._dirty_service.add(row)
-            return
-        if what == 'aggregates':
-            # Their metadata may have changed in place: answers cached
-            # per set of aggregates are stale.
-            self._aggregate_keys = None
-            for name in AGGREGATE_PARTITIONS:
-                part = self._partitions.get(name)
-                if part is not None:
-                    part.results.clear()
-        self._dirty.add(row)
+        else:
+            self._dirty.add(row)
+
+    def aggregates_changed(self):
+        """Note that host aggregates' metadata changed (in place): what
+        was worked out per set of aggregates is forgotten."""
+        self._aggregate_keys = None
+        for name in AGGREGATE_PARTITIONS:
+            part = self._partitions.get(name)
+            if part is not None:
+                part.results.clear()
 
     def sync(self, compact=False):
         """Re-read the rows that changed since the last sync; with
@@ -401,10 +337,10 @@ class Population:
         (built on first use: ``key_fn`` may raise, e.g. TypeError for an
         unhashable key, and nothing is cached then)."""
         part = self._partitions.get(name)
-        if part is not None:
+        if part is not None and not part.bloated:
             self._partitions.move_to_end(name)
             return part
-        part = Partition(key_fn, len(self.present))
+        part = partitions.Partition(key_fn, len(self.present))
         for row, host in enumerate(self.hosts[:self.size]):
             if host is not None:
                 part.assign(row, host)
@@ -413,11 +349,20 @@ class Population:
             self._partitions.popitem(last=False)
         return part
 
-    def evaluate(self, name, key_fn, fn, default=False, dtype=bool):
+    def evaluate(self, name, key_fn, fn, default=False, dtype=bool,
+                 cache=None):
         """Per row, ``fn(host)`` evaluated once per distinct
-        ``key_fn(host)`` among the candidate rows (the representative's
-        answer is its key's); rows not among them get ``default``."""
+        ``key_fn(host)`` (the representative's answer is its key's).
+
+        Without ``cache``, only for the keys of the candidate rows; other
+        rows get ``default``. With ``cache`` (a hashable naming all that
+        ``fn`` reads besides the key's inputs: the request's relevant
+        fields), the answers are kept per key and reused by the next
+        requests with an equal ``cache``.
+        """
         part = self.partition(name, key_fn)
+        if cache is not None:
+            return self._evaluate_cached(part, fn, default, dtype, cache)
         among = self.candidates if self.candidates is not None \
             else self.mask()
         values = np.full(len(part.keys), default, dtype)
@@ -427,6 +372,39 @@ class Population:
             if row >= 0:
                 values[code] = fn(hosts[row])
         return part.table(values, default)[part.codes[:self.size]]
+
+    def _evaluate_cached(self, part, fn, default, dtype, cache):
+        results = part.results
+        entry = results.get(('evaluate', cache))
+        count = len(part.keys)
+        if entry is None:
+            entry = [np.full(count + 1, default, dtype),
+                     np.zeros(count, bool), None]
+            results[('evaluate', cache)] = entry
+            if len(results) > MAX_CACHED_ANSWERS:
+                results.popitem(last=False)
+        else:
+            results.move_to_end(('evaluate', cache))
+        values, known, version = entry
+        if version == part.version and len(known) == count:
+            # No key gained rows since every live key was answered.
+            return values[part.codes[:self.size]]
+        if len(known) < count:
+            # Codes new since: unknown yet ([-1] stays the default).
+            grown = np.full(count + 1, default, dtype)
+            grown[:len(known)] = values[:len(known)]
+            values = entry[0] = grown
+            known = entry[1] = np.append(known, np.zeros(count - len(known),
+                                                         bool))
+        hosts = self.hosts
+        for code in np.flatnonzero(~known):
+            # Keys without rows stay unknown: one may gain rows later.
+            row = part.rep(code)
+            if row >= 0:
+                values[code] = fn(hosts[row])
+                known[code] = True
+        entry[2] = part.version
+        return values[part.codes[:self.size]]
 
     def codes_of(self, name, key_fn, keys):
         """Bool rows whose ``key_fn`` key is one of ``keys``."""
@@ -452,15 +430,15 @@ class Population:
         """Every metadata key of the hosts' aggregates."""
         part = self.partition('aggregates', aggregates_key)
         keys = self._aggregate_keys
-        if keys is not None and keys[0] == part.version:
-            return keys[1]
+        if keys is not None and keys[:2] == (part, part.version):
+            return keys[2]
         found = set()
         for code in range(len(part.keys)):
             row = part.rep(code)
             if row >= 0:
                 for agg in utils.host_aggregates(self.hosts[row]):
                     found.update(agg.metadata)
-        self._aggregate_keys = (part.version, found)
+        self._aggregate_keys = (part, part.version, found)
         return found
 
     def aggregate_min(self, key, default, cast_to=float):
@@ -511,17 +489,3 @@ def node_name(host):
 def aggregates_key(host):
     """The identity of a host's aggregates (shared AggregateViews)."""
     return tuple(map(id, getattr(host, 'aggregates', None) or ()))
-
-
-def freeze(value):
-    """A hashable, equality-preserving form of plain data (dicts, lists,
-    sets, scalars), for partition keys."""
-    if isinstance(value, dict):
-        return ('d',) + tuple(sorted((k, freeze(v))
-                                     for k, v in value.items()))
-    if isinstance(value, (list, tuple)):
-        return ('l',) + tuple(freeze(v) for v in value)
-    if isinstance(value, (set, frozenset)):
-        return ('s',) + tuple(sorted(freeze(v) for v in value))
-    hash(value)
-    return value

@@ -89,7 +89,8 @@ class Prefilter(filters.BaseHostFilter):
         if self.member_of is not None or self.forbidden_aggregates:
             passed = passed & population.evaluate(
                 'provider_aggregates', _provider_aggregates,
-                self._aggregates_pass)
+                self._aggregates_pass,
+                cache=(self.member_of, self.forbidden_aggregates))
         return passed
 
     def _aggregates_pass(self, host_state):

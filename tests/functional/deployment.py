@@ -192,13 +192,17 @@ class Deployment:
     """The four daemons on RabbitMQ and a real database.
 
     ``computes`` maps a compute host name to its [fake_driver] options.
+    ``schedulers`` scheduler daemons run side by side (active/active on
+    the one topic): the first is named "scheduler", the others
+    "scheduler2", ..., each with its own ``host``.
     """
 
     def __init__(self, workdir, backend='postgresql', computes=None,
-                 conf=None):
+                 conf=None, schedulers=1):
         self.workdir = str(workdir)
         self.backend = backend
         self.computes = computes or {'compute1': {'node_count': 5}}
+        self.schedulers = schedulers
         self.extra_conf = conf or {}
         self.database = db_fixtures.ScratchDatabase(backend)
         self.vhost = RabbitVhost()
@@ -256,6 +260,11 @@ class Deployment:
             vhost.result()
         order = [self._daemon('nova-lite-conductor', 'conductor'),
                  self._daemon('nova-lite-scheduler', 'scheduler')]
+        for index in range(2, self.schedulers + 1):
+            name = 'scheduler%d' % index
+            extra = self._write('%s.conf' % name,
+                                {'DEFAULT': {'host': name}})
+            order.append(self._daemon('nova-lite-scheduler', name, extra))
         for host, driver_conf in self.computes.items():
             extra = self._write('%s.conf' % host, {
                 'DEFAULT': {'host': host}, 'fake_driver': driver_conf})

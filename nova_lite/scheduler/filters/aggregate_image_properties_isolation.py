@@ -3,6 +3,7 @@ agrees with the image's properties."""
 
 from nova_lite.conf import CONF
 from nova_lite.scheduler import filters
+from nova_lite.scheduler import partitions
 from nova_lite.scheduler import population as population_mod
 from nova_lite.scheduler import utils
 
@@ -49,8 +50,13 @@ class AggregateImagePropertiesIsolation(filters.BaseHostFilter):
 
     def filter_population(self, population, spec_obj):
         # Only the host's aggregates count: once per distinct set.
-        if utils.image_props(spec_obj) is None:
+        props = utils.image_props(spec_obj)
+        if props is None:
             return True
+        opts = CONF.filter_scheduler
         return population.evaluate(
             'aggregates', population_mod.aggregates_key,
-            lambda host: self.host_passes(host, spec_obj))
+            lambda host: self.host_passes(host, spec_obj),
+            cache=('image isolation', partitions.freeze(props.to_dict()),
+                   opts.aggregate_image_properties_isolation_namespace,
+                   opts.aggregate_image_properties_isolation_separator))

@@ -4,6 +4,7 @@ metadata of the host's aggregates."""
 from oslo_log import log as logging
 
 from nova_lite.scheduler import filters
+from nova_lite.scheduler import partitions
 from nova_lite.scheduler import population as population_mod
 from nova_lite.scheduler.filters import extra_specs_ops
 from nova_lite.scheduler import utils
@@ -64,8 +65,10 @@ class AggregateInstanceExtraSpecsFilter(filters.BaseHostFilter):
 
     def filter_population(self, population, spec_obj):
         # Only the host's aggregates count: once per distinct set.
-        if not utils.extra_specs(spec_obj):
+        specs = utils.extra_specs(spec_obj)
+        if not specs:
             return True
         return population.evaluate(
             'aggregates', population_mod.aggregates_key,
-            lambda host: self.host_passes(host, spec_obj))
+            lambda host: self.host_passes(host, spec_obj),
+            cache=(SCOPE, partitions.freeze(specs)))

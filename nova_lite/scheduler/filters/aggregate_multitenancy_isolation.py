@@ -45,4 +45,5 @@ class AggregateMultiTenancyIsolation(filters.BaseHostFilter):
         # Only the host's aggregates count: once per distinct set.
         return population.evaluate(
             'aggregates', population_mod.aggregates_key,
-            lambda host: self.host_passes(host, spec_obj))
+            lambda host: self.host_passes(host, spec_obj),
+            cache=('tenant', utils.spec_field(spec_obj, 'project_id')))

@@ -38,10 +38,12 @@ class AvailabilityZoneFilter(filters.BaseHostFilter):
         return not zone or zone in host_zones(host_state)
 
     def filter_population(self, population, spec_obj):
-        if not utils.spec_field(spec_obj, 'availability_zone'):
+        zone = utils.spec_field(spec_obj, 'availability_zone')
+        if not zone:
             return True
         return population.evaluate(
-            'zones', zone_key, lambda host: self.host_passes(host, spec_obj))
+            'zones', zone_key, lambda host: self.host_passes(host, spec_obj),
+            cache=zone)
 
     def rejection_reason(self, host_state, spec_obj):
         if self.host_passes(host_state, spec_obj):

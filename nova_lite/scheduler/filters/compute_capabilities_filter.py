@@ -115,13 +115,14 @@ class ComputeCapabilitiesFilter(filters.BaseHostFilter):
         return self._first_failure(host_state, spec_obj) is None
 
     def filter_population(self, population, spec_obj):
-        keys = tuple(sorted(key for key in utils.extra_specs(spec_obj)
-                            if _checked(key)))
+        specs = utils.extra_specs(spec_obj)
+        keys = tuple(sorted(key for key in specs if _checked(key)))
         if not keys:
             return True
         return population.evaluate(
             ('capabilities', keys), functools.partial(capability_key, keys),
-            lambda host: self.host_passes(host, spec_obj))
+            lambda host: self.host_passes(host, spec_obj),
+            cache=tuple(specs[key] for key in keys))
 
     def rejection_reason(self, host_state, spec_obj):
         failure = self._first_failure(host_state, spec_obj)

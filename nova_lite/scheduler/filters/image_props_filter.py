@@ -6,7 +6,7 @@ import operator
 import re
 
 from nova_lite.scheduler import filters
-from nova_lite.scheduler import population as population_mod
+from nova_lite.scheduler import partitions
 from nova_lite.scheduler import utils
 
 # Old spellings mapped to the canonical names, as Nova canonicalizes them.
@@ -99,9 +99,9 @@ def version_satisfied(requirement, hypervisor_version):
 
 def host_key(host_state):
     """What ``ImagePropertiesFilter`` reads of a host."""
-    return (population_mod.freeze(getattr(host_state, 'supported_instances',
-                                          None)),
-            population_mod.freeze(host_state.cpu_info),
+    return (partitions.freeze(getattr(host_state, 'supported_instances',
+                                      None)),
+            partitions.freeze(host_state.cpu_info),
             host_state.hypervisor_type, host_state.hypervisor_version)
 
 
@@ -152,12 +152,14 @@ class ImagePropertiesFilter(filters.BaseHostFilter):
         return self._failure(host_state, spec_obj) is None
 
     def filter_population(self, population, spec_obj):
-        if not (any(self._wanted(spec_obj)) or utils.image_prop(
-                spec_obj, 'img_hv_requested_version')):
+        wanted = self._wanted(spec_obj)
+        required = utils.image_prop(spec_obj, 'img_hv_requested_version')
+        if not (any(wanted) or required):
             return True
         return population.evaluate(
             'image_properties', host_key,
-            lambda host: self._failure(host, spec_obj) is None)
+            lambda host: self._failure(host, spec_obj) is None,
+            cache=(wanted, required))
 
     def rejection_reason(self, host_state, spec_obj):
         return self._failure(host_state, spec_obj)

@@ -14,7 +14,7 @@ import json
 import operator
 
 from nova_lite.scheduler import filters
-from nova_lite.scheduler import population as population_mod
+from nova_lite.scheduler import partitions
 
 
 def _compare(op):
@@ -94,7 +94,7 @@ def variables_key(names, host_state):
     key = []
     for name in names:
         value = _variable(name, host_state)
-        key.append((type(value).__name__, population_mod.freeze(value)))
+        key.append((type(value).__name__, partitions.freeze(value)))
     return tuple(key)
 
 
@@ -140,7 +140,8 @@ class JsonFilter(filters.BaseHostFilter):
         try:
             return population.evaluate(
                 ('query', names), functools.partial(variables_key, names),
-                lambda host: self.host_passes(host, spec_obj))
+                lambda host: self.host_passes(host, spec_obj),
+                cache=partitions.freeze(text))
         except TypeError:
             # A variable whose value cannot key a partition.
             return None

@@ -13,7 +13,7 @@ import collections
 import numpy as np
 
 from nova_lite.scheduler import filters
-from nova_lite.scheduler import population as population_mod
+from nova_lite.scheduler import partitions
 from nova_lite.scheduler import utils
 
 InstanceTopology = collections.namedtuple('InstanceTopology',
@@ -112,8 +112,8 @@ def _match(fits, count):
 
 def host_key(host_state):
     """What ``NUMATopologyFilter`` reads of a host."""
-    return (population_mod.freeze(getattr(host_state, 'numa_topology', None)
-                                  or []),
+    return (partitions.freeze(getattr(host_state, 'numa_topology', None)
+                              or []),
             host_state.cpu_allocation_ratio, host_state.ram_allocation_ratio)
 
 
@@ -163,7 +163,8 @@ class NUMATopologyFilter(filters.BaseHostFilter):
         if wanted is None:
             return True
         return population.evaluate(
-            'numa', host_key, lambda host: self.host_passes(host, spec_obj))
+            'numa', host_key, lambda host: self.host_passes(host, spec_obj),
+            cache=(tuple(wanted.cells), wanted.dedicated))
 
     def rejection_reason(self, host_state, spec_obj):
         return self._failure(host_state, spec_obj)

@@ -13,7 +13,7 @@ import numpy as np
 from nova_lite.conf import CONF
 from nova_lite import exception
 from nova_lite.scheduler import filters
-from nova_lite.scheduler import population as population_mod
+from nova_lite.scheduler import partitions
 from nova_lite.scheduler import utils
 
 EXTRA_SPEC = 'pci_passthrough:alias'
@@ -103,7 +103,7 @@ def first_shortfall(pools, wanted, aliases):
 
 def pools_key(host_state):
     """What ``PciPassthroughFilter`` reads of a host: its free pools."""
-    return population_mod.freeze(utils.pci_pools(host_state))
+    return partitions.freeze(utils.pci_pools(host_state))
 
 
 class PciPassthroughFilter(filters.BaseHostFilter):
@@ -164,7 +164,8 @@ class PciPassthroughFilter(filters.BaseHostFilter):
         failure = self._failure
         return population.evaluate(
             'pci', pools_key,
-            lambda host: failure(host, wanted, aliases) is None)
+            lambda host: failure(host, wanted, aliases) is None,
+            cache=partitions.freeze((wanted, aliases)))
 
     def rejection_reason(self, host_state, spec_obj):
         return self._failure(host_state, *self._request(spec_obj))

@@ -73,7 +73,8 @@ class SimpleCIDRAffinityFilter(filters.BaseHostFilter):
         if network.version != 4:
             return population.evaluate(
                 'host_ip', host_ip_key,
-                lambda host: self.host_passes(host, spec_obj))
+                lambda host: self.host_passes(host, spec_obj),
+                cache=str(network))
         address = population.derived('ipv4', ipv4_of, np.int64)
         netmask = int(network.netmask)
         return (address >= 0) & (

@@ -38,4 +38,5 @@ class AggregateTypeAffinityFilter(filters.BaseHostFilter):
         # Only the host's aggregates count: once per distinct set.
         return population.evaluate(
             'aggregates', population_mod.aggregates_key,
-            lambda host: self.host_passes(host, spec_obj))
+            lambda host: self.host_passes(host, spec_obj),
+            cache=('flavor', spec_obj.flavor.name))
