@@ -9,12 +9,16 @@ the caller.
 
 import collections
 import threading
+import time
 
+from oslo_log import log as logging
 import oslo_messaging as messaging
 from oslo_messaging.rpc import dispatcher
 
 from nova_lite import context as nl_context
 from nova_lite.objects import base as objects_base
+
+LOG = logging.getLogger(__name__)
 
 ALLOWED_EXMODS = ['nova_lite.exception']
 TRANSPORT = None
@@ -117,6 +121,48 @@ def get_client(target, version_cap=None):
     return _CountingClient(messaging.get_rpc_client(
         TRANSPORT, target, version_cap=version_cap,
         serializer=_serializer()))
+
+
+def stop_server(server):
+    """Stop ``server`` consuming, let in-flight requests finish, and wait.
+
+    oslo.messaging's RabbitMQ driver acknowledges a request as it arrives
+    and, on stop(), only stops polling: it never cancels its consumers, and
+    its heartbeat thread keeps reading the connection, so requests the
+    broker delivers after stop() are acknowledged into a listener nobody
+    polls -- lost (a cast to a conductor being replaced never runs).
+    Cancelling the consumers first makes the broker route new requests to
+    the other servers of the topic; those already on the wire are still
+    polled and handled during a short grace period.
+    """
+    if _cancel_consumers(server):
+        time.sleep(_CANCEL_GRACE)
+    server.stop()
+    server.wait()
+
+
+# Time for requests the broker sent before it saw the cancel to arrive.
+_CANCEL_GRACE = 0.5
+
+
+def _cancel_consumers(server):
+    """Cancel the server's consumers (RabbitMQ); True if it had any."""
+    listener = getattr(getattr(server, 'listener', None),
+                       '_poll_style_listener', None)
+    conn = getattr(listener, 'conn', None)
+    consumers = getattr(conn, '_consumers', None)
+    if not consumers:
+        return False  # another driver (local://), or nothing to cancel
+    # The lock keeps the polling thread off the connection while the
+    # cancels are written; nowait, because that thread reads the replies.
+    with conn._connection_lock:
+        for consumer, tag in list(consumers.items()):
+            try:
+                consumer.queue.channel.basic_cancel(str(tag), nowait=True)
+            except Exception as exc:
+                LOG.warning('Cancelling RPC consumer %s failed: %s', tag,
+                            exc)
+    return True
 
 
 def get_server(target, endpoints):

@@ -127,8 +127,7 @@ class Service(service.Service):
         if self.rpcserver is not None:
             try:
                 # Stop consuming, then let in-flight requests finish.
-                self.rpcserver.stop()
-                self.rpcserver.wait()
+                rpc.stop_server(self.rpcserver)
             except Exception:
                 LOG.exception('Stopping the RPC server failed')
         self.tg.stop_timers(wait=False)
