@@ -7,6 +7,7 @@ and versioned objects (``RequestContextSerializer``). Exceptions from
 the caller.
 """
 
+import contextlib
 import time
 
 from oslo_log import log as logging
@@ -15,6 +16,7 @@ from oslo_messaging.rpc import dispatcher
 from oslo_utils import versionutils
 
 from nova_lite import context as nl_context
+from nova_lite import exception
 from nova_lite.objects import base as objects_base
 from nova_lite import rpc_stats
 
@@ -106,12 +108,26 @@ class _CountingCallContext:
 
     def call(self, ctxt, method, **kwargs):
         rpc_stats.count_sent(ctxt, 'call', self._cctxt.target, method)
-        return self._cctxt.call(ctxt, method, **kwargs)
+        with self._pinned(method):
+            return self._cctxt.call(ctxt, method, **kwargs)
 
     def cast(self, ctxt, method, **kwargs):
         rpc_stats.count_sent(ctxt, 'fanout' if self._fanout else 'cast',
                              self._cctxt.target, method)
-        return self._cctxt.cast(ctxt, method, **kwargs)
+        with self._pinned(method):
+            return self._cctxt.cast(ctxt, method, **kwargs)
+
+    @contextlib.contextmanager
+    def _pinned(self, method):
+        """A message newer than the pin allows, and which the rpcapi could
+        not express in an older form, fails with an error naming both."""
+        try:
+            yield
+        except messaging.RPCVersionCapError:
+            target = self._cctxt.target
+            raise exception.UnsupportedRPCVersion(
+                method=method, service=target.topic, needed=target.version,
+                pin=self._cctxt.version_cap)
 
     def can_send_version(self, version=None):
         return self._cctxt.can_send_version(version)

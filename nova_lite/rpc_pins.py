@@ -37,11 +37,24 @@ def _v(version):
 
 
 def release_for_rpc(service, version):
-    """The newest release whose ``service`` RPC version is <= ``version``,
-    or None if even the oldest speaks something newer."""
+    """The oldest release that speaks ``version`` of ``service``'s RPC API
+    (or newer), or None if none does.
+
+    A pin to a version says the peers speak at least that much; the oldest
+    release that does is the one whose objects they surely understand.
+    """
+    for release in releases.all_releases():
+        if _v(release['rpc'][service]) >= _v(version):
+            return release
+    return None
+
+
+def release_for_service_version(service_version):
+    """The newest release whose service version is <= ``service_version``
+    (what a service of that version is), or None."""
     found = None
     for release in releases.all_releases():
-        if _v(release['rpc'][service]) <= _v(version):
+        if release['service_version'] <= service_version:
             found = release
     return found
 
@@ -101,5 +114,5 @@ class Pin:
             return None, None
         history = service_obj.SERVICE_VERSION_HISTORY[minimum]
         cap = history['%s_rpc' % self.service]
-        release = release_for_rpc(self.service, cap)
+        release = release_for_service_version(minimum)
         return cap, (release['objects'] if release else None)

@@ -58,7 +58,7 @@ class AggregateAPI:
 
     def _notify(self, context, aggregate, provider_uuids=()):
         self.scheduler_api.update_provider_states(
-            context, set(provider_uuids) | {aggregate.uuid})
+            context, provider_uuids, aggregate_uuids=[aggregate.uuid])
 
     @staticmethod
     def get(context, aggregate_id):

@@ -17,6 +17,10 @@ RPC_VERSION = '1.0'
 
 VERSION_ALIASES = releases.rpc_aliases('compute')
 
+# Every method names the version it needs (the oldest that has its current
+# form), never the newest: a client pinned to an older release can then
+# still send everything that did not change.
+
 
 class ComputeAPI:
 
@@ -31,11 +35,11 @@ class ComputeAPI:
         ``host_list`` is the full list of Selections for this instance: the
         claimed one first, then the alternates for a reschedule.
         """
-        cctxt = self.client.prepare(server=host)
+        cctxt = self.client.prepare(server=host, version='1.0')
         cctxt.cast(context, 'build_and_run_instance', instance=instance,
                    node=node, request_spec=request_spec, host_list=host_list)
 
     def terminate_instance(self, context, instance):
         """Destroy ``instance`` on its host and delete its record (cast)."""
-        cctxt = self.client.prepare(server=instance.host)
+        cctxt = self.client.prepare(server=instance.host, version='1.0')
         cctxt.cast(context, 'terminate_instance', instance=instance)

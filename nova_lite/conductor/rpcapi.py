@@ -25,6 +25,10 @@ RPC_VERSION = '1.0'
 # accepted by [upgrade_levels] conductor.
 VERSION_ALIASES = releases.rpc_aliases('conductor')
 
+# Every method names the version it needs (the oldest that has its current
+# form), never the newest: a client pinned to an older release can then
+# still send everything that did not change.
+
 
 class ConductorAPI:
     """What the other services ask of the conductor.
@@ -39,7 +43,7 @@ class ConductorAPI:
 
     def ping(self, context, arg, timeout=None):
         """Round trip to a conductor (call); returns ``arg``."""
-        cctxt = self.client.prepare(timeout=timeout)
+        cctxt = self.client.prepare(timeout=timeout, version='1.0')
         return cctxt.call(context, 'ping', arg=arg)
 
     def wait_until_ready(self, context, attempt_timeout=2):
@@ -67,19 +71,19 @@ class ConductorAPI:
 
     def object_class_action_versions(self, context, objname, objmethod,
                                      object_versions, args, kwargs):
-        cctxt = self.client.prepare()
+        cctxt = self.client.prepare(version='1.0')
         return cctxt.call(context, 'object_class_action_versions',
                           objname=objname, objmethod=objmethod,
                           object_versions=object_versions,
                           args=args, kwargs=kwargs)
 
     def object_action(self, context, objinst, objmethod, args, kwargs):
-        cctxt = self.client.prepare()
+        cctxt = self.client.prepare(version='1.0')
         return cctxt.call(context, 'object_action', objinst=objinst,
                           objmethod=objmethod, args=args, kwargs=kwargs)
 
     def object_backport_versions(self, context, objinst, object_versions):
-        cctxt = self.client.prepare()
+        cctxt = self.client.prepare(version='1.0')
         return cctxt.call(context, 'object_backport_versions',
                           objinst=objinst, object_versions=object_versions)
 
@@ -92,7 +96,7 @@ class ConductorAPI:
         ``instance`` is an unsaved template; returns the InstanceList
         created (between min_count and max_count instances).
         """
-        cctxt = self.client.prepare()
+        cctxt = self.client.prepare(version='1.0')
         return cctxt.call(context, 'provision_instances', instance=instance,
                           request_spec=request_spec, min_count=min_count,
                           max_count=max_count)
@@ -105,7 +109,7 @@ class ConductorAPI:
         alternates (Selections) still to try, as the compute that failed
         received them.
         """
-        cctxt = self.client.prepare()
+        cctxt = self.client.prepare(version='1.0')
         cctxt.cast(context, 'build_instances', instances=instances,
                    request_spec=request_spec, host_lists=host_lists)
 
@@ -122,7 +126,7 @@ class ConductorAPI:
         ``owned_traits`` on the provider; other traits stay. Returns the
         inventories as written, {resource_class: record}.
         """
-        cctxt = self.client.prepare()
+        cctxt = self.client.prepare(version='1.0')
         return cctxt.call(context, 'update_compute_provider',
                           compute_node=compute_node, inventories=inventories,
                           traits=traits, owned_traits=owned_traits)

@@ -67,6 +67,10 @@ class Instance(base.NovaLiteObject, base.NovaLitePersistentObject):
     }
     fields.update(base.NovaLitePersistentObject.fields)
 
+    # Child versions per version, for backports without a manifest.
+    obj_relationships = {'flavor': [('1.0', '1.0')],
+                         'fault': [('1.0', '1.0')]}
+
     @property
     def name(self):
         from nova_lite.conf import CONF

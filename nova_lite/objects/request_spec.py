@@ -41,7 +41,7 @@ class SchedulerRetries(base.NovaLiteObject):
 @base.NovaLiteObjectRegistry.register
 class RequestSpec(base.NovaLiteObject):
     # Version 1.0: Initial version
-    # Version 1.1: instance_group, retry, is_bfv
+    # Version 1.1: instance_group, retry, is_bfv; ImageMeta 1.1
     VERSION = '1.1'
 
     fields = {
@@ -66,6 +66,15 @@ class RequestSpec(base.NovaLiteObject):
         # Booted from a volume: always False here (no block storage), kept
         # for filters written against Nova.
         'is_bfv': fields.BooleanField(default=False),
+    }
+
+    # The child versions each version carries, for backports made without
+    # a version manifest (fields absent from a version are dropped).
+    obj_relationships = {
+        'flavor': [('1.0', '1.0')],
+        'image': [('1.0', '1.0'), ('1.1', '1.1')],
+        'instance_group': [('1.1', '1.0')],
+        'retry': [('1.1', '1.0')],
     }
 
     def obj_make_compatible(self, primitive, target_version):

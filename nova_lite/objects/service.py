@@ -21,13 +21,16 @@ from nova_lite.placement import providers
 # behaviour or its RPC interfaces change in a way another service must know
 # about. Each entry of SERVICE_VERSION_HISTORY is what that service version
 # speaks; the index is the version.
-SERVICE_VERSION = 1
+SERVICE_VERSION = 2
 
 SERVICE_VERSION_HISTORY = (
     # Version 0: a service that has not reported a version.
     {'compute_rpc': '1.0', 'conductor_rpc': '1.0', 'scheduler_rpc': '1.0'},
-    # Version 1: the first release (the spine).
+    # Version 1: the first release, acorn (the spine).
     {'compute_rpc': '1.0', 'conductor_rpc': '1.0', 'scheduler_rpc': '1.0'},
+    # Version 2: bramble: quotas, aggregates, server groups, every filter;
+    # scheduler RPC 1.1 (aggregate_uuids).
+    {'compute_rpc': '1.0', 'conductor_rpc': '1.0', 'scheduler_rpc': '1.1'},
 )
 
 

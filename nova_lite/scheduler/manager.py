@@ -86,13 +86,15 @@ class SchedulerManager(manager.Manager):
     def _refresh_host(self, context, host_state):
         self.host_manager.refresh(context, [host_state.uuid])
 
-    def update_provider_states(self, context, provider_uuids):
-        """Note that these providers changed (fanout cast, no reply).
-
-        The uuids may also name host aggregates that changed (the API
-        adds them); see HostManager.refresh.
+    def update_provider_states(self, context, provider_uuids,
+                               aggregate_uuids=None):
+        """Note that these providers (and host aggregates) changed (fanout
+        cast, no reply). A 1.0 sender lists aggregates among the providers;
+        HostManager.refresh re-reads a uuid that is no compute node as an
+        aggregate either way.
         """
-        self.host_manager.mark_dirty(provider_uuids)
+        self.host_manager.mark_dirty(list(provider_uuids)
+                                     + list(aggregate_uuids or ()))
 
     @periodic_task.periodic_task(spacing=60, run_immediately=False)
     def _resync_host_states(self, context):

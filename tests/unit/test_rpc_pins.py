@@ -27,11 +27,19 @@ def test_release_name_gives_its_rpc_version_and_objects(conf):
     assert rpc_pins.Pin('compute').resolve() == ('1.0', ACORN['objects'])
 
 
-def test_version_gives_the_objects_of_the_release_that_speaks_it(conf):
+def test_version_gives_the_objects_of_the_oldest_release_speaking_it(conf):
+    """Every release since acorn speaks compute 1.0, so a compute pinned
+    to 1.0 may be acorn: it gets acorn's objects. Scheduler 1.1 is only
+    spoken from bramble on."""
     conf.config(compute='1.0', group='upgrade_levels')
     assert rpc_pins.Pin('compute').resolve() == ('1.0', ACORN['objects'])
     conf.config(compute='0.9', group='upgrade_levels')
-    assert rpc_pins.Pin('compute').resolve() == ('0.9', None)
+    assert rpc_pins.Pin('compute').resolve() == ('0.9', ACORN['objects'])
+    conf.config(scheduler='1.1', group='upgrade_levels')
+    assert rpc_pins.Pin('scheduler').resolve() == (
+        '1.1', releases.get('bramble')['objects'])
+    conf.config(scheduler='1.2', group='upgrade_levels')
+    assert rpc_pins.Pin('scheduler').resolve() == ('1.2', None)
 
 
 def test_bad_value_is_a_clear_error(conf):

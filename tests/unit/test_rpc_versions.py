@@ -55,3 +55,14 @@ def test_every_client_method_has_an_endpoint(rpcapi, client, module, name):
                 # sends, never less.
                 assert inspect.signature(getattr(manager, method)) \
                     .parameters[arg].default is not inspect.Parameter.empty
+
+
+@pytest.mark.parametrize('rpcapi,client,module,name', PAIRS, ids=IDS)
+def test_every_method_names_the_version_it_sends(rpcapi, client, module,
+                                                  name):
+    """Sending the client's newest version by default would make a pinned
+    client refuse methods that never changed."""
+    for method, func in inspect.getmembers(client, inspect.isfunction):
+        source = inspect.getsource(func)
+        if "'%s'" % method in source:
+            assert 'version=' in source, '%s.%s' % (client.__name__, method)

@@ -223,9 +223,32 @@ class Drill:
         for host in ('compute1', 'compute2'):
             yield host, (lambda h=host: self._swap('compute', h, True, new,
                                                    overlap=False))
-        yield 'api', lambda: [self._swap_api(a, True, new)
-                              for a in ('api1', 'api2')]
+        yield 'api', self._upgrade_apis
         yield 'pins lifted', self._lift_pins
+
+    def _upgrade_apis(self):
+        for api in ('api1', 'api2'):
+            self._swap_api(api, True, self.new)
+        self._touch_aggregate()
+
+    def _touch_aggregate(self):
+        """An operator's aggregate change (the new API has aggregates): it
+        reaches the schedulers as update_provider_states with aggregate
+        uuids, sent at 1.0 while pinned and 1.1 once the pins are lifted."""
+        admin = workload.ApiPool(self._endpoints(), 'admin:admin')
+        phase = self.phase_name()
+        name = 'drill-%s' % phase.replace(' ', '-')
+        steps = [('POST', '/os-aggregates', {'aggregate': {'name': name}})]
+        status, body = self._record(admin, phase, steps[0])
+        if status != 200:
+            return
+        path = '/os-aggregates/%s/action' % body['aggregate']['id']
+        for action in ({'add_host': {'host': 'compute1'}},
+                       {'remove_host': {'host': 'compute1'}}):
+            self._record(admin, phase, ('POST', path, action))
+        self._record(admin, phase, (
+            'DELETE', '/os-aggregates/%s' % body['aggregate']['id'], None),
+            ok=(200, 202, 204))
 
     def _lift_pins(self):
         for role in ('conductor', 'scheduler'):
@@ -234,6 +257,20 @@ class Drill:
             self._swap('compute', host, False, self.new, overlap=False)
         for api in ('api1', 'api2'):
             self._swap_api(api, False, self.new)
+        self._touch_aggregate()
+
+    def _record(self, pool, phase, step, ok=(200,)):
+        """Send one admin request and record it like the workload's."""
+        method, path, body = step
+        started = time.monotonic()
+        try:
+            status, payload = pool.request(method, path, body)
+        except (workload.Unavailable, OSError) as exc:
+            status, payload = type(exc).__name__, str(exc)
+        self.load.records.append(workload.Record(
+            phase, 'aggregate', status, time.monotonic() - started,
+            status not in ok))
+        return status, payload
 
     def run(self):
         c = self.cluster
@@ -245,6 +282,7 @@ class Drill:
         self.pool = workload.ApiPool(self._endpoints(), 'drill:drill')
         load = workload.Workload(self.pool, image, flavor,
                                  self.args.workers, self.phase_name)
+        self.load = load
         self._begin('old release')
         load.start()
         self._hold()

@@ -146,7 +146,8 @@ def store(monkeypatch):
 
 
 def _notified(store):
-    return [set(call.args[1]) for call in store.notices.call_args_list]
+    return [set(call.args[1]) | set(call.kwargs.get('aggregate_uuids', ()))
+            for call in store.notices.call_args_list]
 
 
 def _create(api, name='rack1', zone=None):
