@@ -67,6 +67,7 @@ class Pin:
         self._lock = threading.Lock()
         self._auto = None          # (cap, objects)
         self._auto_expires = 0.0
+        self._looking_up = threading.local()
 
     def resolve(self):
         """(version cap or None, {object: version} or None)."""
@@ -87,6 +88,11 @@ class Pin:
         return value, (release['objects'] if release else None)
 
     def _resolve_auto(self):
+        if getattr(self._looking_up, 'active', False):
+            # The lookup itself sends a message (a compute asks the
+            # conductor for the minimum version): it goes out at the
+            # version it names, which every release speaks, unpinned.
+            return self._auto or (None, None)
         with self._lock:
             if time.monotonic() < self._auto_expires:
                 return self._auto
@@ -103,6 +109,7 @@ class Pin:
         from nova_lite import context as nl_context
         from nova_lite import objects
         from nova_lite.objects import service as service_obj
+        self._looking_up.active = True
         try:
             minimum = objects.Service.get_minimum_version(
                 nl_context.get_admin_context(), BINARIES[self.service])
@@ -110,6 +117,8 @@ class Pin:
             LOG.exception('Cannot read the minimum %s version; keeping '
                           'the previous pin', self.service)
             return self._auto or (None, None)
+        finally:
+            self._looking_up.active = False
         if not minimum or minimum >= service_obj.SERVICE_VERSION:
             return None, None
         history = service_obj.SERVICE_VERSION_HISTORY[minimum]

@@ -116,3 +116,28 @@ def test_pinned_serializer_backports_objects(monkeypatch):
     unpinned = rpc.PinnedObjectSerializer(lambda: None).serialize_entity(
         None, Gadget(size=3, colour='red'))
     assert unpinned['nova_lite_object.version'] == '1.1'
+
+
+def test_auto_lookup_through_the_pinned_service_does_not_deadlock(
+        conf, monkeypatch):
+    """A compute learns the conductors' minimum version by asking a
+    conductor, through the very client the pin caps: the lookup's own
+    message must not wait for the lookup."""
+    import threading
+    conf.config(conductor='auto', group='upgrade_levels')
+    pin = rpc_pins.Pin('conductor')
+    seen = []
+
+    def ask_conductor(context, binary):
+        seen.append(pin.resolve())      # what the lookup's message uses
+        return 1
+
+    monkeypatch.setattr(objects.Service, 'get_minimum_version',
+                        ask_conductor)
+    result = []
+    worker = threading.Thread(target=lambda: result.append(pin.resolve()))
+    worker.start()
+    worker.join(5)
+    assert not worker.is_alive(), 'deadlocked'
+    assert seen == [(None, None)]
+    assert result == [('1.0', ACORN['objects'])]

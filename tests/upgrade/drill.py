@@ -49,7 +49,11 @@ class Cluster:
                         'report_interval': 2, 'service_down_time': 20,
                         'rpc_response_timeout': 60,
                         'graceful_shutdown_timeout': 60,
-                        'rpc_stats_log_interval': 2},
+                        'rpc_stats_log_interval': 2,
+                        # Computes read and write their nodes through the
+                        # conductor every few seconds: an old compute's
+                        # reads are answered in its own object versions.
+                        'update_resources_interval': 5},
             'database': {'connection': self.database.url},
             'api': {'rate_limit': 'false'},
             # The workload measures upgrades, not quotas (releases without
@@ -125,9 +129,11 @@ def _write(path, sections):
                 conf.write('%s = %s\n' % (key, value))
 
 
-def _pins(old):
-    """[upgrade_levels] for the new side: the old release by name when it
-    is one, else its RPC versions."""
+def _pins(old, mode):
+    """[upgrade_levels] for the new side: "auto", or the old release by
+    name when it is one, else its RPC versions."""
+    if mode == 'auto':
+        return {svc: 'auto' for svc in ('conductor', 'scheduler', 'compute')}
     if old.release:
         return {svc: old.release for svc in ('conductor', 'scheduler',
                                              'compute')}
@@ -274,7 +280,7 @@ class Drill:
 
     def run(self):
         c = self.cluster
-        c.setup(_pins(self.old))
+        c.setup(_pins(self.old, self.args.pins))
         _run([self.old.script('nova-lite-manage'), '--config-file',
               c.common, 'db', 'sync'])
         self._start_old()
@@ -342,6 +348,11 @@ def _parse(argv):
                         help='concurrent workload loops (default 4)')
     parser.add_argument('--phase-seconds', type=float, default=10,
                         help='workload time in each phase (default 10)')
+    parser.add_argument('--pins', choices=['release', 'auto'],
+                        default='release',
+                        help='pin the new daemons to the old release '
+                             '(default) or to "auto" (the oldest running '
+                             'service decides)')
     parser.add_argument('--keep', action='store_true',
                         help='keep the work directory (daemon logs)')
     return parser.parse_args(argv)

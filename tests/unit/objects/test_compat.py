@@ -277,3 +277,28 @@ def test_an_old_process_gets_newer_objects_backported_by_the_conductor(
             regs.use(regs.current)
         assert seen.VERSION == release['objects'][name], name
     assert indirection.calls == len(newer)
+
+
+def test_class_actions_are_answered_in_the_callers_versions(monkeypatch):
+    """An old compute asks the conductor for an object (a remotable class
+    method) with its version manifest: the answer comes backported."""
+    found = objects.ImageMeta.from_image({
+        'id': UUID, 'name': 'img',
+        'properties': {'trait:CUSTOM_X': 'required', 'os_type': 'linux'}})
+    monkeypatch.setattr(objects.ImageMeta, 'lookup',
+                        classmethod(lambda cls, context: found),
+                        raising=False)
+    manager = conductor_manager.ConductorManager.__new__(
+        conductor_manager.ConductorManager)
+    ctxt = nl_context.get_admin_context()
+    old = manager.object_class_action_versions(
+        ctxt, 'ImageMeta', 'lookup',
+        {'ImageMeta': '1.0', 'ImageMetaProps': '1.0'}, (), {})
+    assert old['nova_lite_object.version'] == '1.0'
+    props = old['nova_lite_object.data']['properties']
+    assert props['nova_lite_object.version'] == '1.0'
+    assert props['nova_lite_object.data'] == {'os_type': 'linux'}
+    current = manager.object_class_action_versions(
+        ctxt, 'ImageMeta', 'lookup',
+        {'ImageMeta': '1.1', 'ImageMetaProps': '1.1'}, (), {})
+    assert current is found
