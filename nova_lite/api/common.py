@@ -74,6 +74,16 @@ def get_limit_and_marker(req):
     return limit, last_param(req, 'marker')
 
 
+def list_response(req, key, items, collection):
+    """200 {key: items}, plus "<key>_links" (the next page) when the page
+    is full; ``collection`` is the path the links point at."""
+    body = {key: items}
+    links = collection_links(req, items, collection)
+    if links:
+        body['%s_links' % key] = links
+    return wsgi.json_response(body)
+
+
 def collection_links(req, items, collection, id_key='id'):
     """[{"rel": "next", ...}] when ``items`` fill the page, else [].
 

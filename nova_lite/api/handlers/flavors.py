@@ -74,28 +74,22 @@ def _get_flavors(req):
     return [f for f in flavors if see_all or not f.disabled]
 
 
-def _list_response(req, items, collection):
-    body = {'flavors': items}
-    links = common.collection_links(req, items, collection)
-    if links:
-        body['flavors_links'] = links
-    return wsgi.json_response(body)
-
 
 @validation.query(schema.INDEX_QUERY)
 def index(req):
     """200 {"flavors": [{id, name, links}]}, plus "flavors_links" (next)
     when the page is full."""
-    return _list_response(
-        req, [basic_view(req, f) for f in _get_flavors(req)], 'flavors')
+    return common.list_response(
+        req, 'flavors', [basic_view(req, f) for f in _get_flavors(req)],
+        'flavors')
 
 
 @validation.query(schema.INDEX_QUERY)
 def detail(req):
     """200 {"flavors": [detail, ...]}, plus "flavors_links" (next) when
     the page is full."""
-    return _list_response(
-        req, [detail_view(req, f) for f in _get_flavors(req)],
+    return common.list_response(
+        req, 'flavors', [detail_view(req, f) for f in _get_flavors(req)],
         'flavors/detail')
 
 

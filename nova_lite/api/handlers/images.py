@@ -71,28 +71,22 @@ def _get_images(req):
                              filters=_filters(req))
 
 
-def _list_response(req, items, collection):
-    body = {'images': items}
-    links = common.collection_links(req, items, collection)
-    if links:
-        body['images_links'] = links
-    return wsgi.json_response(body)
-
 
 @validation.query(schema.INDEX_QUERY)
 def index(req):
     """200 {"images": [{id, name, links}]}, plus "images_links" (next)
     when the page is full."""
-    return _list_response(
-        req, [basic_view(req, i) for i in _get_images(req)], 'images')
+    return common.list_response(
+        req, 'images', [basic_view(req, i) for i in _get_images(req)],
+        'images')
 
 
 @validation.query(schema.INDEX_QUERY)
 def detail(req):
     """200 {"images": [detail, ...]}, plus "images_links" (next) when the
     page is full."""
-    return _list_response(
-        req, [detail_view(req, i) for i in _get_images(req)],
+    return common.list_response(
+        req, 'images', [detail_view(req, i) for i in _get_images(req)],
         'images/detail')
 
 

@@ -281,21 +281,14 @@ def _get_servers(req, action, expected_attrs=None):
                            all_tenants=all_tenants)
 
 
-def _list_response(req, servers, collection):
-    body = {'servers': servers}
-    links = common.collection_links(req, servers, collection)
-    if links:
-        body['servers_links'] = links
-    return wsgi.json_response(body)
-
 
 @validation.query(schema.INDEX_QUERY)
 def index(req):
     """200 {"servers": [{id, name, links}]}, plus "servers_links" (next)
     when the page is full."""
     instances = _get_servers(req, 'index')
-    return _list_response(req, [basic_view(req, i) for i in instances],
-                          'servers')
+    return common.list_response(
+        req, 'servers', [basic_view(req, i) for i in instances], 'servers')
 
 
 @validation.query(schema.DETAIL_QUERY)
@@ -304,8 +297,8 @@ def detail(req):
     the page is full."""
     instances = _get_servers(req, 'detail', expected_attrs=['fault'])
     admin_fields = _show_admin_fields(req.context)
-    return _list_response(
-        req, [detail_view(req, i, admin_fields) for i in instances],
+    return common.list_response(
+        req, 'servers', [detail_view(req, i, admin_fields) for i in instances],
         'servers/detail')
 
 
