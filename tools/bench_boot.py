@@ -7,9 +7,11 @@ through HTTP from C client threads, and reports:
 
 * boots per second sustained (N / time from the first POST to the last
   server seen ACTIVE),
-* API-to-ACTIVE latency p50 and p99 (POST sent -> the instance's
-  launched_at, read from the database so that watching costs the API
-  nothing),
+* API-to-ACTIVE latency p50 and p99 (POST sent -> the instance's row
+  saved ACTIVE, read from the database so that watching costs the API
+  nothing; the row's updated_at, stamped by the conductor with
+  microseconds, since launched_at crosses RPC as a versioned-object
+  DateTime and keeps whole seconds only),
 * RPC messages per boot (every daemon counts the calls and casts it sends
   on behalf of user requests, apart from its own start-up, heartbeats and
   periodic work, and logs the totals when it stops; a call counts twice:
@@ -86,9 +88,9 @@ def _boot_all(api, image, servers, clients):
 
 
 def _watch(deploy, started, threads, servers, timeout):
-    """Wait until every server is ACTIVE; return {uuid: launched_at}."""
+    """Wait until every server is ACTIVE; return {uuid: when it was}."""
     engine = sa.create_engine(deploy.database.url)
-    query = sa.text("SELECT uuid, vm_state, launched_at FROM instances "
+    query = sa.text("SELECT uuid, vm_state, updated_at FROM instances "
                     "WHERE deleted = 0")
     deadline = time.monotonic() + timeout
     try:
@@ -98,7 +100,7 @@ def _watch(deploy, started, threads, servers, timeout):
             errors = [r.uuid for r in rows if r.vm_state == 'error']
             if errors:
                 raise RuntimeError('servers in ERROR: %s' % errors[:5])
-            active = {r.uuid: r.launched_at for r in rows
+            active = {r.uuid: r.updated_at for r in rows
                       if r.vm_state == 'active'}
             if len(active) >= servers:
                 break
