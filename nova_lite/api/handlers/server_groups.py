@@ -17,7 +17,23 @@ from nova_lite.policies import server_groups as policies
 def group_view(group):
     return {'id': group.uuid, 'name': group.name,
             'policies': [group.policy], 'members': list(group.members),
-            'metadata': {}}
+            'metadata': {}, 'rules': dict(group.rules or {})}
+
+
+def _rules(values):
+    """The group's rules; only anti-affinity takes max_server_per_host
+    (as Nova's 2.64 validates it)."""
+    rules = values.get('rules') or {}
+    if not rules:
+        return {}
+    if values['policies'][0] != 'anti-affinity':
+        raise exception.ValidationError(
+            detail='rules are only allowed with the anti-affinity policy')
+    limit = int(rules['max_server_per_host'])
+    if limit < 1:
+        raise exception.ValidationError(
+            detail='max_server_per_host must be at least 1')
+    return {'max_server_per_host': limit}
 
 
 def _get(context, group_id):
@@ -63,7 +79,7 @@ def create(req, body):
     values = body['server_group']
     group = objects.InstanceGroup(
         context=context, name=values['name'],
-        policy=values['policies'][0], rules={},
+        policy=values['policies'][0], rules=_rules(values),
         project_id=context.project_id, user_id=context.user_id)
     group.create()
     return wsgi.json_response({'server_group': group_view(group)})

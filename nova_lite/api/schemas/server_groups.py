@@ -1,7 +1,8 @@
 """Schemas of /os-server-groups (microversion 2.1).
 
-Nova accepts the soft policies from 2.15 on; nova_lite speaks only 2.1
-and accepts all four there, or they could not be used at all.
+Nova accepts the soft policies from 2.15 on, and ``rules``
+(max_server_per_host, for anti-affinity) from 2.64; nova_lite speaks only
+2.1 and accepts both there, or they could not be used at all.
 """
 
 from nova_lite.api.schemas import parameter_types as types
@@ -22,6 +23,16 @@ CREATE = {
                     'minItems': 1,
                     'maxItems': 1,
                     'additionalItems': False,
+                },
+                'rules': {
+                    'type': 'object',
+                    'properties': {
+                        'max_server_per_host': {
+                            'type': ['integer', 'string'],
+                            'pattern': '^[0-9]+$', 'minimum': 1,
+                        },
+                    },
+                    'additionalProperties': False,
                 },
             },
             'required': ['name', 'policies'],

@@ -58,7 +58,7 @@ def test_create_show_list_delete(api, groups):
     group = resp.json['server_group']
     assert group == {'id': group['id'], 'name': 'web',
                      'policies': ['anti-affinity'], 'members': [],
-                     'metadata': {}}
+                     'metadata': {}, 'rules': {}}
     stored = groups[group['id']]
     assert (stored.project_id, stored.user_id) == ('proj1', 'demo')
     assert member('GET', '/os-server-groups/%s' % group['id']).json[
@@ -85,10 +85,25 @@ def test_every_policy_is_accepted(api, groups, policy):
                       'policies': ['affinity', 'anti-affinity']}},
     {'server_group': {'name': 'x'}},
     {'server_group': {'name': 'x', 'policies': ['affinity'],
-                      'rules': {}}},
+                      'rules': {'max_server_per_host': 2}}},
+    {'server_group': {'name': 'x', 'policies': ['anti-affinity'],
+                      'rules': {'max_server_per_host': 0}}},
+    {'server_group': {'name': 'x', 'policies': ['anti-affinity'],
+                      'rules': {'other': 1}}},
 ])
 def test_bad_bodies(api, groups, body):
     assert api()('POST', '/os-server-groups', body).status_int == 400
+
+
+def test_anti_affinity_takes_max_server_per_host(api, groups):
+    """Nova takes rules from microversion 2.64; nova_lite at 2.1."""
+    resp = api()('POST', '/os-server-groups', {'server_group': {
+        'name': 'spread', 'policies': ['anti-affinity'],
+        'rules': {'max_server_per_host': '2'}}})
+    assert resp.status_int == 200
+    group = resp.json['server_group']
+    assert group['rules'] == {'max_server_per_host': 2}
+    assert groups[group['id']].rules == {'max_server_per_host': 2}
 
 
 def test_other_projects_do_not_see_it(api, groups):
