@@ -209,6 +209,12 @@ def test_rate_limit_third_post_is_429_for_that_user_only(deploy):
     # GETs are not limited for that user; other users keep their own
     # buckets.
     assert limited.get('/servers')[0] == 200
+    # /limits shows the user's buckets: nothing left of the two POSTs.
+    status, _, body = limited.get('/limits')
+    assert status == 200, body
+    [group] = body['limits']['rate']
+    assert [(limit['verb'], limit['value'], limit['remaining'])
+            for limit in group['limit']] == [('POST', 2, 0)]
     status, _, body = deploy.api.as_user('other:other').post(
         '/servers', _server(deploy, name='other'))
     assert status == 202, body

@@ -63,10 +63,13 @@ def absolute_view(limits, with_reserved):
 
 
 def rate_view(rate_limits):
-    """Nova's rate limit groups: per (uri, regex), its limits."""
+    """Nova's rate limit groups: per (uri, regex), its limits.
+
+    ``rate_limits`` is what the ratelimit middleware left in the request
+    (its Limiter.get_limits: each limit already displayed, as a dict).
+    """
     groups = {}
-    for limit in rate_limits or ():
-        shown = limit.display()
+    for shown in rate_limits or ():
         group = groups.setdefault((shown['URI'], shown['regex']), {
             'uri': shown['URI'], 'regex': shown['regex'], 'limit': []})
         group['limit'].append({
