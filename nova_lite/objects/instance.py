@@ -156,6 +156,9 @@ class Instance(base.NovaLiteObject, base.NovaLitePersistentObject):
     def _save_in_db(context, uuid, values, expected_task_state,
                     expected_vm_state):
         model = models.Instance
+        if context.session.get_bind().dialect.name == 'mysql':
+            # DATETIME keeps whole seconds there: stamp what it will keep.
+            values['updated_at'] = values['updated_at'].replace(microsecond=0)
         query = sa.update(model).where(model.uuid == uuid,
                                        model.deleted == 0)
         if expected_task_state is not None:
@@ -164,8 +167,7 @@ class Instance(base.NovaLiteObject, base.NovaLitePersistentObject):
         if expected_vm_state is not None:
             query = query.where(_state_in(model.vm_state, expected_vm_state))
         if context.session.execute(query.values(**values)).rowcount == 1:
-            return context.session.scalars(sa.select(model).filter_by(
-                uuid=uuid).execution_options(populate_existing=True)).one()
+            return values['updated_at']
         row = context.session.scalars(sa.select(model).filter_by(
             uuid=uuid, deleted=0)).first()
         if row is None:
@@ -191,11 +193,12 @@ class Instance(base.NovaLiteObject, base.NovaLitePersistentObject):
         if not values:
             return
         values['updated_at'] = _utcnow()
-        row = self._save_in_db(self._context, self.uuid, values,
-                               expected_task_state, expected_vm_state)
-        fault = self.fault if self.obj_attr_is_set('fault') else None
-        expected = ('fault',) if self.obj_attr_is_set('fault') else ()
-        self._from_db_object(self._context, self, row, expected, fault)
+        # The row now holds what this object holds (the update was
+        # conditional on nobody having moved it meanwhile): no read back.
+        self.updated_at = self._save_in_db(
+            self._context, self.uuid, values, expected_task_state,
+            expected_vm_state)
+        self.obj_reset_changes(recursive=True)
 
     @staticmethod
     @quota_usages.retry

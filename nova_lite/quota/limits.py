@@ -48,15 +48,28 @@ def _class_layers(session, quota_class):
     return layers
 
 
+def _layer(number, model, **filters):
+    return sa.select(sa.literal(number).label('layer'), model.resource,
+                     model.hard_limit).filter_by(**filters)
+
+
 def read_limits(session, project_id, user_id=None, quota_class=None):
-    """(project limits, user limits) inside the caller's transaction."""
-    user_rows = None
+    """(project limits, user limits) inside the caller's transaction.
+
+    Every layer comes in one statement (a boot reads them all).
+    """
+    selects = [_layer(0, models.QuotaClass, class_name=DEFAULT_CLASS),
+               _layer(2, models.Quota, project_id=project_id)]
+    if quota_class and quota_class != DEFAULT_CLASS:
+        selects.append(_layer(1, models.QuotaClass, class_name=quota_class))
     if user_id is not None:
-        user_rows = _rows(session, models.ProjectUserQuota,
-                          project_id=project_id, user_id=user_id)
-    return resolve(config_defaults(), _class_layers(session, quota_class),
-                   _rows(session, models.Quota, project_id=project_id),
-                   user_rows)
+        selects.append(_layer(3, models.ProjectUserQuota,
+                              project_id=project_id, user_id=user_id))
+    layers = {0: {}, 1: {}, 2: {}, 3: {}}
+    for layer, resource, limit in session.execute(sa.union_all(*selects)):
+        layers[layer][resource] = limit
+    return resolve(config_defaults(), [layers[0], layers[1]], layers[2],
+                   layers[3] if user_id is not None else None)
 
 
 @db_api.reader

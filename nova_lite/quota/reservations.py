@@ -165,32 +165,46 @@ def _record(session, rows, project_id, user_id, per_unit, count, now):
     return Reservation(uuid, project_id, user_id, count, deltas)
 
 
-def _take(session, uuid):
+def _find(session, uuid):
+    """(project_id, [(user_id, resource, delta)]) of a reservation's rows
+    as recorded, or (None, [])."""
+    model = models.Reservation
+    found = session.execute(
+        sa.select(model.project_id, model.user_id, model.resource,
+                  model.delta).where(model.uuid == uuid)).all()
+    if not found:
+        return None, []
+    return found[0].project_id, [(r.user_id, r.resource, r.delta)
+                                 for r in found]
+
+
+def _take(session, uuid, known=None):
     """Lock the usage rows a reservation touches, then delete its rows;
     return ([(user_id, resource, delta)] this transaction deleted, the
     locked rows). Nothing is returned if another transaction committed,
     rolled back or expired the reservation first: every one of them
     deletes under the same project locks, so the delete either takes
     every row read here or none.
+
+    ``known`` is (project_id, rows) when the caller holds the Reservation
+    that ``reserve`` returned: its rows are not read again.
     """
-    model = models.Reservation
-    found = session.execute(
-        sa.select(model.project_id, model.user_id, model.resource,
-                  model.delta).where(model.uuid == uuid)).all()
+    project_id, found = known or _find(session, uuid)
     if not found:
         return [], {}
-    resources = quota_resources.sync_group({r.resource for r in found})
-    rows = usages.lock(session, found[0].project_id,
-                       {r.user_id for r in found}, resources)
+    resources = quota_resources.sync_group({r for _u, r, _d in found})
+    rows = usages.lock(session, project_id, {u for u, _r, _d in found},
+                       resources)
+    model = models.Reservation
     deleted = session.execute(sa.delete(model).where(
         model.uuid == uuid)).rowcount
     if deleted != len(found):
         return [], rows
-    return [(r.user_id, r.resource, r.delta) for r in found], rows
+    return found, rows
 
 
-def _apply(session, uuid, commit):
-    taken, rows = _take(session, uuid)
+def _apply(session, uuid, commit, known=None):
+    taken, rows = _take(session, uuid, known)
     for user_id, resource, delta in taken:
         for user in (PROJECT, user_id):
             row = rows.get((user, resource))
@@ -211,7 +225,10 @@ def commit_in_session(session, reservation):
     already committed), so the caller's transaction does not create what
     no quota accounts for.
     """
-    taken = _apply(session, reservation.uuid, commit=True)
+    known = (reservation.project_id,
+             [(reservation.user_id, resource, delta)
+              for resource, delta in sorted(reservation.deltas.items())])
+    taken = _apply(session, reservation.uuid, commit=True, known=known)
     if len(taken) != len(reservation.deltas):
         raise exception.ReservationExpired(uuid=reservation.uuid)
 

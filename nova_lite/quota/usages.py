@@ -97,6 +97,14 @@ def new_row(project_id, user_id, resource, in_use=-1):
                  in_use=in_use, reserved=0, until_refresh=_until_refresh())
 
 
+# (project_id, user_id, resource) of usage rows known to exist. Usage rows
+# are never deleted, so once seen a row needs no checking again; a row that
+# is missing after all (a database restored from a backup) is created by
+# the reservation's own transaction (``lock(create=True)``).
+_KNOWN = set()
+_KNOWN_MAX = 100000
+
+
 def ensure_rows(context, project_id, user_id, resources):
     """Create the project's and ``user_id``'s rows of ``resources`` that
     do not exist yet, each in a transaction of its own.
@@ -104,15 +112,21 @@ def ensure_rows(context, project_id, user_id, resources):
     Done before the reservation's transaction, so that one only locks
     rows that exist (a first boot in a project would otherwise have every
     concurrent request insert the same rows and deadlock on MariaDB's gap
-    locks). A row another request created meanwhile is fine.
+    locks). A row another request created meanwhile is fine. Rows this
+    process has seen before are not read again.
     """
     wanted = {(u, r) for u in (PROJECT, user_id) for r in resources}
+    if all((project_id,) + key in _KNOWN for key in wanted):
+        return
     missing = wanted - _existing(context, project_id, wanted)
     for user, resource in sorted(missing):
         try:
             _insert(context, new_row(project_id, user, resource))
         except db_exc.DBDuplicateEntry:
             pass
+    if len(_KNOWN) > _KNOWN_MAX:
+        _KNOWN.clear()
+    _KNOWN.update((project_id,) + key for key in wanted)
 
 
 @db_api.reader

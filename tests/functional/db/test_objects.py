@@ -112,6 +112,22 @@ def test_conditional_save_detects_races(ctxt):
         fields.VMState.BUILDING
 
 
+def test_save_leaves_the_object_equal_to_its_row(ctxt):
+    flavor = _flavor(ctxt)
+    [instance] = provision.provision_instances(
+        ctxt, _template(ctxt, flavor), _spec(flavor), 1, 1)
+    instance.vm_state = 'active'
+    instance.task_state = None
+    instance.metadata = {'role': 'db'}
+    instance.save(expected_task_state='scheduling')
+    assert instance.obj_what_changed() == set()
+    stored = objects.Instance.get_by_uuid(ctxt, instance.uuid)
+    for name in ('vm_state', 'task_state', 'metadata', 'updated_at',
+                 'display_name', 'vcpus'):
+        assert getattr(instance, name) == getattr(stored, name), name
+    assert stored.updated_at is not None
+
+
 def test_destroy_soft_deletes_and_releases_allocations(ctxt):
     flavor = _flavor(ctxt)
     [instance] = provision.provision_instances(

@@ -160,6 +160,24 @@ def test_user_quota_binds_before_the_project(ctxt):
     assert len(_boot(ctxt, flavor, 1, 3, user='u1')) == 3
 
 
+def test_limits_come_from_every_layer_in_order(ctxt, conf):
+    conf.config(group='quota', cores=30, ram=8192)
+    limits.set_limits(ctxt, {'instances': 15, 'cores': 25},
+                      quota_class='default')
+    limits.set_limits(ctxt, {'ram': 4096}, quota_class='gold')
+    limits.set_limits(ctxt, {'instances': 12}, project_id='p1')
+    limits.set_limits(ctxt, {'instances': 5}, project_id='p1',
+                      user_id='u1')
+    project, user = limits.get_limits(ctxt, 'p1', 'u1', 'gold')
+    assert (project['instances'], project['cores'], project['ram']) == (
+        12, 25, 4096)
+    assert (user['instances'], user['cores'], user['ram']) == (5, 25, 4096)
+    project, user = limits.get_limits(ctxt, 'p2', 'u1')
+    assert (project['instances'], project['cores'], project['ram']) == (
+        15, 25, 8192)
+    assert user == project
+
+
 def test_commit_and_rollback_apply_once_by_uuid(ctxt):
     first = reservations.reserve(ctxt, 'p1', 'u1', PER_VM, 2, 2)
     assert _recorded(ctxt)['instances'] == (0, 2)

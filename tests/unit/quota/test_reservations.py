@@ -141,9 +141,10 @@ def test_until_refresh_ticks_every_locked_row(store):
 @pytest.fixture
 def taken(monkeypatch, store):
     """``_take`` answers the reservation rows given here, once."""
-    state = types.SimpleNamespace(rows=[])
+    state = types.SimpleNamespace(rows=[], known=[])
 
-    def take(session, uuid):
+    def take(session, uuid, known=None):
+        state.known.append(known)
         found, state.rows = state.rows, []
         return found, store.rows
     monkeypatch.setattr(reservations, '_take', take)
@@ -183,6 +184,16 @@ def test_commit_in_session_refuses_a_vanished_reservation(store, taken):
                                     {'instances': 1, 'cores': 2})
     with pytest.raises(exception.ReservationExpired):
         reservations.commit_in_session(FakeSession(), held)
+
+
+def test_commit_in_session_takes_the_rows_it_was_granted(store, taken):
+    held = reservations.Reservation('r1', 'p1', 'u1', 1,
+                                    {'instances': 1, 'cores': 2})
+    taken.rows = [('u1', 'cores', 2), ('u1', 'instances', 1)]
+    reservations.commit_in_session(FakeSession(), held)
+    # What reserve granted is known: the rows are not read back.
+    assert taken.known == [('p1', [('u1', 'cores', 2),
+                                   ('u1', 'instances', 1)])]
 
 
 def test_expiry_rolls_back_what_is_past_due(monkeypatch, clock):

@@ -16,3 +16,24 @@ def test_drift_is_a_known_record_that_disagrees(recorded, counted, drift):
     audit = usages.Audit('p1', 'u1', 'instances', recorded[0], counted[0],
                          recorded[1], counted[1])
     assert audit.drift is drift
+
+
+def test_rows_seen_once_are_not_looked_up_again(monkeypatch):
+    monkeypatch.setattr(usages, '_KNOWN', set())
+    looked_up, inserted = [], []
+
+    def existing(context, project_id, keys):
+        looked_up.append(project_id)
+        return {('', 'instances')}
+
+    monkeypatch.setattr(usages, '_existing', existing)
+    monkeypatch.setattr(usages, '_insert',
+                        lambda context, row: inserted.append(
+                            (row.user_id, row.resource)))
+    usages.ensure_rows(None, 'p1', 'u1', ['instances'])
+    assert inserted == [('u1', 'instances')]
+    usages.ensure_rows(None, 'p1', 'u1', ['instances'])
+    assert looked_up == ['p1']
+    # Another user (or resource) of the project is looked up.
+    usages.ensure_rows(None, 'p1', 'u2', ['instances'])
+    assert looked_up == ['p1', 'p1']
