@@ -134,6 +134,13 @@ def _rpc_messages(deploy):
     return total, by_daemon
 
 
+def _daemon_defaults(args):
+    options = {'debug': 'false'}
+    if args.executor_threads:
+        options['executor_thread_pool_size'] = args.executor_threads
+    return options
+
+
 def run_once(args, workdir):
     per_compute = max(1, args.nodes // args.computes)
     computes = {'bench%d' % i: {'node_count': per_compute, 'vcpus': 64,
@@ -141,7 +148,7 @@ def run_once(args, workdir):
                 for i in range(args.computes)}
     deploy = deployment.Deployment(
         workdir, backend=args.backend, computes=computes,
-        conf={'DEFAULT': {'debug': 'false'}})
+        conf={'DEFAULT': _daemon_defaults(args)})
     deploy.start()
     try:
         api = deploy.api.as_user('bench:bench')
@@ -176,6 +183,9 @@ def main():
     parser.add_argument('--backend', default='postgresql',
                         choices=['postgresql', 'mysql'])
     parser.add_argument('--timeout', type=float, default=600)
+    parser.add_argument('--executor-threads', type=int,
+                        help='[DEFAULT] executor_thread_pool_size of the '
+                             'daemons (default: nova_lite\'s)')
     parser.add_argument('--verbose', action='store_true',
                         help='print each daemon\'s RPC message counts')
     args = parser.parse_args()

@@ -12,6 +12,7 @@ from nova_lite.conf import compute
 from nova_lite.conf import conductor
 from nova_lite.conf import database
 from nova_lite.conf import fake_driver
+from nova_lite.conf import messaging
 from nova_lite.conf import metrics
 from nova_lite.conf import paths
 from nova_lite.conf import pci
@@ -23,8 +24,8 @@ from nova_lite.conf import upgrade_levels
 CONF = cfg.CONF
 
 _MODULES = (api, availability_zone, compute, conductor, database,
-            fake_driver, metrics, paths, pci, quota, scheduler, service,
-            upgrade_levels)
+            fake_driver, messaging, metrics, paths, pci, quota, scheduler,
+            service, upgrade_levels)
 
 for _module in _MODULES:
     _module.register_opts(CONF)

@@ -26,3 +26,4 @@ def set_lib_defaults():
     db_options.set_defaults(nl_conf.CONF,
                             connection=nl_conf.database._DEFAULT_CONNECTION,
                             **nl_conf.database._POOL_DEFAULTS)
+    nl_conf.messaging.set_defaults()
