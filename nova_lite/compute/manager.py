@@ -9,6 +9,7 @@ compute.
 
 import concurrent.futures
 import threading
+import time
 import traceback
 
 from oslo_log import log as logging
@@ -146,14 +147,18 @@ class ComputeManager(manager.Manager):
         Returns a Future of the build (RPC callers ignore it; tests wait
         on it).
         """
-        LOG.info('Build of instance %s on node %s queued', instance.uuid,
-                 node)
+        LOG.debug('Build of instance %s on node %s queued', instance.uuid,
+                  node)
         return self._build_pool.submit(
             self._locked_build, context, instance, node, request_spec,
             host_list)
 
     def _locked_build(self, context, instance, node, request_spec,
                       host_list):
+        # The build thread logs with the request's id, as the RPC thread
+        # that queued it did: an operator follows one id end to end.
+        if context is not None:
+            context.update_store()
         with self._instance_locks(instance.uuid):
             try:
                 self._do_build_and_run_instance(
@@ -166,6 +171,7 @@ class ComputeManager(manager.Manager):
     def _do_build_and_run_instance(self, context, instance, node,
                                    request_spec, host_list):
         """Claim, spawn, save ACTIVE; reschedule or stop on failure."""
+        started = time.monotonic()
         try:
             claim = self.rt.instance_claim(context, instance, node)
         except Exception as exc:
@@ -178,9 +184,14 @@ class ComputeManager(manager.Manager):
         try:
             self._start_spawning(instance, node, host_list)
             spawn_tried = True
+            spawn_started = time.monotonic()
             self.driver.spawn(context, instance,
                               _image_meta(request_spec), node)
+            spawned = time.monotonic()
             self._finish_build(context, instance, node)
+            LOG.info('Instance %s is active on node %s: spawned in %.2f s, '
+                     'built in %.2f s', instance.uuid, node,
+                     spawned - spawn_started, time.monotonic() - started)
         except _GONE:
             LOG.info('Instance %s was deleted during its build; stopping',
                      instance.uuid)
@@ -212,7 +223,6 @@ class ComputeManager(manager.Manager):
         instance.launched_at = timeutils.utcnow()
         instance.save(expected_task_state=fields.TaskState.SPAWNING)
         self.rt.update_usage(context, instance, node)
-        LOG.info('Instance %s is active on node %s', instance.uuid, node)
         self._stats_changed(context, self.rt.build_succeeded(node))
 
     def _stats_changed(self, context, node_uuid):

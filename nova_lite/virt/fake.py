@@ -373,7 +373,7 @@ class FakeDriver(driver.ComputeDriver):
             memory_mb=flavor.memory_mb, local_gb=local_gb)
         with self._lock:
             self._instances[instance.uuid] = record
-        LOG.info('Spawned instance %s on node %s', instance.uuid, nodename)
+        LOG.debug('Spawned instance %s on node %s', instance.uuid, nodename)
 
     def _check_spawn(self, instance, node):
         """Raise the failure injected for this spawn, if any."""

@@ -4,6 +4,7 @@ import threading
 import types
 from unittest import mock
 
+from oslo_context import context as o_context
 import pytest
 
 from nova_lite.compute import manager as compute_manager
@@ -315,3 +316,22 @@ def test_unreachable_node_at_claim_reschedules(env):
         _build(env, fakes.instance(), alternates=1)
     assert 'hypervisor is broken' in env.faults[0].message
     assert env.manager._conductor_api.build_instances.call_count == 1
+
+
+def test_the_build_thread_logs_with_the_request_context(env):
+    ctxt = nl_context.RequestContext(user_id='u1', project_id='p1',
+                                     request_id='req-build-1')
+    seen = []
+    real_spawn = env.manager.driver.spawn
+
+    def spawn(*args):
+        seen.append(o_context.get_current())
+        return real_spawn(*args)
+
+    inst = fakes.instance()
+    with mock.patch.object(env.manager.driver, 'spawn', side_effect=spawn):
+        env.manager.build_and_run_instance(
+            ctxt, inst, 'host1-n0', objects.RequestSpec(
+                instance_uuid=inst.uuid),
+            [fakes.selection('host1', 'host1-n0')]).result(timeout=10)
+    assert [c.request_id for c in seen] == ['req-build-1']
