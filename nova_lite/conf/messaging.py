@@ -5,9 +5,9 @@ default (64) was chosen for eventlet's green threads. nova_lite's daemons
 run the threading executor: native threads that take turns on one
 interpreter lock. Beyond a few threads per worker, more of them only add
 lock hand-offs and let casts pile up work that competes with the calls
-users wait for; with 8 the boot benchmark (``tools/bench_boot.py``) runs
-about a third faster than with 64 on a 2-core machine. Raise it for a
-daemon whose RPC handlers mostly wait on I/O.
+users wait for; with 8 the boot benchmark (``tools/bench_boot.py``)
+sustains 15 to 20% more boots per second than with 64 on a 2-core
+machine. Raise it for a daemon whose RPC handlers mostly wait on I/O.
 """
 
 from oslo_config import cfg
