@@ -97,10 +97,11 @@ def new_row(project_id, user_id, resource, in_use=-1):
                  in_use=in_use, reserved=0, until_refresh=_until_refresh())
 
 
-# (project_id, user_id, resource) of usage rows known to exist. Usage rows
-# are never deleted, so once seen a row needs no checking again; a row that
-# is missing after all (a database restored from a backup) is created by
-# the reservation's own transaction (``lock(create=True)``).
+# (database url, project_id, user_id, resource) of usage rows known to
+# exist. Usage rows are never deleted, so once seen a row needs no checking
+# again; a row that is missing after all (a database restored from a
+# backup) is created by the reservation's own transaction
+# (``lock(create=True)``).
 _KNOWN = set()
 _KNOWN_MAX = 100000
 
@@ -116,7 +117,8 @@ def ensure_rows(context, project_id, user_id, resources):
     process has seen before are not read again.
     """
     wanted = {(u, r) for u in (PROJECT, user_id) for r in resources}
-    if all((project_id,) + key in _KNOWN for key in wanted):
+    scope = (db_api.get_engine().url, project_id)
+    if all(scope + key in _KNOWN for key in wanted):
         return
     missing = wanted - _existing(context, project_id, wanted)
     for user, resource in sorted(missing):
@@ -126,7 +128,7 @@ def ensure_rows(context, project_id, user_id, resources):
             pass
     if len(_KNOWN) > _KNOWN_MAX:
         _KNOWN.clear()
-    _KNOWN.update((project_id,) + key for key in wanted)
+    _KNOWN.update(scope + key for key in wanted)
 
 
 @db_api.reader

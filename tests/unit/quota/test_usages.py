@@ -1,4 +1,6 @@
-"""What the audit calls drift."""
+"""What the audit calls drift; which usage rows are looked up."""
+
+import types
 
 import pytest
 
@@ -20,6 +22,8 @@ def test_drift_is_a_known_record_that_disagrees(recorded, counted, drift):
 
 def test_rows_seen_once_are_not_looked_up_again(monkeypatch):
     monkeypatch.setattr(usages, '_KNOWN', set())
+    engine = types.SimpleNamespace(url='postgresql://db1')
+    monkeypatch.setattr(usages.db_api, 'get_engine', lambda: engine)
     looked_up, inserted = [], []
 
     def existing(context, project_id, keys):
@@ -37,3 +41,7 @@ def test_rows_seen_once_are_not_looked_up_again(monkeypatch):
     # Another user (or resource) of the project is looked up.
     usages.ensure_rows(None, 'p1', 'u2', ['instances'])
     assert looked_up == ['p1', 'p1']
+    # So is the same project in another database.
+    engine.url = 'postgresql://db2'
+    usages.ensure_rows(None, 'p1', 'u1', ['instances'])
+    assert looked_up == ['p1', 'p1', 'p1']
