@@ -6,15 +6,22 @@ caller's ``@db_api.reader`` / ``@db_api.writer`` decides the transaction.
 
 from oslo_db import exception as db_exc
 import sqlalchemy as sa
+from sqlalchemy import orm
 
 
-def first_or_raise(session, model, not_found, **filters):
+def first_or_raise(session, model, not_found, joined=None, **filters):
     """The first row of ``model`` matching ``filters``.
 
     ``not_found`` is called with the filters to build the exception raised
-    when there is none.
+    when there is none. ``joined`` names a relationship to load in the
+    same statement (one round trip instead of two for a single row).
     """
-    row = session.scalars(sa.select(model).filter_by(**filters)).first()
+    query = sa.select(model).filter_by(**filters)
+    if joined is None:
+        row = session.scalars(query).first()
+    else:
+        row = session.scalars(
+            query.options(orm.joinedload(joined))).unique().first()
     if row is None:
         raise not_found(filters)
     return row

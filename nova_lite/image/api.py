@@ -16,6 +16,7 @@ from oslo_db import exception as db_exc
 from oslo_utils import timeutils
 from oslo_utils import uuidutils
 import sqlalchemy as sa
+from sqlalchemy import orm
 
 from nova_lite.db import api as db_api
 from nova_lite.db import models
@@ -122,9 +123,10 @@ def get(context, image_id):
 
     Raises ImageNotFound otherwise (an invisible image is not found).
     """
-    query = _visible(sa.select(models.Image).filter_by(id=image_id),
+    query = _visible(sa.select(models.Image).filter_by(id=image_id)
+                     .options(orm.joinedload(models.Image.properties)),
                      context)
-    row = context.session.scalars(query).first()
+    row = context.session.scalars(query).unique().first()
     if row is None:
         raise exception.ImageNotFound(image_id=image_id)
     return _to_dict(row)

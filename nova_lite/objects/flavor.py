@@ -53,7 +53,8 @@ class Flavor(base.NovaLiteObject, base.NovaLiteTimestampObject):
         [value] = filters.values()
         return queries.first_or_raise(
             context.session, models.Flavor,
-            lambda f: exception.FlavorNotFound(flavor_id=value), **filters)
+            lambda f: exception.FlavorNotFound(flavor_id=value),
+            joined=models.Flavor.extra_specs, **filters)
 
     @classmethod
     @base.remotable

@@ -6,6 +6,7 @@ import pytest
 from nova_lite.conductor.tasks import provision
 from nova_lite import context as nl_context
 from nova_lite import exception
+from nova_lite.image import api as image_api
 from nova_lite import objects
 from nova_lite.objects import fields
 from nova_lite.placement import allocations
@@ -38,6 +39,19 @@ def _spec(flavor):
                                             'name': 'img',
                                             'properties': {}}),
         scheduler_hints={'same_host': ['x']})
+
+
+def test_single_reads_bring_every_extra_spec_and_property(ctxt):
+    # One statement joins the flavor's extra specs (the image's
+    # properties): each of several rows must land in the one object.
+    specs = {'hw:cpu_policy': 'dedicated', 'hw:numa_nodes': '2',
+             'trait:CUSTOM_GOLD': 'required'}
+    _flavor(ctxt, extra_specs=specs)
+    assert objects.Flavor.get_by_flavor_id(ctxt, '1').extra_specs == specs
+    properties = {'hw_architecture': 'x86_64', 'img_hv_type': 'kvm',
+                  'hw_vm_mode': 'hvm'}
+    image = image_api.create(ctxt, 'cirros', properties=properties)
+    assert image_api.get(ctxt, image['id'])['properties'] == properties
 
 
 def test_flavor_round_trip_and_duplicates(ctxt):
