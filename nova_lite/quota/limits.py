@@ -40,12 +40,9 @@ def _rows(session, model, **filters):
             **filters)).all())
 
 
-def _class_layers(session, quota_class):
-    layers = [_rows(session, models.QuotaClass, class_name=DEFAULT_CLASS)]
-    if quota_class and quota_class != DEFAULT_CLASS:
-        layers.append(_rows(session, models.QuotaClass,
-                            class_name=quota_class))
-    return layers
+# The layers of a limit, most general first (``resolve`` applies them in
+# this order).
+_DEFAULT_CLASS, _CLASS, _PROJECT, _USER = range(4)
 
 
 def _layer(number, model, **filters):
@@ -53,23 +50,45 @@ def _layer(number, model, **filters):
                      model.hard_limit).filter_by(**filters)
 
 
+def _class_selects(quota_class):
+    selects = [_layer(_DEFAULT_CLASS, models.QuotaClass,
+                      class_name=DEFAULT_CLASS)]
+    if quota_class and quota_class != DEFAULT_CLASS:
+        selects.append(_layer(_CLASS, models.QuotaClass,
+                              class_name=quota_class))
+    return selects
+
+
+def _read_layers(session, selects):
+    """{layer: {resource: limit}} of every layer, in one statement."""
+    layers = {layer: {} for layer in (_DEFAULT_CLASS, _CLASS, _PROJECT,
+                                      _USER)}
+    statement = sa.union_all(*selects) if len(selects) > 1 else selects[0]
+    for layer, resource, limit in session.execute(statement):
+        layers[layer][resource] = limit
+    return layers
+
+
+def _class_layers(session, quota_class):
+    layers = _read_layers(session, _class_selects(quota_class))
+    return [layers[_DEFAULT_CLASS], layers[_CLASS]]
+
+
 def read_limits(session, project_id, user_id=None, quota_class=None):
     """(project limits, user limits) inside the caller's transaction.
 
     Every layer comes in one statement (a boot reads them all).
     """
-    selects = [_layer(0, models.QuotaClass, class_name=DEFAULT_CLASS),
-               _layer(2, models.Quota, project_id=project_id)]
-    if quota_class and quota_class != DEFAULT_CLASS:
-        selects.append(_layer(1, models.QuotaClass, class_name=quota_class))
+    selects = _class_selects(quota_class)
+    selects.append(_layer(_PROJECT, models.Quota, project_id=project_id))
     if user_id is not None:
-        selects.append(_layer(3, models.ProjectUserQuota,
+        selects.append(_layer(_USER, models.ProjectUserQuota,
                               project_id=project_id, user_id=user_id))
-    layers = {0: {}, 1: {}, 2: {}, 3: {}}
-    for layer, resource, limit in session.execute(sa.union_all(*selects)):
-        layers[layer][resource] = limit
-    return resolve(config_defaults(), [layers[0], layers[1]], layers[2],
-                   layers[3] if user_id is not None else None)
+    layers = _read_layers(session, selects)
+    return resolve(config_defaults(),
+                   [layers[_DEFAULT_CLASS], layers[_CLASS]],
+                   layers[_PROJECT],
+                   layers[_USER] if user_id is not None else None)
 
 
 @db_api.reader

@@ -178,6 +178,17 @@ def test_limits_come_from_every_layer_in_order(ctxt, conf):
     assert user == project
 
 
+def test_defaults_and_class_limits_fall_back_in_order(ctxt, conf):
+    conf.config(group='quota', cores=30, ram=8192)
+    limits.set_limits(ctxt, {'cores': 25}, quota_class='default')
+    limits.set_limits(ctxt, {'ram': 4096}, quota_class='gold')
+    defaults = limits.get_defaults(ctxt)
+    assert (defaults['cores'], defaults['ram']) == (25, 8192)
+    gold = limits.get_class_limits(ctxt, 'gold')
+    assert (gold['cores'], gold['ram']) == (25, 4096)
+    assert limits.get_class_limits(ctxt, 'default') == defaults
+
+
 def test_commit_and_rollback_apply_once_by_uuid(ctxt):
     first = reservations.reserve(ctxt, 'p1', 'u1', PER_VM, 2, 2)
     assert _recorded(ctxt)['instances'] == (0, 2)
