@@ -2,6 +2,16 @@
 
 from oslo_config import cfg
 
+# The canonical CPU architecture names (those ImagePropertiesFilter
+# compares, as Nova canonicalizes them): the values
+# image_properties_default_architecture accepts.
+ARCHITECTURES = (
+    'alpha', 'armv6', 'armv7l', 'armv7b', 'aarch64', 'cris', 'i686',
+    'ia64', 'lm32', 'm68k', 'microblaze', 'microblazeel', 'mips', 'mipsel',
+    'mips64', 'mips64el', 'openrisc', 'parisc', 'parisc64', 'ppc', 'ppcle',
+    'ppc64', 'ppc64le', 'ppcemb', 's390', 's390x', 'sh4', 'sh4eb', 'sparc',
+    'sparc64', 'unicore32', 'x86_64', 'xtensa', 'xtensaeb')
+
 scheduler_group = cfg.OptGroup('scheduler', title='Scheduler options')
 filter_group = cfg.OptGroup('filter_scheduler',
                             title='Filter scheduler options')
@@ -181,6 +191,14 @@ filter_opts = [
                help='Separator between the namespace and the property '
                     'name in keys AggregateImagePropertiesIsolation '
                     'reads.'),
+    cfg.StrOpt('image_properties_default_architecture',
+               choices=ARCHITECTURES,
+               help='The architecture ImagePropertiesFilter assumes for an '
+                    'image that names none (no hw_architecture property, '
+                    'or no image at all), so that in a cloud of several '
+                    'architectures such an image does not land on a host '
+                    'that cannot run it. Unset: such an image runs on any '
+                    'architecture.'),
     cfg.IntOpt('host_subset_size', default=1, min=1,
                help='Pick the host at random among this many best-weighed '
                     'hosts, to lower collisions between schedulers.'),

@@ -5,6 +5,7 @@ import json
 import operator
 import re
 
+from nova_lite.conf import CONF
 from nova_lite.scheduler import filters
 from nova_lite.scheduler import partitions
 from nova_lite.scheduler import utils
@@ -52,10 +53,15 @@ def supported_instances(host_state):
 
 
 def _supports(item, wanted):
-    """Whether a supported (arch, hv_type, vm_mode) meets every part of
-    ``wanted`` that is not None."""
-    return all(w is None or w == h
-               for w, h in zip(wanted, item, strict=True))
+    """Whether a supported (arch, hv_type, vm_mode) offers every part of
+    ``wanted`` that is not None.
+
+    Each wanted value is looked for anywhere in the triple, not at its
+    own position, as Nova does: "xen" is both a hypervisor type and a VM
+    mode, and an image asking for VM mode "xen" passes a host offering
+    hypervisor type "xen".
+    """
+    return all(w is None or w in item for w in wanted)
 
 
 def _version_tuple(text):
@@ -75,24 +81,22 @@ def version_satisfied(requirement, hypervisor_version):
     """True when ``hypervisor_version`` (an int) meets ``requirement``,
     one or more comma-separated "<op> <version>" predicates.
 
-    A dotted version ("6.2") is compared with the host's version unpacked
-    as Nova packs it (6002 -> 6.2); a plain integer ("6000") with the
-    integer itself. Raises ValueError for a malformed requirement.
+    The host's version is unpacked as Nova packs it (6002 -> 6.2) and
+    every operand is read as a version, a plain integer included: "< 7"
+    is "< 7.0", so a 6.2 host meets ">= 6.2, < 7", and ">=6000" asks for
+    version 6000, not for the packed integer 6000. Missing trailing
+    parts count as 0. Raises ValueError for a malformed requirement.
     """
+    have = _int_to_tuple(hypervisor_version)
     for predicate in str(requirement).split(','):
         found = _PREDICATE.match(predicate)
         if found is None:
             raise ValueError('bad version predicate %r' % predicate)
         op, wanted = found.groups()
-        if '.' in wanted:
-            have = _int_to_tuple(hypervisor_version)
-            wanted = _version_tuple(wanted)
-            width = max(len(have), len(wanted))
-            have += (0,) * (width - len(have))
-            wanted += (0,) * (width - len(wanted))
-        else:
-            have, wanted = hypervisor_version, int(wanted)
-        if not _COMPARE[op](have, wanted):
+        wanted = _version_tuple(wanted)
+        width = max(len(have), len(wanted))
+        if not _COMPARE[op](have + (0,) * (width - len(have)),
+                            wanted + (0,) * (width - len(wanted))):
             return False
     return True
 
@@ -109,23 +113,31 @@ class ImagePropertiesFilter(filters.BaseHostFilter):
     """Passes hosts that support the image's ``hw_architecture``,
     ``img_hv_type`` and ``hw_vm_mode`` (the old names ``architecture``,
     ``hypervisor_type`` and ``vm_mode`` are mapped when the image is
-    read) and whose ``hypervisor_version`` meets
-    ``img_hv_requested_version`` (e.g. ">=6000" or ">= 6.2, < 7").
+    read) and, for such an image, whose ``hypervisor_version`` meets
+    ``img_hv_requested_version`` (e.g. ">= 6.2, < 7").
 
-    An image without these properties, or no image (volume-backed),
-    passes every host. Requested values must match one entry of the
-    host's supported instances together; a host that reports no
-    ``hypervisor_version`` passes any version requirement, as in Nova.
-    Rejection reasons: "cannot run <arch>/<hv>/<mode>", "hypervisor
-    version does not meet <req>", "bad img_hv_requested_version".
+    An image naming no architecture gets ``[filter_scheduler]
+    image_properties_default_architecture`` when set (a volume-backed
+    request too, as in Nova). An image naming no architecture (after the
+    default), hypervisor type or VM mode passes every host, whatever its
+    ``img_hv_requested_version``: Nova checks the version only against
+    the supported instances matching those properties. Requested values
+    must all be offered by one entry of the host's supported instances;
+    a host that reports no ``hypervisor_version`` passes any version
+    requirement, as in Nova. Rejection reasons: "cannot run
+    <arch>/<hv>/<mode>", "hypervisor version does not meet <req>", "bad
+    img_hv_requested_version".
     """
 
+    RUN_ON_REBUILD = True
     run_filter_once_per_request = True
 
     @staticmethod
     def _wanted(spec_obj):
-        return (_canonical(utils.image_prop(spec_obj, 'hw_architecture'),
-                           _ARCH_ALIASES),
+        arch = utils.image_prop(
+            spec_obj, 'hw_architecture',
+            CONF.filter_scheduler.image_properties_default_architecture)
+        return (_canonical(arch, _ARCH_ALIASES),
                 _canonical(utils.image_prop(spec_obj, 'img_hv_type'),
                            _HV_ALIASES),
                 _canonical(utils.image_prop(spec_obj, 'hw_vm_mode'),
@@ -133,9 +145,10 @@ class ImagePropertiesFilter(filters.BaseHostFilter):
 
     def _failure(self, host_state, spec_obj):
         wanted = self._wanted(spec_obj)
-        if any(wanted) and not any(
-                _supports(item, wanted)
-                for item in supported_instances(host_state)):
+        if not any(wanted):
+            return None
+        if not any(_supports(item, wanted)
+                   for item in supported_instances(host_state)):
             return 'cannot run %s' % '/'.join(w or '*' for w in wanted)
         required = utils.image_prop(spec_obj, 'img_hv_requested_version')
         version = host_state.hypervisor_version
@@ -153,9 +166,9 @@ class ImagePropertiesFilter(filters.BaseHostFilter):
 
     def filter_population(self, population, spec_obj):
         wanted = self._wanted(spec_obj)
-        required = utils.image_prop(spec_obj, 'img_hv_requested_version')
-        if not (any(wanted) or required):
+        if not any(wanted):
             return True
+        required = utils.image_prop(spec_obj, 'img_hv_requested_version')
         return population.evaluate(
             'image_properties', host_key,
             lambda host: self._failure(host, spec_obj) is None,

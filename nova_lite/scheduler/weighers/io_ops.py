@@ -10,8 +10,12 @@ class IoOpsWeigher(weighers.BaseHostWeigher):
     I/O-heavy task state (resize_migrating, rebuilding, resize_prep,
     image_snapshot, image_backup, rescuing, unshelving). With the default
     negative ``io_ops_weight_multiplier`` the least busy host comes
-    first; a positive one prefers the busiest.
+    first; a positive one prefers the busiest. ``minval`` is 0, as in
+    Nova: weights are normalised against 0, not against the least busy
+    candidate, so hosts with 2 and 4 operations weigh 0.5 and 1.0.
     """
+
+    minval = 0
 
     def weight_multiplier(self, host_state):
         return utils.get_weight_multiplier(

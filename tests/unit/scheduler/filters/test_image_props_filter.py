@@ -46,17 +46,31 @@ def test_no_image_passes():
         _host(), fake_hosts.spec())
 
 
+# Nova reads every operand as a version (a plain integer too) and the
+# host's packed 6002 as 6.2; issue 11, case 5.
 @pytest.mark.parametrize('requirement,expected', [
-    ('>=6000', True), ('>= 6003', False), ('== 6002', True),
-    ('< 6002', False), ('>= 6.2', True), ('>= 6.3', False),
+    ('>=6000', False), ('>= 6003', False), ('== 6002', False),
+    ('< 6002', True), ('>= 6.2', True), ('>= 6.3', False),
     ('>= 6.0, < 7.0', True), ('>= 6.0, < 6.1', False),
+    ('>= 6.2, < 7', True), ('< 7', True), ('== 6.2.0', True),
 ])
 def test_requested_hypervisor_version(requirement, expected):
-    assert _passes({'img_hv_requested_version': requirement}) is expected
+    assert _passes({'hw_architecture': 'x86_64',
+                    'img_hv_requested_version': requirement}) is expected
+
+
+def test_requested_version_alone_is_not_checked():
+    # Nova checks the version only against the supported instances that
+    # match a named architecture, hypervisor type or VM mode; issue 11,
+    # case 4: an image with only a version requirement passes.
+    assert _passes({'img_hv_requested_version': '>= 7.0'})
+    assert not _passes({'img_hv_type': 'qemu',
+                        'img_hv_requested_version': '>= 7.0'})
 
 
 def test_old_name_of_requested_version():
-    assert not _passes({'hypervisor_version_requires': '>= 7000'})
+    assert not _passes({'architecture': 'x86_64',
+                        'hypervisor_version_requires': '>= 7.0'})
 
 
 def test_host_without_version_passes_any_requirement():
@@ -66,10 +80,43 @@ def test_host_without_version_passes_any_requirement():
 
 def test_bad_version_requirement_rejects_with_reason():
     flt = ipf.ImagePropertiesFilter()
-    spec = fake_hosts.spec(image={'img_hv_requested_version': 'newest'})
+    spec = fake_hosts.spec(image={'hw_vm_mode': 'hvm',
+                                  'img_hv_requested_version': 'newest'})
     assert not flt.host_passes(_host(), spec)
     assert flt.rejection_reason(_host(), spec).startswith(
         'bad img_hv_requested_version')
+
+
+def test_default_architecture_applies_to_images_naming_none(conf):
+    # Issue 11, case 3: with the option at x86_64, an image without an
+    # architecture fails an aarch64-only host in Nova.
+    arm = _host(arch='aarch64')
+    assert _passes({}, arm)
+    conf.config(group='filter_scheduler',
+                image_properties_default_architecture='x86_64')
+    assert not _passes({}, arm)
+    assert _passes({}, _host(arch='x86_64'))
+    assert _passes({'hw_architecture': 'aarch64'}, arm)
+    # No image at all (volume-backed): Nova reads empty properties, so
+    # the default applies too.
+    assert not ipf.ImagePropertiesFilter().host_passes(
+        arm, fake_hosts.spec())
+
+
+def test_default_architecture_choices(conf):
+    with pytest.raises(ValueError):
+        conf.config(group='filter_scheduler',
+                    image_properties_default_architecture='pdp11')
+
+
+def test_wanted_values_match_anywhere_in_a_supported_instance():
+    # Nova looks each wanted value up in the whole (arch, hv, mode)
+    # triple: "xen" as a VM mode matches a host offering the xen
+    # hypervisor with HVM guests.
+    host = _host()
+    host.supported_instances = [('x86_64', 'xen', 'hvm')]
+    assert _passes({'hw_vm_mode': 'xen'}, host)
+    assert not _passes({'hw_vm_mode': 'exe'}, host)
 
 
 def test_reported_supported_instances_win():
@@ -90,9 +137,10 @@ def test_rejection_reasons():
     spec = fake_hosts.spec(image={'hw_architecture': 'ppc64le',
                                   'img_hv_requested_version': '>= 1'})
     assert flt.rejection_reason(_host(), spec) == 'cannot run ppc64le/*/*'
-    spec = fake_hosts.spec(image={'img_hv_requested_version': '>= 7000'})
+    spec = fake_hosts.spec(image={'hw_vm_mode': 'hvm',
+                                  'img_hv_requested_version': '>= 7.0'})
     assert (flt.rejection_reason(_host(), spec)
-            == 'hypervisor version does not meet >= 7000')
+            == 'hypervisor version does not meet >= 7.0')
     assert flt.rejection_reason(_host(), fake_hosts.spec(image={})) is None
 
 

@@ -43,6 +43,30 @@ def test_io_ops_prefers_idle_hosts_by_default():
     assert _order(io_ops.IoOpsWeigher(), hosts) == ['idle', 'some', 'busy']
 
 
+def test_io_ops_normalises_against_zero_as_nova():
+    # Issue 11, case 2: Nova's IoOpsWeigher has minval 0, so io_ops 2 and
+    # 4 weigh -0.5 and -1 (not 0 and -1) with the default multiplier.
+    hosts = [fake_hosts.host('two', num_io_ops=2),
+             fake_hosts.host('four', num_io_ops=4)]
+    weighed = weighers.HostWeightHandler().get_weighed_objects(
+        [io_ops.IoOpsWeigher()], hosts, fake_hosts.spec())
+    assert [(w.obj.host, w.weight) for w in weighed] == [
+        ('two', -0.5), ('four', -1.0)]
+
+
+def test_io_ops_with_ram_order_as_nova():
+    # With the RAM weigher Nova orders these P, Q, R (I/O 4, 2, 3 weigh
+    # -1, -0.5, -0.75); normalised against the least busy host instead,
+    # Q would come first (I/O 0 for it).
+    hosts = [fake_hosts.host('P', memory_mb=2000, num_io_ops=4),
+             fake_hosts.host('Q', memory_mb=800, num_io_ops=2),
+             fake_hosts.host('R', memory_mb=1000, num_io_ops=3)]
+    weighed = weighers.HostWeightHandler().get_weighed_objects(
+        [ram.RAMWeigher(), io_ops.IoOpsWeigher()], hosts, fake_hosts.spec())
+    assert [w.obj.host for w in weighed] == ['P', 'Q', 'R']
+    assert [w.weight for w in weighed] == pytest.approx([0.0, -0.1, -0.25])
+
+
 def test_io_ops_positive_multiplier_prefers_busy(conf):
     conf.config(group='filter_scheduler', io_ops_weight_multiplier=2.0)
     hosts = [fake_hosts.host('idle'), fake_hosts.host('busy', num_io_ops=3)]
@@ -199,9 +223,28 @@ def test_build_failures_weigh_hosts_down():
     hosts = [fake_hosts.host('bad', failed_builds=3),
              fake_hosts.host('good'),
              fake_hosts.host('meh', failed_builds=1)]
-    assert _raw(build_failure.BuildFailureWeigher(), hosts) == [-3, 0, -1]
-    assert _order(build_failure.BuildFailureWeigher(), hosts) == [
-        'good', 'meh', 'bad']
+    weigher = build_failure.BuildFailureWeigher()
+    # Nova's convention: the raw number is the failure count and the
+    # multiplier carries the minus sign.
+    assert _raw(weigher, hosts) == [3, 0, 1]
+    assert weigher.weight_multiplier(hosts[0]) == -1000000.0
+    assert _order(weigher, hosts) == ['good', 'meh', 'bad']
+
+
+def test_build_failure_per_aggregate_multiplier_as_nova():
+    # Issue 11, case 1: RAM + BuildFailure; Nova picks B. With the sign on
+    # the raw number, A's and B's normalised 1.0 would be multiplied by
+    # 1e6 and 100, and A would win.
+    hosts = [fake_hosts.host('A', memory_mb=1000),
+             fake_hosts.host('B', memory_mb=2000, aggregates=[
+                 fake_hosts.aggregate(
+                     'agg', build_failure_weight_multiplier='100')]),
+             fake_hosts.host('C', memory_mb=1500, failed_builds=2)]
+    weighed = weighers.HostWeightHandler().get_weighed_objects(
+        [ram.RAMWeigher(), build_failure.BuildFailureWeigher()], hosts,
+        fake_hosts.spec())
+    assert [w.obj.host for w in weighed] == ['B', 'A', 'C']
+    assert [w.weight for w in weighed] == [1.0, 0.5, 0.75 - 1000000.0]
 
 
 def test_build_failure_outweighs_resources_by_default():
@@ -341,13 +384,15 @@ def test_image_props_without_image_weighs_nothing(conf):
 ])
 def test_multiplier_option_and_aggregate_minimum(conf, weigher, group,
                                                  option, aggregate_key):
+    # BuildFailureWeigher negates the multiplier it reads, as Nova does.
+    sign = -1 if weigher is build_failure.BuildFailureWeigher else 1
     conf.config(group=group, **{option: 7.0})
-    assert weigher().weight_multiplier(fake_hosts.host()) == 7.0
+    assert weigher().weight_multiplier(fake_hosts.host()) == sign * 7.0
     key = aggregate_key or option
     host = fake_hosts.host(aggregates=[
         fake_hosts.aggregate('a', **{key: '5'}),
         fake_hosts.aggregate('b', **{key: '3.5'})])
-    assert weigher().weight_multiplier(host) == 3.5
+    assert weigher().weight_multiplier(host) == sign * 3.5
     bad = fake_hosts.host(aggregates=[fake_hosts.aggregate(
         'a', **{key: 'heavy'})])
-    assert weigher().weight_multiplier(bad) == 7.0
+    assert weigher().weight_multiplier(bad) == sign * 7.0
