@@ -104,10 +104,16 @@ class Service(base.NovaLiteObject, base.NovaLiteTimestampObject):
 
     @property
     def is_up(self):
-        """True if the last heartbeat is recent and not forced down."""
+        """True if the last heartbeat is recent and not forced down.
+
+        The last heartbeat is ``last_seen_up``, or ``created_at`` for a
+        service that never reported, as in Nova: ``updated_at`` changes
+        with any write (an operator disabling the service), which is no
+        sign of life.
+        """
         if self.forced_down:
             return False
-        last = self.last_seen_up or self.updated_at or self.created_at
+        last = self.last_seen_up or self.created_at
         if last is None:
             return False
         last = last.replace(tzinfo=None)

@@ -24,6 +24,7 @@ import time
 import numpy as np
 
 from nova_lite.scheduler import filters
+from nova_lite.scheduler import utils
 from nova_lite.scheduler import weighers
 
 _TRUST = {}
@@ -92,7 +93,7 @@ def run_filters(steps, population, mask, spec_obj, index, trace):
     """The mask of the rows of ``mask`` that pass every step of
     ``steps`` run for the ``index``-th instance; a MaskStep per step run
     is appended to ``trace``. Stops at the first step leaving no row."""
-    for step in steps:
+    for step in utils.steps_for_request(steps, spec_obj):
         if not step.run_filter_for_index(index):
             continue
         start = time.perf_counter()

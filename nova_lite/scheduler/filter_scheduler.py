@@ -9,6 +9,10 @@ For each instance of a request, in order:
 3. the placement step: hosts where the instance's resources fit, as
    placement would check them;
 4. the enabled filters, in order (skipped for forced hosts, as in Nova);
+   for a rebuild (hint ``_nova_check_type`` "rebuild", the instance's
+   host named by ``force_hosts``/``force_nodes``) only the steps with
+   ``RUN_ON_REBUILD`` run, forced or not (no prefilter, no placement
+   step), and nothing is claimed;
 5. the weighers, then ``shuffle_best_same_weighed_hosts`` and a random
    pick among the best ``host_subset_size``;
 6. a claim on the first candidate; a ClaimConflict (another scheduler got
@@ -48,6 +52,7 @@ from nova_lite.scheduler import filters
 from nova_lite.scheduler import host_state as host_state_mod
 from nova_lite.scheduler import pipelines
 from nova_lite.scheduler import population as population_mod
+from nova_lite.scheduler import utils
 from nova_lite.scheduler import weighers
 
 LOG = logging.getLogger(__name__)
@@ -105,6 +110,8 @@ class RequestedHostsStep(filters.BaseHostFilter):
     forces hosts or nodes, only those (names compared case-blind)."""
 
     run_filter_once_per_request = True
+    # A rebuild names the instance's host this way: kept on a rebuild.
+    RUN_ON_REBUILD = True
     step_name = 'requested hosts'
 
     def __init__(self, spec_obj):
@@ -294,6 +301,7 @@ class FilterScheduler:
             spec_obj, getattr(pipeline, 'population', pool))
         claimed = []
         results = []
+        rebuild = utils.request_is_rebuild(spec_obj)
         try:
             for index, uuid in enumerate(instance_uuids):
                 _set_instance_uuid(spec_obj, uuid)
@@ -304,7 +312,8 @@ class FilterScheduler:
                     raise exception.NoValidHost(reason=self._explain(
                         pipeline.count(pool), attempt, index,
                         len(instance_uuids), spec_obj))
-                claimed.append((uuid, attempt.chosen))
+                if not rebuild:
+                    claimed.append((uuid, attempt.chosen))
                 results.append(self._selections(attempt, resources,
                                                 return_alternates))
                 pool = attempt.filtered
@@ -323,7 +332,10 @@ class FilterScheduler:
             steps.append(requested)
         steps.extend(prefilters)
         steps.append(PlacementStep(resources))
-        if not requested.forced:
+        # A rebuild names the instance's own host with force_hosts or
+        # force_nodes (Nova's requested_destination): its filters still
+        # run there.
+        if not requested.forced or utils.request_is_rebuild(spec_obj):
             steps.extend(self.filters)
         return steps
 
@@ -345,6 +357,12 @@ class FilterScheduler:
 
     def _claim_first(self, pipeline, attempt, uuid, spec_obj, resources,
                      claimer, refresh_host):
+        if utils.request_is_rebuild(spec_obj):
+            # The instance keeps its allocation where it is: the check
+            # chooses without claiming, as Nova's does.
+            attempt.chosen = attempt.candidates[0]
+            attempt.position = 0
+            return
         for position, host in enumerate(attempt.candidates):
             try:
                 generation = claimer.claim(host, uuid, spec_obj, resources)

@@ -162,3 +162,29 @@ def group_policy(group):
         return policy
     policies = spec_field(group, 'policies') or []
     return policies[0] if policies else None
+
+
+# The scheduler hint with which a rebuild asks whether the instance's own
+# host still suits the new image (Nova's name for it).
+CHECK_TYPE_HINT = '_nova_check_type'
+
+
+def request_is_rebuild(spec_obj):
+    """Whether ``spec_obj`` asks to check a host for a rebuild: its
+    scheduler hint ``_nova_check_type`` is "rebuild" (stored as
+    ``['rebuild']``). Only filters with ``RUN_ON_REBUILD`` run then, and
+    nothing is claimed: the instance keeps its allocation."""
+    hints = spec_field(spec_obj, 'scheduler_hints') or {}
+    value = hints.get(CHECK_TYPE_HINT)
+    if isinstance(value, (list, tuple)):
+        return list(value) == ['rebuild']
+    return value == 'rebuild'
+
+
+def steps_for_request(steps, spec_obj):
+    """The filter steps of ``steps`` that run for ``spec_obj``: all of
+    them, or for a rebuild those with ``RUN_ON_REBUILD`` (the others
+    pass every host, as in Nova)."""
+    if not request_is_rebuild(spec_obj):
+        return steps
+    return [step for step in steps if getattr(step, 'RUN_ON_REBUILD', False)]

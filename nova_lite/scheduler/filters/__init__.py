@@ -35,6 +35,7 @@ from oslo_log import log as logging
 from nova_lite.conf import CONF
 from nova_lite import exception
 from nova_lite.scheduler import loadables
+from nova_lite.scheduler import utils
 
 LOG = logging.getLogger(__name__)
 
@@ -57,6 +58,13 @@ class BaseHostFilter:
     """
 
     run_filter_once_per_request = False
+
+    # Whether the filter runs when a rebuild asks if the instance's host
+    # still suits it (scheduler hint ``_nova_check_type`` "rebuild"): the
+    # policy filters of the image do, those of usage and of the flavor
+    # (unchanged by a rebuild) do not, as in Nova; a filter that does not
+    # run passes every host.
+    RUN_ON_REBUILD = False
 
     # (per-host method, its whole-population twin): a subclass that
     # overrides the first without the second is filtered host by host,
@@ -248,7 +256,7 @@ class HostFilterHandler:
         is given, a FilterStep per filter run is appended to it.
         """
         hosts = list(objs)
-        for filter_obj in filters:
+        for filter_obj in utils.steps_for_request(filters, spec_obj):
             if not filter_obj.run_filter_for_index(index):
                 continue
             start = time.perf_counter()

@@ -24,6 +24,8 @@ class AggregateImagePropertiesIsolation(filters.BaseHostFilter):
     """
 
     run_filter_once_per_request = True
+    # The image may change on a rebuild: checked then too, as in Nova.
+    RUN_ON_REBUILD = True
 
     def _failure(self, host_state, spec_obj):
         props = utils.image_props(spec_obj)

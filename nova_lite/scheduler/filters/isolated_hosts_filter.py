@@ -26,6 +26,8 @@ class IsolatedHostsFilter(filters.BaseHostFilter):
     """
 
     run_filter_once_per_request = True
+    # The image may change on a rebuild: checked then too, as in Nova.
+    RUN_ON_REBUILD = True
 
     def host_passes(self, host_state, spec_obj):
         opts = CONF.filter_scheduler

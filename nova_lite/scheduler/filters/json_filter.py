@@ -7,9 +7,13 @@ A query is a list: an operator, then arguments. An argument is a nested
 query, a number, a string, or a ``$variable``: a HostState attribute,
 with ``.key`` to index into a dict attribute (``$stats.num_instances``).
 Arguments that evaluate to None (an unknown variable) are dropped.
+``$host_ip`` is an IP address object, as in Nova: it compares equal only
+to another address (``["=", "$host_ip", "$host_ip"]``), never to a
+string, and a comparison of order with a string is false.
 """
 
 import functools
+import ipaddress
 import json
 import operator
 
@@ -47,9 +51,24 @@ COMMANDS = {
 }
 
 
+def _host_ip(value):
+    """The host's address as Nova's HostState holds it: an IP address
+    object, which equals no string and orders against none, so
+    ``["=", "$host_ip", "10.0.0.1"]`` is false on every host, as in
+    Nova."""
+    if isinstance(value, str):
+        try:
+            return ipaddress.ip_address(value)
+        except ValueError:
+            return value
+    return value
+
+
 def _variable(text, host_state):
     path = text[1:].split('.')
     value = getattr(host_state, path[0], None)
+    if path[0] == 'host_ip':
+        value = _host_ip(value)
     for key in path[1:]:
         if not isinstance(value, dict):
             return None
@@ -106,6 +125,8 @@ class JsonFilter(filters.BaseHostFilter):
     host; a malformed one rejects every host, saying why. Rejection
     reasons: "fail query", "bad query: <why>".
     """
+
+    RUN_ON_REBUILD = False
 
     def _result(self, host_state, spec_obj):
         """(passes, reason)."""

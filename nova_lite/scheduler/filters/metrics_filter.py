@@ -26,7 +26,10 @@ class MetricsFilter(filters.BaseHostFilter):
     "lack metric <name>" (the first missing, alphabetically).
     """
 
-    run_filter_once_per_request = True
+    # Run for every instance of a request, as Nova's is: the hosts it
+    # keeps are the same, but each instance's steps (and a NoValidHost's
+    # explanation) show it.
+    run_filter_once_per_request = False
 
     @staticmethod
     def _missing(host_state, names):

@@ -131,6 +131,10 @@ class NUMATopologyFilter(filters.BaseHostFilter):
     "no fit for <n> NUMA cells", "bad NUMA request: <why>".
     """
 
+    # The image's NUMA properties may change on a rebuild (as in Nova).
+    RUN_ON_REBUILD = True
+
+
     def _failure(self, host_state, spec_obj):
         try:
             wanted = instance_topology(spec_obj)

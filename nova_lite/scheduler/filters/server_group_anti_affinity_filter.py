@@ -12,10 +12,16 @@ def members_on_host(host_state, group):
 
 
 def max_server_per_host(group):
-    """The group's ``max_server_per_host`` rule (default 1)."""
+    """The group's ``max_server_per_host`` rule as an int (default 1).
+
+    Not clamped: the API accepts the string "0", and Nova then keeps every
+    host that does not already run the instance out (no host runs fewer
+    than 0 members). A value that is not an integer counts as the
+    default.
+    """
     rules = utils.spec_field(group, 'rules') or {}
     try:
-        return max(int(rules.get('max_server_per_host', 1)), 1)
+        return int(rules.get('max_server_per_host', 1))
     except (TypeError, ValueError):
         return 1
 

@@ -61,6 +61,8 @@ EXTRA_SPECS = [
     {'pci_passthrough:alias': 'nope:1'},
     {'trait:CUSTOM_SSD': 'required'},
     {'trait:HW_CPU_X86_AVX2': 'forbidden'},
+    {'hw:maxphysaddr_bits': '42'},
+    {'capabilities:service:disabled': 'False'},
 ]
 
 IMAGE_PROPERTIES = [
@@ -72,6 +74,8 @@ IMAGE_PROPERTIES = [
     {'img_hv_requested_version': 'bad'}, {'os_distro': 'linux'},
     {'os_distro': 'windows'}, {'trait:CUSTOM_SSD': 'required'},
     {'hw_numa_nodes': 2},
+    {'hw_architecture': 'x86_64', 'img_hv_requested_version': '>= 6.2, < 7'},
+    {'hw_vm_mode': 'hvm', 'img_hv_requested_version': '>=6000'},
 ]
 
 QUERIES = [
@@ -80,6 +84,8 @@ QUERIES = [
      ['not', ['=', '$hypervisor_type', 'xen']]],
     ['or', ['<', '$num_instances', 2], ['in', '$hypervisor_type', 'kvm']],
     ['=', '$stats.gpu', 'yes'], ['frob', 1], 'not a list',
+    ['=', '$host_ip', '10.0.1.5'], ['<', '$host_ip', '10.0.1.9'],
+    ['in', '$host_ip', '10.0.1.5', 'fe80::1'],
 ]
 
 
@@ -152,7 +158,8 @@ def _node(rng, uuid, host, nodename, vcpus, memory):
         hypervisor_type=rng.choice(['qemu', 'kvm', 'xen', 'QEMU']),
         hypervisor_version=rng.choice([6000, 6002, 7001]),
         cpu_info=rng.choice(['{"arch": "x86_64"}', '{"arch": "aarch64"}',
-                             '{}']),
+                             '{}', '{"arch": "x86_64", "maxphysaddr": '
+                             '{"mode": "emulate", "bits": 46}}']),
         host_ip=rng.choice(['10.0.0.%d' % rng.randint(1, 9),
                             '10.0.1.5', 'fe80::1', None]),
         stats=stats,
@@ -245,6 +252,8 @@ def _hints(rng, hosts):
     if rng.random() < 0.15:
         hints['build_near_host_ip'] = [rng.choice(['10.0.0.1', 'fe80::'])]
         hints['cidr'] = [rng.choice(['/24', '16', '/64', 'x'])]
+    if rng.random() < 0.1:
+        hints['_nova_check_type'] = ['rebuild']
     return hints
 
 
@@ -253,7 +262,8 @@ def _group(rng, hosts, project_id):
         uuid=rng.choice(GROUPS), name='g',
         policy=rng.choice(['affinity', 'anti-affinity', 'soft-affinity',
                            'soft-anti-affinity']),
-        rules=rng.choice([{}, {'max_server_per_host': rng.randint(1, 3)}]),
+        rules=rng.choice([{}, {'max_server_per_host': rng.randint(1, 3)},
+                          {'max_server_per_host': '0'}]),
         project_id=project_id, user_id='u',
         members=rng.sample(MEMBERS, rng.randint(0, 4)),
         hosts=rng.sample(hosts, min(len(hosts), rng.randint(0, 2))))

@@ -52,6 +52,8 @@ def _settings(rng, conf):
         aggregate_image_properties_isolation_namespace=rng.choice(
             [None, None, 'os']),
         aggregate_image_properties_isolation_separator='_',
+        image_properties_default_architecture=rng.choice(
+            [None, None, 'x86_64']),
         host_subset_size=1 if rng.random() < 0.8 else rng.randint(2, 4),
         shuffle_best_same_weighed_hosts=rng.random() < 0.2)
     for name in MULTIPLIERS:

@@ -93,3 +93,40 @@ def test_rejection_reason_names_the_failing_spec():
 
 def test_runs_once_per_request():
     assert ccf.ComputeCapabilitiesFilter.run_filter_once_per_request
+
+
+def test_maxphysaddr_bits_is_a_cpu_requirement():
+    # Issue 11, case 6: Nova checks hw:maxphysaddr_bits=N as
+    # capabilities:cpu_info:maxphysaddr:bits >= N.
+    cpu = json.dumps({'arch': 'x86_64',
+                      'maxphysaddr': {'mode': 'emulate', 'bits': 46}})
+    host = _host(cpu_info=cpu)
+    assert _passes({'hw:maxphysaddr_bits': '42'}, host)
+    assert _passes({'hw:maxphysaddr_bits': '46'}, host)
+    assert not _passes({'hw:maxphysaddr_bits': '48'}, host)
+    # A host that does not report the size cannot show it has enough.
+    assert not _passes({'hw:maxphysaddr_bits': '42'})
+    flt = ccf.ComputeCapabilitiesFilter()
+    spec = fake_hosts.spec(extra_specs={'hw:maxphysaddr_bits': '48'})
+    assert (flt.rejection_reason(host, spec)
+            == 'fail hw:maxphysaddr_bits=>= 48')
+
+
+def test_paths_start_only_at_capabilities_nova_names():
+    # Issue 11, case 7: the scheduler's own attributes are not
+    # capabilities (Nova's extra spec validation names the ones that
+    # are): capabilities:service:disabled finds nothing, so it fails.
+    host = _host()
+    assert host.service is not None
+    assert not _passes({'capabilities:service:disabled': 'False'}, host)
+    assert not _passes({'capabilities:service_up': 'True'}, host)
+    assert not _passes({'capabilities:consume': '<in> bound'}, host)
+    # Unscoped, such a name is not a capability of the host: ignored.
+    assert _passes({'service': 'anything'}, host)
+    # A stat of that name is still found, as other unknown names are.
+    host = _host(stats={'service': 'gold'})
+    assert _passes({'capabilities:service': 's== gold'}, host)
+
+
+def test_not_run_on_rebuild():
+    assert ccf.ComputeCapabilitiesFilter.RUN_ON_REBUILD is False

@@ -83,3 +83,18 @@ def test_failing_query_reason():
 
 def test_uncomparable_values_fail_instead_of_raising():
     assert not _passes(['<', '$hypervisor_hostname', 3])
+
+
+@pytest.mark.parametrize('query,expected', [
+    # Nova's host_ip is an IP address object: no string equals it, and
+    # it has no order against a string (Nova raises; false here).
+    (['=', '$host_ip', '10.0.0.7'], False),
+    (['in', '$host_ip', '10.0.0.7', '10.0.0.8'], False),
+    (['<', '$host_ip', '10.0.0.9'], False),
+    (['not', ['=', '$host_ip', '10.0.0.7']], True),
+    (['=', '$host_ip', '$host_ip'], True),
+])
+def test_host_ip_is_an_address_object(query, expected):
+    # Issue 11, case 7.
+    host = fake_hosts.host('h1', host_ip='10.0.0.7')
+    assert _passes(query, host) is expected

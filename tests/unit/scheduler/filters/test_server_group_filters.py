@@ -141,3 +141,15 @@ def test_real_request_spec_and_instance_group():
     group.policy = 'affinity'
     assert fake_hosts.names(aff.ServerGroupAffinityFilter().filter_all(
         _hosts(), spec)) == ['h1', 'h2']
+
+
+def test_max_server_per_host_zero_is_not_clamped():
+    # Issue 11, case 7: the API accepts "0"; Nova compares the members on
+    # a host with 0, so no host passes but the one running the instance
+    # being moved.
+    group = fake_hosts.Group('anti-affinity', members=M[:3],
+                             rules={'max_server_per_host': '0'})
+    flt = anti.ServerGroupAntiAffinityFilter()
+    assert _kept(flt, group) == []
+    assert _kept(flt, group, instance_uuid=M[1]) == ['h2']
+    assert anti.max_server_per_host(group) == 0
