@@ -15,8 +15,11 @@ For each instance of a request, in order:
    step), and nothing is claimed;
 5. the weighers, then ``shuffle_best_same_weighed_hosts`` and a random
    pick among the best ``host_subset_size``;
-6. a claim on the first candidate; a ClaimConflict (another scheduler got
-   there first) refreshes that host and moves to the next candidate.
+6. a claim on the first candidate; a ClaimConflict (another scheduler
+   got there first, or a delete changed the provider) refreshes that
+   host and claims it again while the refresh shows a change and the
+   host still passes every step (at most ``CLAIM_RETRIES`` times), then
+   moves to the next candidate.
 
 The claimed host's state is consumed (the instance joins its
 ``instances``, and the host and instance join the request's server
@@ -56,6 +59,13 @@ from nova_lite.scheduler import utils
 from nova_lite.scheduler import weighers
 
 LOG = logging.getLogger(__name__)
+
+# How many times a host whose claim was lost to a concurrent change is
+# claimed again (each after a refresh showing it still fits) before the
+# next candidate is tried. As many as placement's own writers retry: on a
+# busy node (boots and deletes each moving its generation) a few tries in
+# a row can lose.
+CLAIM_RETRIES = 10
 
 
 def _spec_list(spec_obj, name):
@@ -352,11 +362,11 @@ class FilterScheduler:
                                            spec_obj, self.rng)
         pipeline.log_timings(uuid, trace)
         self._claim_first(pipeline, attempt, uuid, spec_obj, resources,
-                          claimer, refresh_host)
+                          claimer, refresh_host, steps, index)
         return attempt
 
     def _claim_first(self, pipeline, attempt, uuid, spec_obj, resources,
-                     claimer, refresh_host):
+                     claimer, refresh_host, steps, index):
         if utils.request_is_rebuild(spec_obj):
             # The instance keeps its allocation where it is: the check
             # chooses without claiming, as Nova's does.
@@ -364,16 +374,10 @@ class FilterScheduler:
             attempt.position = 0
             return
         for position, host in enumerate(attempt.candidates):
-            try:
-                generation = claimer.claim(host, uuid, spec_obj, resources)
-            except exception.ClaimConflict as exc:
-                LOG.info('Claim for %s on %s lost to a concurrent change, '
-                         'trying the next host: %s', uuid, host.host,
-                         exc.format_message())
-                attempt.lost.append(host)
-                if refresh_host is not None:
-                    refresh_host(host)
-                pipeline.changed(host)
+            generation = self._claim_on(
+                pipeline, attempt, host, uuid, spec_obj, resources, claimer,
+                refresh_host, steps, index)
+            if generation is None:
                 continue
             host.consume(resources, generation,
                          claimed_instance(spec_obj, uuid))
@@ -383,6 +387,42 @@ class FilterScheduler:
             attempt.position = position
             LOG.debug('Claimed %s for %s', host, uuid)
             return
+
+    def _claim_on(self, pipeline, attempt, host, uuid, spec_obj, resources,
+                  claimer, refresh_host, steps, index):
+        """The provider's new generation once ``uuid`` is claimed on
+        ``host``, or None (the claim was lost; try the next candidate).
+
+        A claim lost to a concurrent change (another claim, a delete
+        freeing room) refreshes the host; when the refresh saw the change
+        (a new generation) and the host still passes every step, it is
+        claimed again, up to CLAIM_RETRIES times: under delete churn the
+        best host is often still the right one.
+        """
+        for tries in range(CLAIM_RETRIES + 1):
+            seen = host.generation
+            try:
+                return claimer.claim(host, uuid, spec_obj, resources)
+            except exception.ClaimConflict as exc:
+                LOG.info('Claim for %s on %s lost to a concurrent change '
+                         '(try %d): %s', uuid, host.host, tries + 1,
+                         exc.format_message())
+            if refresh_host is not None:
+                refresh_host(host)
+            pipeline.changed(host)
+            if (refresh_host is None or host.generation == seen
+                    or not self._still_passes(host, steps, spec_obj,
+                                              index)):
+                break
+        attempt.lost.append(host)
+        return None
+
+    @staticmethod
+    def _still_passes(host, steps, spec_obj, index):
+        """Whether the refreshed ``host`` passes ``steps`` again, each
+        asked host by host (the reference answer)."""
+        return bool(filters.HostFilterHandler().get_filtered_objects(
+            steps, [host], spec_obj, index))
 
     def _selections(self, attempt, resources, return_alternates):
         chosen = [attempt.chosen]

@@ -178,8 +178,11 @@ class HostManager:
         nodes = self.loader.compute_nodes(ctxt, uuids)
         found = {node.uuid for node in nodes}
         others = uuids - found - set(self._states)
-        provider_summaries = self.loader.summaries(ctxt, found)
         instances = self.loader.instances(ctxt, found)
+        # The providers last: a claim compares their generation, so the
+        # less time between reading it and claiming, the fewer claims a
+        # concurrent change makes lose.
+        provider_summaries = self.loader.summaries(ctxt, found)
         aggregates = self.loader.aggregates(ctxt, others) if others else []
         with self.lock:
             if any(node.host not in self._services for node in nodes):
