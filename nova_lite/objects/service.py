@@ -111,14 +111,18 @@ class Service(base.NovaLiteObject, base.NovaLiteTimestampObject):
         with any write (an operator disabling the service), which is no
         sign of life.
         """
+        return self.up_at(_utcnow(), CONF.service_down_time)
+
+    def up_at(self, now, down_time):
+        """``is_up`` as of ``now`` (naive UTC) with ``down_time`` seconds:
+        for callers judging many services at one instant."""
         if self.forced_down:
             return False
         last = self.last_seen_up or self.created_at
         if last is None:
             return False
-        last = last.replace(tzinfo=None)
-        age = (_utcnow() - last).total_seconds()
-        return abs(age) <= CONF.service_down_time
+        age = (now - last.replace(tzinfo=None)).total_seconds()
+        return abs(age) <= down_time
 
     @staticmethod
     @db_api.reader

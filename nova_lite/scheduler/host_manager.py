@@ -12,9 +12,11 @@ incrementally:
   carry the uuid of a host aggregate that changed (the API sends it with
   the providers of the aggregate's hosts): that aggregate is re-read and
   the zone and aggregates of its old and new hosts follow;
-* compute services (heartbeats, disable) re-read at most every
-  ``min(report_interval, 5)`` seconds, so a compute going down is noticed
-  without a database read per request;
+* compute services (heartbeats, disable) re-read every
+  ``min(report_interval, 5)`` seconds by a periodic task, off the
+  decision path (``sync_services``), applying only the hosts whose
+  service changed, so a compute going down is noticed without a database
+  read per request;
 * a periodic full resync (``[scheduler] host_state_resync_interval``).
 
 A stale view is never unsafe: claims compare-and-swap on the provider
@@ -33,6 +35,7 @@ import time
 
 import os_traits
 from oslo_log import log as logging
+from oslo_utils import timeutils
 
 from nova_lite.conf import CONF
 from nova_lite import objects
@@ -291,26 +294,53 @@ class HostManager:
     def _read_services(self, ctxt):
         services = self.loader.services(ctxt)
         # is_up depends on the time of reading, so take it now, once per
-        # service rather than once per node.
-        return {svc.host: (svc, bool(svc.is_up)) for svc in services}
+        # service rather than once per node, all at one instant.
+        now = timeutils.utcnow().replace(tzinfo=None)
+        down_time = CONF.service_down_time
+        return {svc.host: (svc, bool(_up_at(svc, now, down_time)))
+                for svc in services}
 
     def _set_services(self, services):
         self._services = services
         self._services_read_at = self._clock()
 
-    def _services_stale(self):
+    def service_sync_seconds(self):
+        """How often ``sync_services`` should run (the periodic task)."""
+        return self._service_cache_seconds()
+
+    def sync_services(self, ctxt):
+        """Re-read the compute services and apply what changed: the hosts
+        whose service went up or down, was disabled, enabled, forced down
+        or replaced. Read without the lock; only the changed hosts are
+        updated under it. The scheduler runs it as a periodic task, off
+        the decision path; does nothing before the first load."""
+        if not self.loaded:
+            return
+        services = self._read_services(ctxt)
+        # The comparison is the costly part at scale: outside the lock,
+        # against the services as they were; redone under it in the rare
+        # case another thread replaced them meanwhile.
+        old = self._services
+        changed = _changed_hosts(old, services)
+        with self.lock:
+            if self._services is not old:
+                changed = _changed_hosts(self._services, services)
+            self._set_services(services)
+            if not changed:
+                return
+            for state in self._states.values():
+                if state.host in changed:
+                    service, up = services.get(state.host, (None, False))
+                    state.update_service(service, up)
+        LOG.debug('Services changed on %d hosts', len(changed))
+
+    def _services_overdue(self):
+        # The periodic sync is late (a stuck task runner, or none, as in
+        # a test): read on the decision path rather than go on deciding
+        # with heartbeats older than a few periods.
         age = (None if self._services_read_at is None
                else self._clock() - self._services_read_at)
-        return age is None or age >= self._service_cache_seconds()
-
-    def _reload_services(self, ctxt, services=None):
-        """Apply ``services`` (read now when None) to every state."""
-        if services is None:
-            services = self._read_services(ctxt)
-        self._set_services(services)
-        for state in self._states.values():
-            service, up = services.get(state.host, (None, False))
-            state.update_service(service, up)
+        return age is None or age >= 4 * self._service_cache_seconds()
 
     # The request path
 
@@ -318,31 +348,79 @@ class HostManager:
         """Every schedulable HostState, current as of now.
 
         Loads everything on first use, then reloads the providers marked
-        dirty and, when older than the cache period, the services.
+        dirty (see ``get_population``).
         """
         return list(self.get_population(ctxt))
 
     def get_population(self, ctxt):
-        """``get_host_states`` as the Population of those states."""
-        services = None
-        if self.loaded and self._services_stale():
-            # Read before taking the lock: another thread's decision
-            # need not wait for the read.
-            services = self._read_services(ctxt)
-        with self.lock:
-            if not self.loaded:
-                self.load_all(ctxt)
-            else:
-                dirty = self._take_dirty()
-                if dirty:
-                    try:
-                        self.refresh(ctxt, dirty)
-                    except Exception:
-                        self.mark_dirty(dirty)
-                        raise
-                if services is not None or self._services_stale():
-                    self._reload_services(ctxt, services)
+        """``get_host_states`` as the Population of those states.
+
+        The reads happen before the lock is taken (it is held only to
+        apply what they found), so a caller that takes the lock after
+        this for its decision holds it only for the decision and its
+        claims. Notices that arrive meanwhile wait for the next request:
+        a stale view is safe (claims compare-and-swap). The services are
+        kept current by ``sync_services``, read here only when it is
+        overdue.
+        """
+        if not self.loaded:
+            with self.lock:
+                if not self.loaded:
+                    self.load_all(ctxt)
             return self.population
+        dirty = self._take_dirty()
+        if dirty:
+            try:
+                self.refresh(ctxt, dirty)
+            except Exception:
+                self.mark_dirty(dirty)
+                raise
+        if self._services_overdue():
+            self.sync_services(ctxt)
+        return self.population
+
+
+def _up_at(service, now, down_time):
+    up_at = getattr(service, 'up_at', None)
+    return service.is_up if up_at is None else up_at(now, down_time)
+
+
+_KEY_FIELDS = ('id', 'disabled', 'disabled_reason', 'forced_down')
+# Where a versioned object keeps a set field (oslo.versionedobjects'
+# "_obj_" prefix); anything else is read by attribute.
+_KEY_ATTRS = tuple('_obj_' + name for name in _KEY_FIELDS)
+
+
+def _service_key(entry):
+    """What of a (service, up) entry host states depend on: up, and the
+    service's id, disabled flag and reason and forced_down (unset fields
+    count as None)."""
+    if entry is None:
+        return None
+    service, up = entry
+    # Read from the object's __dict__ when it can: this runs for every
+    # service every few seconds.
+    values = getattr(service, '__dict__', None)
+    if isinstance(service, dict):
+        values, names = service, _KEY_FIELDS
+    elif values is not None and _KEY_ATTRS[0] in values:
+        names = _KEY_ATTRS
+    else:
+        values = {name: getattr(service, name, None)
+                  for name in _KEY_FIELDS}
+        names = _KEY_FIELDS
+    get = values.get
+    return (up, get(names[0]), get(names[1]), get(names[2]), get(names[3]))
+
+
+def _changed_hosts(old, new):
+    """Hosts whose (service, up) entry differs between ``old`` and
+    ``new`` in what host states depend on."""
+    changed = set(old).symmetric_difference(new)
+    changed.update(host for host, entry in new.items()
+                   if host in old
+                   and _service_key(old[host]) != _service_key(entry))
+    return changed
 
 
 def _disabled_trait(state):

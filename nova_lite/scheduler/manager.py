@@ -23,6 +23,7 @@ from nova_lite.scheduler import rpcapi
 LOG = logging.getLogger(__name__)
 
 _RESYNC_TASK = '_resync_host_states'
+_SERVICES_TASK = '_sync_services'
 
 
 class SchedulerManager(manager.Manager):
@@ -48,6 +49,8 @@ class SchedulerManager(manager.Manager):
         self._periodic_spacing = dict(self._periodic_spacing)
         self._periodic_spacing[_RESYNC_TASK] = (
             CONF.scheduler.host_state_resync_interval)
+        self._periodic_spacing[_SERVICES_TASK] = (
+            self.host_manager.service_sync_seconds())
 
     def post_start_hook(self):
         # Load only once the RPC server consumes: a change notice fanned
@@ -72,10 +75,13 @@ class SchedulerManager(manager.Manager):
         """
         claimer = self.claimer_factory(context)
         refresh = functools.partial(self._refresh_host, context)
-        # One decision at a time per process: each sees the claims of the
-        # one before it in memory, and RPC threads never race on a host.
+        # Reads first, without the lock: another thread's decision need
+        # not wait for them.
+        host_states = self.host_manager.get_population(context)
+        # Then one decision at a time per process: each sees the claims of
+        # the one before it in memory, and RPC threads never race on a
+        # host. The lock covers the in-memory decision and the claims.
         with self.host_manager.lock:
-            host_states = self.host_manager.get_population(context)
             prefilters = request_filter.process_reqspec(
                 spec_obj, self.host_manager.aggregates())
             return self.driver.select_destinations(
@@ -95,6 +101,12 @@ class SchedulerManager(manager.Manager):
         """
         self.host_manager.mark_dirty(list(provider_uuids)
                                      + list(aggregate_uuids or ()))
+
+    @periodic_task.periodic_task(spacing=5, run_immediately=False)
+    def _sync_services(self, context):
+        """Apply the compute services' changes (up, down, disabled), off
+        the decision path."""
+        self.host_manager.sync_services(context)
 
     @periodic_task.periodic_task(spacing=60, run_immediately=False)
     def _resync_host_states(self, context):

@@ -135,7 +135,7 @@ def test_failed_refresh_keeps_the_notice(clock):
     assert ('summaries', [U[0]]) in loader.calls
 
 
-def test_services_are_cached_for_a_few_seconds(clock, conf):
+def test_services_are_not_read_on_the_decision_path(clock, conf):
     conf.config(report_interval=10)
     loader = _loader()
     manager = _manager(loader, clock)
@@ -143,27 +143,53 @@ def test_services_are_cached_for_a_few_seconds(clock, conf):
     loader.services_ = [fakes.service('h1', up=False),
                         fakes.service('h2', disabled=True)]
     loader.calls.clear()
-    clock.now += 4
+    clock.now += 15
     states = _by_uuid(manager.get_host_states(None))
     assert loader.calls == []
     assert states[U[0]].service_up
 
-    clock.now += 1
-    states = _by_uuid(manager.get_host_states(None))
+    # The periodic task applies the changes.
+    manager.sync_services(None)
     assert loader.calls == [('services', None)]
     assert not states[U[0]].service_up
     assert states[U[1]].service['disabled']
 
 
-def test_service_cache_follows_a_short_report_interval(clock, conf):
+def test_sync_updates_only_the_hosts_whose_service_changed(clock):
+    loader = _loader()
+    manager = _manager(loader, clock)
+    states = _by_uuid(manager.get_host_states(None))
+    unchanged = states[U[1]].service
+    loader.services_ = [fakes.service('h1', up=False)] + [
+        svc for svc in loader.services_ if svc.host != 'h1']
+    manager.sync_services(None)
+    assert not states[U[0]].service_up
+    # Only a new heartbeat there: the host's state was left alone.
+    assert states[U[1]].service is unchanged
+
+
+def test_overdue_services_are_read_on_the_decision_path(clock, conf):
+    # A periodic sync that does not run (stuck, or absent) must not leave
+    # the view's heartbeats old for long: after four periods a request
+    # reads them.
     conf.config(report_interval=2)
     loader = _loader()
     manager = _manager(loader, clock)
     manager.get_host_states(None)
     loader.calls.clear()
-    clock.now += 2
+    clock.now += 7
+    manager.get_host_states(None)
+    assert loader.calls == []
+    clock.now += 1
     manager.get_host_states(None)
     assert loader.calls == [('services', None)]
+
+
+def test_sync_before_the_first_load_reads_nothing(clock):
+    loader = _loader()
+    manager = _manager(loader, clock)
+    manager.sync_services(None)
+    assert loader.calls == []
 
 
 def test_full_resync_updates_in_place_and_consumes_notices(clock):

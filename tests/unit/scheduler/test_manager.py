@@ -144,3 +144,42 @@ def test_bad_weigher_config_stops_the_manager(conf):
     conf.config(group='filter_scheduler', weight_classes=['NoSuchWeigher'])
     with pytest.raises(exception.SchedulerWeigherNotFound):
         _manager()
+
+
+def test_reads_happen_before_the_decision_lock():
+    # A notice's refresh reads the database without the lock, so another
+    # thread's decision is not held up by it; the lock is taken for the
+    # decision only.
+    loader = _loader()
+    mgr = _manager(loader)
+    mgr.host_manager.load_all(None)
+    mgr.update_provider_states(None, [U[0]])
+    free_during_read = []
+    read = loader.summaries
+
+    def probing(ctxt, uuids=None):
+        def probe():
+            got = mgr.host_manager.lock.acquire(blocking=False)
+            free_during_read.append(got)
+            if got:
+                mgr.host_manager.lock.release()
+        thread = threading.Thread(target=probe)
+        thread.start()
+        thread.join()
+        return read(ctxt, uuids)
+
+    loader.summaries = probing
+    mgr.select_destinations(None, fakes.spec(), [U[5]])
+    assert free_during_read == [True]
+
+
+def test_services_are_synced_by_a_periodic_task(conf):
+    conf.config(report_interval=3)
+    loader = _loader()
+    mgr = _manager(loader)
+    assert mgr._periodic_spacing['_sync_services'] == 3
+    mgr.host_manager.load_all(None)
+    loader.services_ = [fakes.service('h1', up=False), fakes.service('h2')]
+    mgr._sync_services(None)
+    states = {s.host: s for s in mgr.host_manager.get_host_states(None)}
+    assert not states['h1'].service_up and states['h2'].service_up
