@@ -25,6 +25,21 @@ _RPC_PROBE = ('import json; '
               '"scheduler": b.RPC_VERSION, "compute": c.RPC_VERSION}))')
 
 
+def probe_rpc_versions(bin_dir):
+    """{service: RPC version} of the nova_lite installed beside ``bin_dir``.
+
+    Asked of that side's own interpreter in isolated mode (``-I``: neither
+    the current directory nor PYTHONPATH on sys.path) from a directory
+    with no nova_lite in it: run from the project root, ``python -c``
+    would import the working tree's nova_lite instead and report the new
+    versions for the old side.
+    """
+    out = subprocess.run(
+        [os.path.join(bin_dir, 'python'), '-I', '-c', _RPC_PROBE],
+        check=True, capture_output=True, text=True, cwd=bin_dir).stdout
+    return json.loads(out)
+
+
 class Side:
     """One release of the code: a label and the directory of its scripts."""
 
@@ -32,9 +47,7 @@ class Side:
         self.label = label
         self.bin_dir = bin_dir
         self.release = release
-        self.rpc_versions = json.loads(subprocess.run(
-            [os.path.join(bin_dir, 'python'), '-c', _RPC_PROBE],
-            check=True, capture_output=True, text=True).stdout)
+        self.rpc_versions = probe_rpc_versions(bin_dir)
 
     def script(self, name):
         return os.path.join(self.bin_dir, name)
