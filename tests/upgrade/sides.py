@@ -103,7 +103,11 @@ def build(ref, log=print):
         _checkout(sha, os.path.join(home, 'src'))
         subprocess.run([sys.executable, '-m', 'venv',
                         os.path.join(home, 'venv')], check=True)
+        # The same dependency versions as the new side (CI's constraints),
+        # so a drill measures the code, not a newer library.
+        constraints = os.path.join(ROOT, 'upper-constraints.txt')
+        pin = ['-c', constraints] if os.path.exists(constraints) else []
         subprocess.run([os.path.join(bin_dir, 'pip'), 'install', '-q',
-                        os.path.join(home, 'src')], check=True)
+                        *pin, os.path.join(home, 'src')], check=True)
         open(marker, 'w').close()
     return Side(release or ref[:12], bin_dir, release=release)
