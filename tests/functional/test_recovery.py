@@ -72,3 +72,27 @@ def test_a_compute_killed_mid_build_ends_its_builds_at_restart(deploy):
     assert not deploy.sql('SELECT id FROM allocations WHERE consumer_id '
                           'IN :uuids', uuids=tuple(uuids))
     assert not deploy.sql("SELECT id FROM reservations")
+
+
+def test_no_conductor_is_a_quick_503_with_retry_after(deploy):
+    """Every conductor gone: POST /servers answers 503 with Retry-After
+    within the API's call timeout (not 500), and works again once a
+    conductor is back."""
+    port = deployment.free_port()
+    deploy.start_daemon('nova-lite-api', 'api-short', {'DEFAULT': {
+        'rpc_response_timeout': 3, 'osapi_compute_listen_port': port}})
+    api = deployment.ApiClient('http://127.0.0.1:%d/v2.1' % port)
+    server = {'server': {'name': 'unavailable', 'imageRef': deploy.image_id,
+                         'flavorRef': 'tiny'}}
+    deploy.kill(deploy.daemon('conductor'))
+    try:
+        started = time.monotonic()
+        status, headers, body = api.post('/servers', server)
+        assert status == 503, body
+        assert time.monotonic() - started < 15
+        assert int(headers['Retry-After']) > 0
+        assert 'conductor' in body['serviceUnavailable']['message']
+    finally:
+        deploy.start_daemon('nova-lite-conductor', 'conductor')
+    status, _, body = api.post('/servers', server)
+    assert status == 202, body
