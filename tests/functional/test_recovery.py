@@ -5,6 +5,7 @@ later left its servers in ``spawning`` until the conductor's build
 timeout (600 s by default) ended them.
 """
 
+import os
 import time
 
 import pytest
@@ -96,3 +97,28 @@ def test_no_conductor_is_a_quick_503_with_retry_after(deploy):
         deploy.start_daemon('nova-lite-conductor', 'conductor')
     status, _, body = api.post('/servers', server)
     assert status == 202, body
+
+
+def test_a_healthy_daemon_pings_the_systemd_watchdog(deploy):
+    """With WATCHDOG_USEC set (WatchdogSec=), a daemon sends WATCHDOG=1
+    after READY=1, about twice per WatchdogSec, while it is healthy."""
+    extra = deploy._write('scheduler-dog.conf',
+                          {'DEFAULT': {'host': 'scheduler-dog'}})
+    daemon = deployment.Daemon(
+        'scheduler-dog',
+        [os.path.join(deployment.BIN, 'nova-lite-scheduler'),
+         '--config-file', deploy.config_file, '--config-file', extra],
+        deploy.workdir, env={'WATCHDOG_USEC': '2000000'})
+    daemon.start()
+    try:
+        daemon.wait_ready()
+        pings = []
+        deadline = time.monotonic() + 10
+        while len(pings) < 3 and time.monotonic() < deadline:
+            try:
+                pings.append(daemon._sock.recv(64))
+            except OSError:
+                continue
+        assert pings == [b'WATCHDOG=1'] * 3, daemon.tail()
+    finally:
+        assert daemon.stop() == 0, daemon.tail()
