@@ -16,6 +16,7 @@ import time
 
 from oslo_log import log as logging
 import oslo_messaging as messaging
+from oslo_reports import guru_meditation_report as gmr
 from oslo_service import service
 from oslo_service import systemd
 from oslo_utils import importutils
@@ -30,6 +31,7 @@ from nova_lite import objects
 from nova_lite import releases
 from nova_lite import rpc
 from nova_lite import rpc_stats
+from nova_lite import version
 from nova_lite import watchdog
 
 LOG = logging.getLogger(__name__)
@@ -266,6 +268,11 @@ def launch(server):
     # worker consumes anything. Keep the socket from it and let the worker
     # say READY once it really is.
     notify_socket = os.environ.pop('NOTIFY_SOCKET', None)
+    # SIGUSR2 prints a Guru Meditation report (every thread's stack, the
+    # configuration, the package version) to stderr or [oslo_reports]
+    # log_dir, without stopping anything. Set up before the launcher
+    # forks, so the worker inherits the handler and answers too.
+    gmr.TextGuruMeditation.setup_autorun(version, conf=CONF)
     launcher = service.launch(CONF, _Notifying(server, notify_socket),
                               restart_method='mutate')
     return launcher.wait()

@@ -6,6 +6,7 @@ timeout (600 s by default) ended them.
 """
 
 import os
+import signal
 import time
 
 import pytest
@@ -122,3 +123,18 @@ def test_a_healthy_daemon_pings_the_systemd_watchdog(deploy):
         assert pings == [b'WATCHDOG=1'] * 3, daemon.tail()
     finally:
         assert daemon.stop() == 0, daemon.tail()
+
+
+def test_sigusr2_prints_a_guru_meditation_report(deploy):
+    """SIGUSR2 (systemctl kill -s USR2 reaches every process of the unit)
+    prints each process's threads and configuration, and stops nothing."""
+    daemon = deploy.daemon('scheduler')
+    os.killpg(daemon.proc.pid, signal.SIGUSR2)
+    deployment.wait_for(
+        lambda: open(daemon.log, errors='replace').read().count(
+            'Guru Meditation') >= 2,
+        timeout=20, message='a report from the master and the worker')
+    log = open(daemon.log, errors='replace').read()
+    assert 'Threads' in log and 'Configuration' in log
+    time.sleep(1)
+    assert daemon.proc.poll() is None
