@@ -138,3 +138,11 @@ def test_sigusr2_prints_a_guru_meditation_report(deploy):
     assert 'Threads' in log and 'Configuration' in log
     time.sleep(1)
     assert daemon.proc.poll() is None
+
+
+def test_healthcheck_reports_the_bus_and_the_database(deploy):
+    status, headers, body = deployment.ApiClient(
+        'http://127.0.0.1:%d' % deploy.port, token=None).get('/healthcheck')
+    assert status == 200, body
+    assert body == {'status': 'ok',
+                    'checks': {'database': 'ok', 'bus': 'ok'}}
