@@ -1,6 +1,7 @@
 """Process start-up: parse configuration, set up logging, register objects."""
 
 from oslo_log import log as logging
+from oslo_reports import opts as gmr_opts
 
 from nova_lite.conf import CONF
 from nova_lite import objects
@@ -20,6 +21,8 @@ def parse_args(argv, default_config_files=None, configure_logging=True,
     global _LOG_SETUP
     if not _LOG_SETUP:
         logging.register_options(CONF)
+        # [oslo_reports]: where Guru Meditation reports go (service.py).
+        gmr_opts.set_defaults(CONF)
         if log_to_stderr:
             CONF.set_default('use_stderr', True)
         logging.set_defaults(default_log_levels=logging.get_default_log_levels()

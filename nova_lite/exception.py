@@ -416,3 +416,18 @@ class InstanceGroupHintInvalid(Invalid):
 
 class HostBinaryNotFound(NotFound):
     msg_fmt = 'Could not find binary %(binary)s on host %(host)s.'
+
+
+# 503: a backend the API needs is unreachable; the client may retry.
+
+# Seconds a client is told to wait (Retry-After): about what a broker or
+# database failover, or a conductor restart, takes.
+RETRY_AFTER = 5
+
+
+class ServiceUnavailable(NovaLiteException):
+    msg_fmt = ('%(what)s cannot be reached at the moment; retry in a few '
+               'seconds.')
+    code = 503
+    safe = True
+    headers = {'Retry-After': str(RETRY_AFTER)}

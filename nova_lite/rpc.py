@@ -204,12 +204,28 @@ def stop_server(server):
 _CANCEL_GRACE = 0.5
 
 
-def _cancel_consumers(server):
-    """Cancel the server's consumers (RabbitMQ); True if it had any."""
+def rabbit_consumers(server):
+    """(connection, {consumer: tag}) of a started server on the RabbitMQ
+    driver, or (None, None) on another driver.
+
+    These are oslo.messaging internals (the server's listener, its poll
+    style listener, the driver connection's consumers and lock);
+    tests/unit/test_messaging_internals.py fails if a release of
+    oslo.messaging moves them, which would otherwise silently turn
+    ``stop_server`` back into a stop that loses requests.
+    """
     listener = getattr(getattr(server, 'listener', None),
                        '_poll_style_listener', None)
     conn = getattr(listener, 'conn', None)
     consumers = getattr(conn, '_consumers', None)
+    if consumers is None or not hasattr(conn, '_connection_lock'):
+        return None, None
+    return conn, consumers
+
+
+def _cancel_consumers(server):
+    """Cancel the server's consumers (RabbitMQ); True if it had any."""
+    conn, consumers = rabbit_consumers(server)
     if not consumers:
         return False  # another driver (local://), or nothing to cancel
     # The lock keeps the polling thread off the connection while the

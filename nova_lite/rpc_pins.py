@@ -5,7 +5,10 @@
 newest version the oldest running service of that kind understands, found
 from the services table through ``SERVICE_VERSION_HISTORY`` and read again
 every ``report_interval`` seconds, so lifting a pin needs no SIGHUP (Nova
-caches it until one).
+caches it until one). When that minimum cannot be read (the database or
+the conductor is unreachable), ``auto`` sends at the oldest supported
+release and asks again on the next message: it fails closed, and that
+answer is never cached.
 
 A pin gives two things: the RPC version cap, and the object versions of the
 release that cap belongs to. Objects are sent at those versions, so an old
@@ -96,7 +99,17 @@ class Pin:
         with self._lock:
             if time.monotonic() < self._auto_expires:
                 return self._auto
-            resolved = self._compute_auto()
+            try:
+                resolved = self._compute_auto()
+            except Exception:
+                # Fail closed, and ask again on the next message: the
+                # oldest supported release is understood by every service
+                # this code may run beside, while "newest" or a stale
+                # answer could be refused by an old one.
+                LOG.exception('Cannot read the minimum %s version; sending '
+                              'at the oldest supported release until it '
+                              'can be read', self.service)
+                return self.oldest_supported()
             if resolved != self._auto:
                 LOG.info('[upgrade_levels] %s = auto now sends RPC version '
                          '%s', self.service, resolved[0] or 'newest')
@@ -104,7 +117,14 @@ class Pin:
             self._auto_expires = time.monotonic() + CONF.report_interval
             return resolved
 
+    def oldest_supported(self):
+        """(cap, objects) of the oldest release this code runs beside."""
+        release = releases.oldest_supported()
+        return release['rpc'][self.service], release['objects']
+
     def _compute_auto(self):
+        """(cap, objects) for the oldest running service; raises when the
+        minimum version cannot be read."""
         # Imported here: objects need the RPC layer that imports us.
         from nova_lite import context as nl_context
         from nova_lite import objects
@@ -113,10 +133,6 @@ class Pin:
         try:
             minimum = objects.Service.get_minimum_version(
                 nl_context.get_admin_context(), BINARIES[self.service])
-        except Exception:
-            LOG.exception('Cannot read the minimum %s version; keeping '
-                          'the previous pin', self.service)
-            return self._auto or (None, None)
         finally:
             self._looking_up.active = False
         if not minimum or minimum >= service_obj.SERVICE_VERSION:

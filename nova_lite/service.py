@@ -12,9 +12,11 @@ consuming, or the API accepting connections.
 """
 
 import os
+import time
 
 from oslo_log import log as logging
 import oslo_messaging as messaging
+from oslo_reports import guru_meditation_report as gmr
 from oslo_service import service
 from oslo_service import systemd
 from oslo_utils import importutils
@@ -29,6 +31,8 @@ from nova_lite import objects
 from nova_lite import releases
 from nova_lite import rpc
 from nova_lite import rpc_stats
+from nova_lite import version
+from nova_lite import watchdog
 
 LOG = logging.getLogger(__name__)
 
@@ -91,6 +95,7 @@ class Service(service.Service):
         self.manager = None
         self.service_ref = None
         self.rpcserver = None
+        self._heartbeat_ok_at = None     # monotonic time of the last one
 
     def start(self):
         if self.db_access is not None:
@@ -127,16 +132,27 @@ class Service(service.Service):
                 ref = objects.Service.get_by_host_and_binary(
                     ctxt, self.host, self.binary)
         ref.heartbeat()
+        self._heartbeat_ok_at = time.monotonic()
         return ref
 
     def _heartbeat(self):
         try:
             self.service_ref.heartbeat()
+            self._heartbeat_ok_at = time.monotonic()
         except Exception:
             # A heartbeat lost to a database or conductor blip makes the
             # service look down for a while; it must not stop the service.
             LOG.exception('Heartbeat of %s on %s failed', self.binary,
                           self.host)
+
+    def is_healthy(self):
+        """Consuming, and heartbeating within service_down_time (the
+        heartbeat reaches the database directly, or through a conductor
+        over the bus for a compute): what the systemd watchdog asks."""
+        if self.rpcserver is None or self._heartbeat_ok_at is None:
+            return False
+        return (time.monotonic() - self._heartbeat_ok_at
+                < CONF.service_down_time)
 
     def _periodic_tasks(self):
         ctxt = nl_context.get_admin_context()
@@ -203,6 +219,10 @@ class WSGIService(service.Service):
         LOG.info('nova-lite-api listening on http://%s:%s/', self.host,
                  self.port)
 
+    def is_healthy(self):
+        """Accepting connections (the systemd watchdog asks)."""
+        return self.server is not None and bool(self.server.ready)
+
     def stop(self, graceful=True):
         if self.server is not None:
             self.server.stop()
@@ -234,6 +254,9 @@ class ServiceGroup(service.ServiceBase):
         for svc in self.services:
             svc.wait()
 
+    def is_healthy(self):
+        return all(svc.is_healthy() for svc in self.services)
+
     def reset(self):
         pass
 
@@ -245,6 +268,11 @@ def launch(server):
     # worker consumes anything. Keep the socket from it and let the worker
     # say READY once it really is.
     notify_socket = os.environ.pop('NOTIFY_SOCKET', None)
+    # SIGUSR2 prints a Guru Meditation report (every thread's stack, the
+    # configuration, the package version) to stderr or [oslo_reports]
+    # log_dir, without stopping anything. Set up before the launcher
+    # forks, so the worker inherits the handler and answers too.
+    gmr.TextGuruMeditation.setup_autorun(version, conf=CONF)
     launcher = service.launch(CONF, _Notifying(server, notify_socket),
                               restart_method='mutate')
     return launcher.wait()
@@ -256,14 +284,22 @@ class _Notifying(service.ServiceBase):
     def __init__(self, wrapped, notify_socket):
         self.wrapped = wrapped
         self.notify_socket = notify_socket
+        self.watchdog = None
 
     def start(self):
         self.wrapped.start()
         if self.notify_socket:
             os.environ['NOTIFY_SOCKET'] = self.notify_socket
             systemd.notify_once()
+        # WATCHDOG=1 while healthy, if the unit has WatchdogSec=.
+        self.watchdog = watchdog.Watchdog.from_environment(
+            self.notify_socket, self.wrapped)
+        if self.watchdog is not None:
+            self.watchdog.start()
 
     def stop(self, graceful=True):
+        if self.watchdog is not None:
+            self.watchdog.stop()
         self.wrapped.stop(graceful=graceful)
 
     def wait(self):

@@ -9,9 +9,12 @@
     nova-lite-manage service list
     nova-lite-manage quota verify [--project P]
     nova-lite-manage quota refresh --project P
+    nova-lite-manage placement audit [--fix]
 
 Exit codes: 0 success, 1 a known error (printed), 2 bad usage, 3 quota
-usage drift found by ``quota verify``.
+usage drift found by ``quota verify``, or placement findings that
+``placement audit`` left (without ``--fix``, or that could not be fixed),
+4 findings that ``placement audit --fix`` all fixed (as Nova's).
 """
 
 import sys
@@ -26,9 +29,11 @@ from nova_lite.db import migration
 from nova_lite import exception
 from nova_lite.image import api as image_api
 from nova_lite import objects
+from nova_lite.placement import audit as placement_audit
 from nova_lite.quota import usages as quota_usages
 
 EXIT_DRIFT = 3
+EXIT_FIXED = 4
 
 
 def _db_sync():
@@ -128,6 +133,63 @@ def _quota_refresh():
         print('%-20s %-14s %s' % (user_id or '(project)', resource, in_use))
 
 
+def _describe(finding):
+    if isinstance(finding, placement_audit.Orphan):
+        usage = '; '.join('%s %s' % (provider, ','.join(
+            '%s=%s' % kv for kv in sorted(resources.items())))
+            for provider, resources in sorted(finding.usage.items()))
+        return ('orphaned allocation: consumer %s (project %s) holds %s, '
+                'but is no live instance or migration' % (
+                    finding.consumer, finding.project_id or '?', usage))
+    return ('missing allocation: instance %s (%s) on %s node %s holds '
+            'none of %s' % (finding.instance, finding.vm_state,
+                            finding.host, finding.node,
+                            ','.join('%s=%s' % kv for kv in
+                                     sorted(finding.resources.items()))))
+
+
+def _placement_audit():
+    """Orphaned and missing allocations; with --fix, repair them."""
+    ctxt = nl_context.get_admin_context()
+    findings = placement_audit.find(ctxt)
+    if not findings.migrations_checked:
+        print('No migrations table: only instances count as consumers.')
+    every = findings.orphans + findings.missing
+    for finding in every:
+        print(_describe(finding))
+    print('%d orphaned allocation(s), %d instance(s) without allocations'
+          % (len(findings.orphans), len(findings.missing)))
+    if not every:
+        return 0
+    if not CONF.category.fix:
+        print('Run with --fix to remove the orphans and allocate the '
+              'missing.')
+        return EXIT_DRIFT
+    left = 0
+    for finding, reason in placement_audit.fix(ctxt, findings):
+        name = getattr(finding, 'consumer', None) or finding.instance
+        if reason is None:
+            print('fixed %s' % name)
+        else:
+            left += 1
+            print('NOT fixed %s: %s' % (name, reason))
+    print('Schedulers see the change at their next resync.')
+    return EXIT_DRIFT if left else EXIT_FIXED
+
+
+def _add_placement_parsers(subparsers):
+    placement = subparsers.add_parser('placement', help='placement data')
+    placement_sub = placement.add_subparsers(dest='action')
+    audit = placement_sub.add_parser(
+        'audit', help='find allocations without an instance or migration '
+        'and instances with a host but no allocations; exits %d if any '
+        'is left, %d if --fix fixed them all' % (EXIT_DRIFT, EXIT_FIXED))
+    audit.add_argument('--fix', action='store_true',
+                       help='remove the orphaned allocations and allocate '
+                            "each missing instance's flavor on its node")
+    audit.set_defaults(func=_placement_audit)
+
+
 def _add_quota_parsers(subparsers):
     quota = subparsers.add_parser('quota', help='quota usage')
     quota_sub = quota.add_subparsers(dest='action')
@@ -173,6 +235,7 @@ def _add_parsers(subparsers):
     svc_sub.add_parser('list', help='list services'
                        ).set_defaults(func=_service_list)
     _add_quota_parsers(subparsers)
+    _add_placement_parsers(subparsers)
 
 
 def main():

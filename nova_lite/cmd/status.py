@@ -6,7 +6,9 @@ Checks, each a line of the report (oslo.upgradecheck):
 * Service versions: the oldest running version of each service, and any
   service too old for this release to run beside;
 * RPC pins: what [upgrade_levels] resolves to, and whether it should be
-  set (older services still run) or lifted (none do any more).
+  set (older services still run) or lifted (none do any more);
+* Placement allocations: the findings of ``nova-lite-manage placement
+  audit`` (orphaned allocations, instances without allocations).
 """
 
 import sys
@@ -20,6 +22,7 @@ from nova_lite import context as nl_context
 from nova_lite.db import api as db_api
 from nova_lite.db import migration
 from nova_lite import objects
+from nova_lite.placement import audit as placement_audit
 from nova_lite.objects import service as service_obj
 from nova_lite import releases
 from nova_lite import rpc_pins
@@ -110,10 +113,27 @@ class Checks(upgradecheck.UpgradeCommands):
                              'lifted.' % service)
         return Result(code, '\n'.join(lines))
 
+    @_needs_schema
+    def _check_placement(self):
+        findings = placement_audit.find(nl_context.get_admin_context())
+        scope = ('' if findings.migrations_checked else
+                 ' (no migrations table: only instances count as '
+                 'consumers)')
+        if not findings.orphans and not findings.missing:
+            return Result(Code.SUCCESS, 'Allocations match the instances'
+                          '%s.' % scope)
+        return Result(Code.WARNING, '%d orphaned allocation(s) and %d '
+                      'instance(s) with a host but no allocations%s. Run '
+                      '"nova-lite-manage placement audit" to see them, '
+                      'with --fix to repair them.' % (
+                          len(findings.orphans), len(findings.missing),
+                          scope))
+
     _upgrade_checks = (
         ('Database schema', _check_schema),
         ('Service versions', _check_service_versions),
         ('RPC pins', _check_pins),
+        ('Placement allocations', _check_placement),
     )
 
 

@@ -17,6 +17,7 @@ import oslo_messaging as messaging
 from oslo_service import periodic_task
 from oslo_utils import timeutils
 
+from nova_lite.compute import recovery
 from nova_lite.compute import resource_tracker
 from nova_lite.compute import rpcapi as compute_rpcapi
 from nova_lite.conductor import rpcapi as conductor_rpcapi
@@ -115,6 +116,8 @@ class ComputeManager(manager.Manager):
     def init_host(self):
         self.driver.init_host(self.host)
         ctxt = nl_context.get_admin_context()
+        recovery.reconcile_builds(ctxt, self.host, self.driver,
+                                  self.conductor_api)
         try:
             self.rt.update_available_resource(ctxt, startup=True)
         except Exception:

@@ -14,6 +14,16 @@ conductor_opts = [
     cfg.IntOpt('build_timeout_check_interval',
                default=60, min=1,
                help='Seconds between runs of the build timeout check.'),
+    cfg.IntOpt('select_destinations_retries',
+               default=2, min=0,
+               help='Times the conductor asks the scheduler again when a '
+                    'select_destinations call got no answer within '
+                    'rpc_response_timeout (its reply was lost, or the '
+                    'scheduler died and came back), after releasing any '
+                    'allocation the unanswered call may have claimed. 0 '
+                    'fails the build at the first timeout. Keep '
+                    '(retries + 1) x rpc_response_timeout well below '
+                    'build_timeout.'),
 ]
 
 

@@ -50,12 +50,28 @@ reservation_opts = [
                     'records exist; one left behind (a conductor killed '
                     'in between) is rolled back by a conductor periodic '
                     'task once this old, freeing the quota it held. Keep '
-                    'it well above rpc_response_timeout.'),
+                    'it well above rpc_response_timeout. A reservation '
+                    'nobody commits is usually rolled back much sooner, '
+                    'after reservation_commit_timeout.'),
+    cfg.IntOpt('reservation_commit_timeout',
+               default=45, min=1,
+               help='Seconds a reservation may wait for its commit. The '
+                    'conductor that reserved commits within the request '
+                    'that reserved (milliseconds, normally); one still '
+                    'uncommitted after this long belongs to a conductor '
+                    'that died, or to a request whose caller already gave '
+                    'up (the API waits rpc_response_timeout), and the '
+                    'expiry task rolls it back then, so a killed conductor '
+                    'holds quota for about a minute rather than until '
+                    'reservation_expire. A request that does reach its '
+                    'commit later fails cleanly (nothing is written). '
+                    'Keep it above the time the largest multi-create '
+                    'takes to write its records.'),
     cfg.IntOpt('reservation_expire_check_interval',
-               default=60, min=1,
+               default=15, min=1,
                help='Seconds between runs of the conductor periodic task '
                     'that rolls back expired reservations (see '
-                    'reservation_expire).'),
+                    'reservation_expire and reservation_commit_timeout).'),
     cfg.IntOpt('until_refresh',
                default=0, min=0,
                help='Recount a project\'s usage from its servers after '

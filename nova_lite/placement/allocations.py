@@ -127,6 +127,13 @@ def claim(context, consumer_uuid, project_id, user_id, requests,
                   requests, expected_generations)
 
 
+def claim_in_session(session, consumer_uuid, project_id, user_id,
+                     requests):
+    """``claim`` (capacity checked) inside a caller's transaction."""
+    return _claim(session, consumer_uuid, project_id, user_id, requests,
+                  None)
+
+
 @db_api.writer
 def replace(context, consumer_uuid, project_id, user_id, requests):
     """Atomically move a consumer's allocations to ``requests``.

@@ -18,7 +18,10 @@ is never committed (its request failed, or its conductor died) is rolled
 back: by the caller, or by the expiry task once ``[quota]
 reservation_expire`` has passed. Commit and rollback apply a reservation's
 rows only if they can delete them first, so each applies at most once
-whoever retries them. Deleting a server releases its usage inside the
+whoever retries them. A reservation is also rolled back once it has
+waited ``[quota] reservation_commit_timeout`` for its commit (seconds, not
+the day ``reservation_expire`` allows): its conductor is dead or its
+caller gone. Deleting a server releases its usage inside the
 transaction that marks it deleted (``release_in_session``), once.
 
 See ``usages`` for the locking protocol that makes this exact.
@@ -255,14 +258,21 @@ def rollback(context, uuid):
 @db_api.reader
 def _expired_uuids(context, now, limit):
     model = models.Reservation
+    # Every row of this table is a reservation not committed yet (a
+    # commit deletes its rows), so its age tells whether its conductor
+    # can still commit it.
+    abandoned = now - datetime.timedelta(
+        seconds=CONF.quota.reservation_commit_timeout)
     return list(context.session.scalars(
-        sa.select(model.uuid).where(model.expire < now)
+        sa.select(model.uuid).where(sa.or_(model.expire < now,
+                                           model.created_at < abandoned))
         .group_by(model.uuid).order_by(sa.func.min(model.expire))
         .limit(limit)))
 
 
 def expire_reservations(context, now=None, batch=1000):
-    """Roll back every reservation past its expiry; returns how many.
+    """Roll back every reservation past its expiry, or left uncommitted
+    for longer than [quota] reservation_commit_timeout; returns how many.
 
     Each goes in a transaction of its own, so one busy project does not
     hold up the others.

@@ -85,6 +85,44 @@ def test_auto_with_no_service_running_sends_the_newest(conf, monkeypatch):
     assert rpc_pins.Pin('conductor').resolve() == (None, None)
 
 
+def test_auto_fails_closed_and_asks_again(conf, monkeypatch):
+    """Regression: an unreadable minimum version made ``auto`` send the
+    newest version (which an old service refuses) and cached that for
+    report_interval. It must send at the oldest supported release, and
+    read again on the very next message."""
+    conf.config(scheduler='auto', group='upgrade_levels')
+    conf.config(report_interval=30)
+    oldest = releases.oldest_supported()
+    minimum = mock.Mock(side_effect=exception.NovaLiteException('db down'))
+    monkeypatch.setattr(objects.Service, 'get_minimum_version', minimum)
+    monkeypatch.setattr(rpc_pins.time, 'monotonic',
+                        mock.Mock(return_value=1000.0))
+    pin = rpc_pins.Pin('scheduler')
+    assert pin.resolve() == (oldest['rpc']['scheduler'], oldest['objects'])
+    assert pin.resolve()[0] == oldest['rpc']['scheduler']
+    assert minimum.call_count == 2     # not cached: asked again at once
+    minimum.side_effect = None
+    minimum.return_value = service_obj.SERVICE_VERSION
+    assert pin.resolve() == (None, None)   # readable again: newest
+
+
+def test_auto_fails_closed_after_a_good_answer_too(conf, monkeypatch):
+    """A failure after a good answer does not keep that answer either:
+    it may be the newest, and the service that now runs may be older."""
+    conf.config(compute='auto', group='upgrade_levels')
+    conf.config(report_interval=30)
+    minimum = mock.Mock(return_value=service_obj.SERVICE_VERSION)
+    monkeypatch.setattr(objects.Service, 'get_minimum_version', minimum)
+    clock = mock.Mock(return_value=1000.0)
+    monkeypatch.setattr(rpc_pins.time, 'monotonic', clock)
+    pin = rpc_pins.Pin('compute')
+    assert pin.resolve() == (None, None)
+    clock.return_value = 1031.0
+    minimum.side_effect = exception.NovaLiteException('conductor gone')
+    oldest = releases.oldest_supported()
+    assert pin.resolve() == (oldest['rpc']['compute'], oldest['objects'])
+
+
 class _Registry(ovo_base.VersionedObjectRegistry):
     pass
 

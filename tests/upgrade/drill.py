@@ -7,7 +7,8 @@ new ``db sync`` (expand-only), conductor, scheduler, each compute, the APIs
 -- all with [upgrade_levels] pinned to the old release -- and finally lifts
 the pins. Each phase reports requests, failures, latency, the message
 versions the new daemons sent and the objects they backported. Exits 1 if
-any request failed or any server ended outside ACTIVE or deleted.
+any request failed, any server ended outside ACTIVE or deleted, or a
+pinned daemon sent a message above its pin (``pin_check``).
 """
 
 import argparse
@@ -20,6 +21,7 @@ import time
 
 from tests import db_fixtures
 from tests.functional import deployment
+from tests.upgrade import pin_check
 from tests.upgrade import report
 from tests.upgrade import sides
 from tests.upgrade import workload
@@ -85,6 +87,10 @@ class Cluster:
                               len(self.daemons))
         daemon = deployment.Daemon(label, argv, self.workdir)
         daemon.side = side
+        daemon.role = role
+        daemon.pinned = pinned
+        daemon.started_at = datetime.datetime.now()
+        daemon.stopped_at = None
         daemon.start()
         daemon.wait_ready()
         self.daemons[name] = daemon
@@ -93,10 +99,18 @@ class Cluster:
     def stop(self, name):
         daemon = self.daemons.pop(name)
         code = daemon.stop(timeout=90)
+        daemon.stopped_at = datetime.datetime.now()
         self.retired.append(daemon)
         if code != 0:
             raise RuntimeError('%s exited %s:\n%s' % (daemon.name, code,
                                                       daemon.tail()))
+
+    def runs(self, old_side):
+        """pin_check.DaemonRun of every daemon started so far."""
+        return [pin_check.DaemonRun(d.name, d.role, d.side is old_side,
+                                    d.pinned, d.started_at, d.stopped_at,
+                                    d.log)
+                for d in list(self.daemons.values()) + self.retired]
 
     def new_logs(self, new_side):
         return [d.log for d in list(self.daemons.values()) + self.retired
@@ -372,6 +386,8 @@ def main(argv=None):
         drill.measure()
         bad = drill.bad_servers()
         drill.stop_all()
+        above_pins = pin_check.violations(
+            drill.cluster.runs(old), old.rpc_versions, args.pins)
     except Exception:
         for daemon in list(drill.cluster.daemons.values()):
             print('---- %s\n%s' % (daemon.name, daemon.tail(40)))
@@ -390,4 +406,8 @@ def main(argv=None):
               len(load.created), len(load.stuck), len(bad)))
     for item in load.stuck + bad:
         print('    %s' % (item,))
-    return 1 if failed or load.stuck or bad else 0
+    print('messages sent above their pin by pinned daemons: %d' %
+          len(above_pins))
+    for line in above_pins:
+        print('    %s' % line)
+    return 1 if failed or load.stuck or bad or above_pins else 0

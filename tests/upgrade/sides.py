@@ -25,6 +25,21 @@ _RPC_PROBE = ('import json; '
               '"scheduler": b.RPC_VERSION, "compute": c.RPC_VERSION}))')
 
 
+def probe_rpc_versions(bin_dir):
+    """{service: RPC version} of the nova_lite installed beside ``bin_dir``.
+
+    Asked of that side's own interpreter in isolated mode (``-I``: neither
+    the current directory nor PYTHONPATH on sys.path) from a directory
+    with no nova_lite in it: run from the project root, ``python -c``
+    would import the working tree's nova_lite instead and report the new
+    versions for the old side.
+    """
+    out = subprocess.run(
+        [os.path.join(bin_dir, 'python'), '-I', '-c', _RPC_PROBE],
+        check=True, capture_output=True, text=True, cwd=bin_dir).stdout
+    return json.loads(out)
+
+
 class Side:
     """One release of the code: a label and the directory of its scripts."""
 
@@ -32,9 +47,7 @@ class Side:
         self.label = label
         self.bin_dir = bin_dir
         self.release = release
-        self.rpc_versions = json.loads(subprocess.run(
-            [os.path.join(bin_dir, 'python'), '-c', _RPC_PROBE],
-            check=True, capture_output=True, text=True).stdout)
+        self.rpc_versions = probe_rpc_versions(bin_dir)
 
     def script(self, name):
         return os.path.join(self.bin_dir, name)
@@ -90,7 +103,11 @@ def build(ref, log=print):
         _checkout(sha, os.path.join(home, 'src'))
         subprocess.run([sys.executable, '-m', 'venv',
                         os.path.join(home, 'venv')], check=True)
+        # The same dependency versions as the new side (CI's constraints),
+        # so a drill measures the code, not a newer library.
+        constraints = os.path.join(ROOT, 'upper-constraints.txt')
+        pin = ['-c', constraints] if os.path.exists(constraints) else []
         subprocess.run([os.path.join(bin_dir, 'pip'), 'install', '-q',
-                        os.path.join(home, 'src')], check=True)
+                        *pin, os.path.join(home, 'src')], check=True)
         open(marker, 'w').close()
     return Side(release or ref[:12], bin_dir, release=release)

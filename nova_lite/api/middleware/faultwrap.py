@@ -1,12 +1,17 @@
 """The outermost safety net: any exception becomes a JSON fault.
 
 A nova_lite exception keeps its code and message; a ``webob.exc`` HTTP
-error keeps its status and explanation; anything else is logged with its
-traceback and answered 500 ``computeFault`` naming the request id, so an
-operator can find the traceback from what the user reports.
+error keeps its status and explanation; an RPC call no conductor answered
+(or the broker refused) and a lost database connection are answered 503
+``serviceUnavailable`` with ``Retry-After``: the request may be sent again
+once the backend is back; anything else is logged with its traceback and
+answered 500 ``computeFault`` naming the request id, so an operator can
+find the traceback from what the user reports.
 """
 
+from oslo_db import exception as db_exc
 from oslo_log import log as logging
+import oslo_messaging as messaging
 import webob.dec
 import webob.exc
 
@@ -29,6 +34,17 @@ class FaultWrapper(wsgi.Middleware):
             if exc.code >= 500:
                 LOG.exception('FaultWrapper: %s', exc)
             return faults.exception_response(exc)
+        except (messaging.MessagingTimeout,
+                messaging.MessageDeliveryFailure) as exc:
+            LOG.error('No answer over the message bus for %s %s: %s',
+                      req.method, req.path, exc)
+            return faults.exception_response(exception.ServiceUnavailable(
+                what='The conductor service'))
+        except db_exc.DBConnectionError as exc:
+            LOG.error('Database unreachable for %s %s: %s', req.method,
+                      req.path, exc)
+            return faults.exception_response(exception.ServiceUnavailable(
+                what='The database'))
         except webob.exc.HTTPException as exc:
             return faults.fault_response(exc.code, exc.explanation or
                                          exc.title, headers=_extra(exc))

@@ -15,6 +15,7 @@ import re
 from oslo_log import log as logging
 import oslo_messaging as messaging
 
+from nova_lite.conf import CONF
 from nova_lite import exception
 from nova_lite import objects
 from nova_lite.objects import fields
@@ -68,14 +69,11 @@ class BuildTask:
         uuids = [instance.uuid for instance in self.instances]
         self._load_server_group()
         try:
-            host_lists = self.scheduler_api.select_destinations(
-                self.context, self.request_spec, uuids,
-                return_alternates=True)
+            host_lists = self._select_destinations(uuids)
         except exception.NoValidHost as exc:
             self._fail_all(exc, release=False)
             return
         except messaging.MessagingTimeout as exc:
-            # The scheduler may still have claimed: release to be safe.
             LOG.error('Scheduler did not answer for %s: %s', uuids, exc)
             self._fail_all(exception.NoValidHost(
                 reason='the scheduler did not answer in time'), release=True)
@@ -87,6 +85,59 @@ class BuildTask:
         for instance, host_list in zip(self.instances, host_lists,
                                        strict=True):
             self._cast(instance, host_list)
+
+    def _select_destinations(self, uuids):
+        """The scheduler's host lists for ``uuids``, asked again (up to
+        [conductor] select_destinations_retries times) when a call gets
+        no answer. Raises the last MessagingTimeout when none came.
+
+        An unanswered call may have claimed all the same (the reply was
+        lost, or the scheduler died after its claim): those allocations
+        are removed before asking again, and after a retried answer every
+        instance is made to hold exactly what was selected for it.
+        """
+        retries = CONF.conductor.select_destinations_retries
+        for attempt in range(retries + 1):
+            try:
+                host_lists = self.scheduler_api.select_destinations(
+                    self.context, self.request_spec, uuids,
+                    return_alternates=True)
+            except messaging.MessagingTimeout as exc:
+                self._release_claims(uuids)
+                if attempt == retries:
+                    raise
+                LOG.warning('Scheduler did not answer for %s (%s); asking '
+                            'again (%d of %d)', uuids, exc, attempt + 1,
+                            retries)
+                continue
+            if attempt:
+                self._keep_only_selected(host_lists)
+            return host_lists
+
+    def _release_claims(self, uuids):
+        released = set()
+        for uuid in uuids:
+            released |= allocations.remove(self.context, uuid)
+        if released:
+            self.scheduler_api.update_provider_states(self.context,
+                                                      released)
+
+    def _keep_only_selected(self, host_lists):
+        """A late claim of an unanswered call may have landed after the
+        release: move each instance back to exactly its selection."""
+        for instance, host_list in zip(self.instances, host_lists,
+                                       strict=True):
+            wanted = host_list[0].allocations
+            held = allocations.get_for_consumer(self.context, instance.uuid)
+            if held == wanted:
+                continue
+            LOG.warning('Instance %s held %s besides its selection; '
+                        'keeping only %s', instance.uuid, held, wanted)
+            released, claimed = allocations.replace(
+                self.context, instance.uuid, instance.project_id,
+                instance.user_id, wanted)
+            self.scheduler_api.update_provider_states(
+                self.context, set(released) | set(claimed))
 
     def _cast(self, instance, host_list):
         selection = host_list[0]

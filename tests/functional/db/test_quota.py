@@ -219,6 +219,26 @@ def test_expiry_rolls_back_and_a_late_commit_creates_nothing(ctxt, conf,
     _no_drift(ctxt)
 
 
+def test_an_uncommitted_reservation_goes_after_the_commit_timeout(ctxt,
+                                                                  conf):
+    """Regression: a conductor killed between reserve and commit held the
+    project's quota until reservation_expire (a day by default). Nothing
+    commits a reservation that old, so it is rolled back after
+    reservation_commit_timeout, while reservation_expire stays a day."""
+    conf.config(group='quota', reservation_commit_timeout=45)
+    assert conf.conf.quota.reservation_expire == 86400
+    flavor = _flavor(ctxt)
+    provision.reserve_quota(ctxt, _template(flavor), 1, 1)
+    reserved_by = usages.utcnow()
+    later = reserved_by + datetime.timedelta(seconds=40)
+    assert reservations.expire_reservations(ctxt, now=later) == 0
+    assert _recorded(ctxt)['instances'] == (0, 1)
+    later = reserved_by + datetime.timedelta(seconds=50)
+    assert reservations.expire_reservations(ctxt, now=later) == 1
+    assert _recorded(ctxt)['instances'] == (0, 0)
+    _no_drift(ctxt)
+
+
 def _template(flavor):
     return objects.Instance(
         nl_context.get_admin_context(), project_id='p1', user_id='u1',

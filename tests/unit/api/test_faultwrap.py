@@ -61,3 +61,27 @@ def test_passes_normal_responses():
     resp = _get(faultwrap.FaultWrapper(app))
     assert resp.status_int == 201
     assert resp.body == b'made'
+
+
+def test_no_conductor_answering_is_a_503_to_retry():
+    """Regression: POST /servers with every conductor gone answered 500
+    after its RPC call timed out; it is a 503 the client may retry."""
+    import oslo_messaging as messaging
+    for error in (messaging.MessagingTimeout('no reply on conductor'),
+                  messaging.MessageDeliveryFailure('broker refused')):
+        resp = _get(_raising(error))
+        assert resp.status_int == 503
+        assert resp.headers['Retry-After'] == str(exception.RETRY_AFTER)
+        message = resp.json['serviceUnavailable']['message']
+        assert message.startswith('The conductor service cannot be reached')
+
+
+def test_a_lost_database_is_a_503_to_retry():
+    from oslo_db import exception as db_exc
+    resp = _get(_raising(db_exc.DBConnectionError(
+        Exception('connection refused to db.internal'))))
+    assert resp.status_int == 503
+    assert resp.headers['Retry-After'] == str(exception.RETRY_AFTER)
+    message = resp.json['serviceUnavailable']['message']
+    assert message.startswith('The database cannot be reached')
+    assert 'db.internal' not in message

@@ -60,3 +60,20 @@ def test_pins_can_be_lifted_once_everything_is_current(services, conf):
     conf.config(compute='acorn', group='upgrade_levels')
     result = status.Checks()._check_pins()
     assert result.code == Code.WARNING and 'can be lifted' in result.details
+
+
+def test_placement_check_warns_on_findings(monkeypatch):
+    from nova_lite.placement import audit
+    findings = audit.Findings(orphans=['o1', 'o2'], missing=['m1'],
+                              migrations_checked=False)
+    monkeypatch.setattr(status.placement_audit, 'find',
+                        lambda ctxt: findings)
+    result = status.Checks()._check_placement()
+    assert result.code == Code.WARNING
+    assert '2 orphaned allocation(s) and 1 instance(s)' in result.details
+    assert 'no migrations table' in result.details
+    monkeypatch.setattr(status.placement_audit, 'find',
+                        lambda ctxt: audit.Findings([], [], True))
+    result = status.Checks()._check_placement()
+    assert result.code == Code.SUCCESS
+    assert 'migrations' not in result.details

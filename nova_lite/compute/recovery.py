@@ -1,0 +1,147 @@
+"""What a compute does at start about the builds its last run left behind.
+
+A compute acknowledges a build when the message arrives, so a compute
+that is killed loses the builds it was running, and nothing else would
+notice until ``[conductor] build_timeout`` (ten minutes by default). At
+start, before it consumes anything, the compute reconciles every instance
+of this host still building (``vm_state`` building, ``task_state``
+spawning or scheduling, ``host`` this one: only this compute's build sets
+the host) with what the driver has:
+
+* no VM: the build is handed back to the conductor as a failed one with
+  no alternates left, with a fault saying the compute restarted; the
+  conductor puts it in ERROR with that fault and releases its allocations
+  and quota (Nova, too, puts such builds in ERROR at start-up). A build
+  cannot be rescheduled from here: the alternates it carried were in the
+  lost message;
+* a running VM: the build got as far as its VM and only the ACTIVE save
+  was lost; it is saved ACTIVE now, conditionally on it still spawning;
+* a VM that is not running: it is destroyed, then handed back as above.
+
+Only a VM the driver reports running is ever saved ACTIVE, so no ACTIVE
+server is left whose VM is gone. An instance deleted meanwhile is left to
+its delete (its VM, if any, is destroyed).
+
+Builds cast to this host that never reached ``spawning`` have no host
+yet and may still be queued on the bus for this compute: they are not
+touched here (the conductor's build timeout ends them if they were lost).
+
+    recovery.reconcile_builds(context, host, driver, conductor_api)
+"""
+
+from oslo_log import log as logging
+from oslo_utils import timeutils
+
+from nova_lite import exception
+from nova_lite import objects
+from nova_lite.objects import fields
+
+LOG = logging.getLogger(__name__)
+
+IN_FLIGHT = (fields.TaskState.SPAWNING, fields.TaskState.SCHEDULING)
+_GONE = (exception.InstanceNotFound, exception.UnexpectedTaskStateError,
+         exception.InstanceInvalidState)
+
+
+def reconcile_builds(context, host, driver, conductor_api):
+    """Reconcile this host's unfinished builds with ``driver``.
+
+    Never raises: a failure is logged and leaves that instance to the
+    conductor's build timeout. Returns {instance uuid: what was done}
+    ('finished', 'handed back', 'deleted').
+    """
+    try:
+        instances = objects.InstanceList.get_by_host(context, host)
+    except Exception:
+        LOG.exception('Cannot list the instances of host %s: builds '
+                      'interrupted by the last stop are left to the '
+                      "conductor's build timeout", host)
+        return {}
+    done = {}
+    for instance in instances:
+        if (instance.vm_state != fields.VMState.BUILDING or
+                instance.task_state not in IN_FLIGHT):
+            continue
+        try:
+            done[instance.uuid] = _reconcile(context, host, driver,
+                                             conductor_api, instance)
+        except Exception:
+            LOG.exception('Reconciling the interrupted build of instance %s '
+                          'failed', instance.uuid)
+    if done:
+        LOG.warning('Builds interrupted by the last stop of %s: %s', host,
+                    ', '.join('%s %s' % kv for kv in sorted(done.items())))
+    return done
+
+
+def _power_state(driver, instance):
+    try:
+        return driver.get_info(instance)
+    except exception.InstanceNotFound:
+        return None
+
+
+def _reconcile(context, host, driver, conductor_api, instance):
+    power = _power_state(driver, instance)
+    if power == fields.PowerState.RUNNING:
+        if _save_active(instance):
+            LOG.info('Instance %s was built before the restart: saved '
+                     'ACTIVE', instance.uuid)
+            return 'finished'
+        _destroy(context, driver, instance)
+        return 'deleted'
+    if power is not None:
+        _destroy(context, driver, instance)
+    return _hand_back(context, host, conductor_api, instance, power)
+
+
+def _save_active(instance):
+    """Save the build ACTIVE; False if it was deleted (or changed)."""
+    instance.vm_state = fields.VMState.ACTIVE
+    instance.task_state = None
+    instance.power_state = fields.PowerState.RUNNING
+    instance.launched_at = timeutils.utcnow()
+    try:
+        instance.save(expected_task_state=fields.TaskState.SPAWNING)
+    except _GONE:
+        return False
+    return True
+
+
+def _destroy(context, driver, instance):
+    try:
+        driver.destroy(context, instance)
+    except Exception:
+        LOG.exception('Destroying the VM of interrupted build %s failed',
+                      instance.uuid)
+
+
+def _hand_back(context, host, conductor_api, instance, power):
+    """Record why, clear the host and give the build back to the
+    conductor with no alternates: it ends in ERROR with a fault."""
+    reason = ('the compute service restarted during the build and %s' % (
+        'its VM is gone' if power is None else
+        'its VM was not running (power state %s): destroyed' % power))
+    error = exception.BuildFailedOnHost(
+        instance_uuid=instance.uuid, host=host, node=instance.node,
+        reason=reason)
+    try:
+        objects.InstanceFault.from_exception(
+            context, instance.uuid, error, host=host,
+            details=reason).create()
+    except Exception:
+        LOG.exception('Recording the fault of instance %s failed',
+                      instance.uuid)
+    instance.host = None
+    instance.node = None
+    instance.compute_node_uuid = None
+    instance.task_state = fields.TaskState.SCHEDULING
+    try:
+        instance.save(expected_task_state=list(IN_FLIGHT))
+    except _GONE:
+        return 'deleted'
+    LOG.warning('Instance %s: %s; handing it back to the conductor',
+                instance.uuid, reason)
+    conductor_api.build_instances(context, [instance], None,
+                                  host_lists=[[]])
+    return 'handed back'

@@ -1,0 +1,148 @@
+"""Faults healed in seconds, with the real daemons (PostgreSQL, RabbitMQ).
+
+Regression of the fault drill in which a compute killed and restarted 5 s
+later left its servers in ``spawning`` until the conductor's build
+timeout (600 s by default) ended them.
+"""
+
+import os
+import signal
+import time
+
+import pytest
+
+from tests.functional import conftest
+from tests.functional import deployment
+
+SPAWN_DELAY = 30
+COMPUTE = {'node_count': 2, 'spawn_delay': SPAWN_DELAY}
+RECOVERY_BAR = 10
+
+
+@pytest.fixture(scope='module')
+def deploy(request, module_tmp):
+    d = conftest.start_deployment(
+        module_tmp, request, computes={'c1': COMPUTE},
+        conf={'conductor': {'build_timeout': 600}})
+    try:
+        d.image_id = d.register_image()
+        status, _, body = d.admin_api.post('/flavors', {'flavor': {
+            'name': 'tiny', 'id': 'tiny', 'ram': 256, 'vcpus': 1,
+            'disk': 1}})
+        assert status == 200, body
+    except Exception:
+        d.stop()
+        d.cleanup()
+        raise
+    yield d
+    d.stop()
+    d.cleanup()
+
+
+def _states(deploy, uuids):
+    rows = deploy.sql('SELECT uuid, vm_state, task_state FROM instances '
+                      'WHERE uuid IN :uuids', uuids=tuple(uuids))
+    return {row.uuid: (row.vm_state, row.task_state) for row in rows}
+
+
+def test_a_compute_killed_mid_build_ends_its_builds_at_restart(deploy):
+    status, _, body = deploy.api.post('/servers', {'server': {
+        'name': 'lost', 'imageRef': deploy.image_id, 'flavorRef': 'tiny',
+        'min_count': 2, 'max_count': 2, 'return_reservation_id': True}})
+    assert status == 202, body
+    rows = deploy.sql('SELECT uuid FROM instances WHERE reservation_id = '
+                      ':rid', rid=body['reservation_id'])
+    uuids = [row.uuid for row in rows]
+    assert len(uuids) == 2
+    deployment.wait_for(
+        lambda: set(_states(deploy, uuids).values()) == {
+            ('building', 'spawning')},
+        timeout=60, message='both spawning')
+    deploy.kill(deploy.daemon('c1'))
+    restarted = time.monotonic()
+    deploy.start_daemon('nova-lite-compute', 'c1', {
+        'DEFAULT': {'host': 'c1'}, 'fake_driver': COMPUTE})
+    deployment.wait_for(
+        lambda: set(_states(deploy, uuids).values()) == {('error', None)},
+        timeout=RECOVERY_BAR + 20, message='both in ERROR')
+    assert time.monotonic() - restarted < RECOVERY_BAR + 20
+    for uuid in uuids:
+        status, _, server = deploy.api.get('/servers/%s' % uuid)
+        assert server['server']['status'] == 'ERROR'
+        assert 'restarted during the build' in \
+            server['server']['fault']['message'], server
+    assert not deploy.sql('SELECT id FROM allocations WHERE consumer_id '
+                          'IN :uuids', uuids=tuple(uuids))
+    assert not deploy.sql("SELECT id FROM reservations")
+
+
+def test_no_conductor_is_a_quick_503_with_retry_after(deploy):
+    """Every conductor gone: POST /servers answers 503 with Retry-After
+    within the API's call timeout (not 500), and works again once a
+    conductor is back."""
+    port = deployment.free_port()
+    deploy.start_daemon('nova-lite-api', 'api-short', {'DEFAULT': {
+        'rpc_response_timeout': 3, 'osapi_compute_listen_port': port}})
+    api = deployment.ApiClient('http://127.0.0.1:%d/v2.1' % port)
+    server = {'server': {'name': 'unavailable', 'imageRef': deploy.image_id,
+                         'flavorRef': 'tiny'}}
+    deploy.kill(deploy.daemon('conductor'))
+    try:
+        started = time.monotonic()
+        status, headers, body = api.post('/servers', server)
+        assert status == 503, body
+        assert time.monotonic() - started < 15
+        assert int(headers['Retry-After']) > 0
+        assert 'conductor' in body['serviceUnavailable']['message']
+    finally:
+        deploy.start_daemon('nova-lite-conductor', 'conductor')
+    status, _, body = api.post('/servers', server)
+    assert status == 202, body
+
+
+def test_a_healthy_daemon_pings_the_systemd_watchdog(deploy):
+    """With WATCHDOG_USEC set (WatchdogSec=), a daemon sends WATCHDOG=1
+    after READY=1, about twice per WatchdogSec, while it is healthy."""
+    extra = deploy._write('scheduler-dog.conf',
+                          {'DEFAULT': {'host': 'scheduler-dog'}})
+    daemon = deployment.Daemon(
+        'scheduler-dog',
+        [os.path.join(deployment.BIN, 'nova-lite-scheduler'),
+         '--config-file', deploy.config_file, '--config-file', extra],
+        deploy.workdir, env={'WATCHDOG_USEC': '2000000'})
+    daemon.start()
+    try:
+        daemon.wait_ready()
+        pings = []
+        deadline = time.monotonic() + 10
+        while len(pings) < 3 and time.monotonic() < deadline:
+            try:
+                pings.append(daemon._sock.recv(64))
+            except OSError:
+                continue
+        assert pings == [b'WATCHDOG=1'] * 3, daemon.tail()
+    finally:
+        assert daemon.stop() == 0, daemon.tail()
+
+
+def test_sigusr2_prints_a_guru_meditation_report(deploy):
+    """SIGUSR2 (systemctl kill -s USR2 reaches every process of the unit)
+    prints each process's threads and configuration, and stops nothing."""
+    daemon = deploy.daemon('scheduler')
+    os.killpg(daemon.proc.pid, signal.SIGUSR2)
+    deployment.wait_for(
+        lambda: open(daemon.log, errors='replace').read().count(
+            'Guru Meditation') >= 2,
+        timeout=20, message='a report from the master and the worker')
+    log = open(daemon.log, errors='replace').read()
+    assert 'Threads' in log and 'Configuration' in log
+    time.sleep(1)
+    assert daemon.proc.poll() is None
+
+
+def test_healthcheck_reports_the_bus_and_the_database(deploy):
+    status, headers, body = deployment.ApiClient(
+        'http://127.0.0.1:%d' % deploy.port, token=None).get('/healthcheck')
+    assert status == 200, body
+    assert body == {'status': 'ok',
+                    'checks': {'database': 'ok', 'bus': 'ok'}}

@@ -1,0 +1,149 @@
+"""A compute that restarts reconciles the builds its last run left.
+
+Regression: a compute killed and restarted 5 s later left three servers
+in ``spawning`` until the conductor's build timeout (600 s) ended them.
+"""
+
+import types
+from unittest import mock
+
+import pytest
+
+from nova_lite.compute import manager as compute_manager
+from nova_lite.compute import recovery
+from nova_lite import context as nl_context
+from nova_lite import exception
+from nova_lite import objects
+from nova_lite.objects import fields
+from nova_lite.virt import fake
+from tests.unit.compute import fakes
+
+SPAWNING = fields.TaskState.SPAWNING
+
+
+@pytest.fixture
+def env(conf):
+    conf.config(group='fake_driver', node_count=1)
+    ns = types.SimpleNamespace(saves=[], save_errors={}, faults=[],
+                               instances=[], conductor=mock.Mock(),
+                               ctxt=nl_context.get_admin_context())
+    ns.driver = fake.FakeDriver()
+    ns.driver.init_host('host1')
+
+    def save(inst, expected_task_state=None, expected_vm_state=None):
+        ns.saves.append((inst.uuid, expected_task_state,
+                         inst.obj_get_changes()))
+        error = ns.save_errors.get(inst.uuid)
+        if error is not None:
+            raise error
+        inst.obj_reset_changes()
+
+    with mock.patch.object(objects.Instance, 'save', autospec=True,
+                           side_effect=save), \
+            mock.patch.object(objects.InstanceFault, 'create',
+                              autospec=True,
+                              side_effect=ns.faults.append), \
+            mock.patch.object(objects.InstanceList, 'get_by_host',
+                              side_effect=lambda ctxt, host: ns.instances):
+        yield ns
+
+
+def _on_host(env, task_state=SPAWNING, vm_state=fields.VMState.BUILDING):
+    inst = fakes.instance(host='host1', node='host1-n0',
+                          task_state=task_state, vm_state=vm_state)
+    env.instances.append(inst)
+    return inst
+
+
+def _with_vm(env, inst):
+    env.driver.spawn(env.ctxt, inst, None, 'host1-n0')
+
+
+def _reconcile(env):
+    return recovery.reconcile_builds(env.ctxt, 'host1', env.driver,
+                                     env.conductor)
+
+
+def test_a_build_whose_vm_is_gone_ends_through_the_conductor(env):
+    lost = _on_host(env)
+    assert _reconcile(env) == {lost.uuid: 'handed back'}
+    [fault] = env.faults
+    assert 'restarted during the build' in fault.message
+    assert 'host1' in fault.message
+    [(uuid, expected, changes)] = env.saves
+    assert expected == [SPAWNING, fields.TaskState.SCHEDULING]
+    assert changes['host'] is None and changes['node'] is None
+    assert changes['task_state'] == fields.TaskState.SCHEDULING
+    # No alternates: the conductor puts it in ERROR and frees what it held.
+    env.conductor.build_instances.assert_called_once_with(
+        env.ctxt, [lost], None, host_lists=[[]])
+
+
+def test_a_build_whose_vm_runs_is_saved_active(env):
+    built = _on_host(env)
+    _with_vm(env, built)
+    assert _reconcile(env) == {built.uuid: 'finished'}
+    [(uuid, expected, changes)] = env.saves
+    assert expected == SPAWNING
+    assert changes['vm_state'] == fields.VMState.ACTIVE
+    assert changes['power_state'] == fields.PowerState.RUNNING
+    assert changes['task_state'] is None
+    assert env.driver.list_instance_uuids() == [built.uuid]
+    env.conductor.build_instances.assert_not_called()
+
+
+def test_a_vm_that_is_not_running_is_destroyed_and_handed_back(env):
+    stopped = _on_host(env)
+    _with_vm(env, stopped)
+    with mock.patch.object(env.driver, 'get_info',
+                           return_value=fields.PowerState.SHUTDOWN):
+        assert _reconcile(env) == {stopped.uuid: 'handed back'}
+    assert env.driver.list_instance_uuids() == []
+    assert 'not running' in env.faults[0].message
+    env.conductor.build_instances.assert_called_once()
+
+
+def test_never_an_active_row_without_its_vm(env):
+    """The VM runs but the row was deleted meanwhile: the VM goes, no
+    ACTIVE save sticks, nothing is handed back."""
+    orphan = _on_host(env)
+    _with_vm(env, orphan)
+    env.save_errors[orphan.uuid] = exception.InstanceNotFound(
+        instance_id=orphan.uuid)
+    assert _reconcile(env) == {orphan.uuid: 'deleted'}
+    assert env.driver.list_instance_uuids() == []
+    env.conductor.build_instances.assert_not_called()
+
+
+def test_finished_and_unrelated_instances_are_left_alone(env):
+    _on_host(env, task_state=None, vm_state=fields.VMState.ACTIVE)
+    _on_host(env, task_state=None, vm_state=fields.VMState.ERROR)
+    _on_host(env, task_state='deleting', vm_state=fields.VMState.ACTIVE)
+    assert _reconcile(env) == {}
+    assert env.saves == [] and env.faults == []
+
+
+def test_one_failure_does_not_stop_the_others(env):
+    first, second = _on_host(env), _on_host(env)
+    env.conductor.build_instances.side_effect = [
+        exception.NovaLiteException('bus blip'), None]
+    assert _reconcile(env) == {second.uuid: 'handed back'}
+    assert env.conductor.build_instances.call_count == 2
+    assert first.uuid != second.uuid
+
+
+def test_an_unreadable_instance_list_does_not_stop_the_start(env):
+    with mock.patch.object(objects.InstanceList, 'get_by_host',
+                           side_effect=exception.NovaLiteException('db')):
+        assert _reconcile(env) == {}
+
+
+def test_init_host_reconciles_before_it_reports(env):
+    lost = _on_host(env)
+    manager = compute_manager.ComputeManager(host='host1')
+    manager._conductor_api = env.conductor
+    with mock.patch.object(manager.rt, 'update_available_resource'):
+        manager.init_host()
+    env.conductor.build_instances.assert_called_once_with(
+        mock.ANY, [lost], None, host_lists=[[]])
+    manager.cleanup_host()
