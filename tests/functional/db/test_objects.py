@@ -176,6 +176,21 @@ def test_instance_list_filters_and_faults(ctxt):
         ctxt, {'project_id': 'other'}).objects == []
 
 
+def test_another_projects_marker_is_an_unknown_marker(ctxt):
+    # Listing with another project's server as the marker used to page
+    # past it, which told the caller that the server exists.
+    flavor = _flavor(ctxt)
+    theirs = provision.provision_instances(
+        ctxt, _template(ctxt, flavor, 'theirs'), _spec(flavor), 1, 1)[0]
+    with pytest.raises(exception.MarkerNotFound):
+        objects.InstanceList.get_by_filters(
+            ctxt, {'project_id': 'other'}, marker=theirs.uuid)
+    # Its own project (and an unfiltered, all-projects list) still page.
+    for filters in ({'project_id': 'p1'}, {}):
+        assert objects.InstanceList.get_by_filters(
+            ctxt, filters, marker=theirs.uuid).objects == []
+
+
 def test_service_heartbeat_keeps_admin_changes(ctxt):
     service = objects.Service(ctxt, host='h1', binary='nova-lite-compute',
                               topic='compute')

@@ -182,7 +182,8 @@ def test_errors(api, store):
     assert _create(admin).status_int == 409
     assert _create(admin, 'x', zone='internal').status_int == 400
     assert _create(admin, '  padded').status_int == 400
-    assert admin('GET', '/os-aggregates/abc').status_int == 404
+    assert admin('GET', '/os-aggregates/abc').status_int == 400
+    assert admin('GET', '/os-aggregates/9').status_int == 404
     assert admin('PUT', '/os-aggregates/1',
                  {'aggregate': {}}).status_int == 400
     assert api()('GET', '/os-aggregates').status_int == 403
