@@ -67,16 +67,24 @@ def test_services_list(api, services):
     assert conductor['zone'] == 'internal'
     assert (conductor['status'], conductor['state']) == ('enabled', 'up')
     assert compute == {
-        'id': 2, 'binary': 'nova-lite-compute', 'host': 'cpu1',
+        'id': 2, 'binary': 'nova-compute', 'host': 'cpu1',
         'zone': 'nova', 'status': 'disabled', 'state': 'down',
         'updated_at': '2020-01-01T00:00:00.000000',
-        'disabled_reason': 'maintenance', 'forced_down': False}
+        'disabled_reason': 'maintenance'}
+    assert conductor['binary'] == 'nova-conductor'
 
 
-def test_services_filters(api, services):
-    resp = api(ADMIN)('GET', '/os-services?binary=nova-lite-compute')
+@pytest.mark.parametrize('binary', ['nova-compute', 'nova-lite-compute'])
+def test_services_filters(api, services, binary):
+    # Nova's name is what clients send; the registered one works too.
+    resp = api(ADMIN)('GET', '/os-services?binary=%s' % binary)
     assert [s['id'] for s in resp.json['services']] == [2]
     assert services == [('nova-lite-compute', None)]
+
+
+def test_services_filter_unknown_binary(api, services):
+    resp = api(ADMIN)('GET', '/os-services?binary=nova-network')
+    assert resp.json['services'] == []
 
 
 def test_services_need_admin(api, services):
