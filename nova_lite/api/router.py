@@ -19,6 +19,7 @@ import webob.exc
 from nova_lite.api import api_version
 from nova_lite.api import faults
 from nova_lite.api.handlers import aggregates
+from nova_lite.api.handlers import availability_zone
 from nova_lite.api.handlers import flavors
 from nova_lite.api.handlers import hypervisors
 from nova_lite.api.handlers import images
@@ -73,6 +74,8 @@ ROUTES = {
     '/os-quota-sets/{tenant_id}/defaults': {'GET': quota_sets.defaults},
     '/os-quota-class-sets/{class_name}': {
         'GET': quota_sets.show_class, 'PUT': quota_sets.update_class},
+    '/os-availability-zone': {'GET': availability_zone.index},
+    '/os-availability-zone/detail': {'GET': availability_zone.detail},
 }
 
 

@@ -8,6 +8,7 @@
 import itertools
 
 from nova_lite.policies import aggregates
+from nova_lite.policies import availability_zone
 from nova_lite.policies import base
 from nova_lite.policies import flavors
 from nova_lite.policies import hypervisors
@@ -22,6 +23,7 @@ from nova_lite.policies import services
 def list_rules():
     return list(itertools.chain(
         aggregates.list_rules(),
+        availability_zone.list_rules(),
         base.list_rules(),
         flavors.list_rules(),
         hypervisors.list_rules(),

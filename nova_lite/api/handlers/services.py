@@ -16,7 +16,6 @@ from nova_lite.api import validation
 from nova_lite.api import wsgi
 from nova_lite import availability_zones
 from nova_lite.compute import api as compute_api
-from nova_lite.conf import CONF
 from nova_lite import exception
 from nova_lite import objects
 from nova_lite.policies import services as policies
@@ -26,14 +25,6 @@ COMPUTE_BINARY = 'nova-lite-compute'
 compute = compute_api.API()
 
 
-def _zone(service, zones):
-    """Nova's zone of a service: its aggregates' for a compute, the
-    internal services' zone for the others."""
-    if service.binary != COMPUTE_BINARY:
-        return CONF.internal_service_availability_zone
-    return zones.get(service.host, CONF.default_availability_zone)
-
-
 def service_view(service, zones=None):
     """Nova's 2.1 service (``forced_down`` belongs to 2.11); ``zones`` is
     {host: zone} (availability_zones.host_zones)."""
@@ -41,7 +32,7 @@ def service_view(service, zones=None):
         'id': service.id,
         'binary': service_names.to_api(service.binary),
         'host': service.host,
-        'zone': _zone(service, zones or {}),
+        'zone': availability_zones.service_zone(service, zones or {}),
         'status': 'disabled' if service.disabled else 'enabled',
         'state': 'up' if service.is_up else 'down',
         'updated_at': common.isotime_usec(service.last_seen_up or
