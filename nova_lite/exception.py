@@ -108,6 +108,10 @@ class ComputeNodeNotFound(NotFound):
     msg_fmt = 'Compute node %(node)s could not be found.'
 
 
+class HypervisorNotFoundForPattern(NotFound):
+    msg_fmt = 'No hypervisor matching %(pattern)s could be found.'
+
+
 class ResourceProviderNotFound(NotFound):
     msg_fmt = 'Resource provider %(uuid)s could not be found.'
 
@@ -416,3 +420,10 @@ class InstanceGroupHintInvalid(Invalid):
 
 class HostBinaryNotFound(NotFound):
     msg_fmt = 'Could not find binary %(binary)s on host %(host)s.'
+
+
+class HypervisorUptimeNotAvailable(NovaLiteException):
+    msg_fmt = ('The compute of hypervisor %(hypervisor_id)s does not report '
+               'its uptime.')
+    code = 501
+    safe = True

@@ -75,6 +75,11 @@ ROUTES = {
     '/os-quota-class-sets/{class_name}': {
         'GET': quota_sets.show_class, 'PUT': quota_sets.update_class},
     '/os-availability-zone': {'GET': availability_zone.index},
+    '/os-hypervisors/{hypervisor_id}/uptime': {'GET': hypervisors.uptime},
+    '/os-hypervisors/{hypervisor_hostname_pattern}/search': {
+        'GET': hypervisors.search},
+    '/os-hypervisors/{hypervisor_hostname_pattern}/servers': {
+        'GET': hypervisors.servers},
     '/os-availability-zone/detail': {'GET': availability_zone.detail},
 }
 

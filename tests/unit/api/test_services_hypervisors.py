@@ -127,3 +127,54 @@ def test_hypervisors_need_admin(api, nodes):
     for path in ('/os-hypervisors', '/os-hypervisors/detail',
                  '/os-hypervisors/7', '/os-hypervisors/statistics'):
         assert api()('GET', path).status_int == 403
+
+
+# -- uptime, search and servers -------------------------------------------
+
+def test_hypervisor_search(api, nodes):
+    resp = api(ADMIN)('GET', '/os-hypervisors/node1/search')
+    assert resp.status_int == 200
+    assert [h['hypervisor_hostname'] for h in resp.json['hypervisors']] == [
+        'cpu1-node1']
+    resp = api(ADMIN)('GET', '/os-hypervisors/nope/search')
+    assert resp.status_int == 404
+    assert 'nope' in resp.json['itemNotFound']['message']
+
+
+def test_hypervisor_servers(api, nodes, monkeypatch):
+    calls = []
+
+    def by_filters(cls, context, filters, **kwargs):
+        calls.append(filters)
+        return objects.InstanceList(objects=[objects.Instance(
+            id=10, uuid='c2e2a7d4-5b43-4a5e-9a58-0b9c0d1e2f30')])
+    monkeypatch.setattr(objects.InstanceList, 'get_by_filters',
+                        classmethod(by_filters))
+    resp = api(ADMIN)('GET', '/os-hypervisors/cpu1/servers')
+    assert resp.status_int == 200
+    [hypervisor] = resp.json['hypervisors']
+    assert hypervisor['servers'] == [{
+        'uuid': 'c2e2a7d4-5b43-4a5e-9a58-0b9c0d1e2f30',
+        'name': 'instance-0000000a'}]
+    assert calls == [{'host': 'cpu1', 'node': 'cpu1-node1'}]
+    # No servers: no "servers" key, as in Nova.
+    monkeypatch.setattr(objects.InstanceList, 'get_by_filters', classmethod(
+        lambda cls, context, filters, **kw: objects.InstanceList(
+            objects=[])))
+    [hypervisor] = api(ADMIN)('GET', '/os-hypervisors/cpu1/servers').json[
+        'hypervisors']
+    assert 'servers' not in hypervisor
+
+
+def test_hypervisor_uptime_is_not_reported(api, nodes):
+    resp = api(ADMIN)('GET', '/os-hypervisors/7/uptime')
+    assert resp.status_int == 501
+    assert 'uptime' in resp.json['notImplemented']['message']
+    assert api(ADMIN)('GET', '/os-hypervisors/8/uptime').status_int == 404
+
+
+@pytest.mark.parametrize('path', ['/os-hypervisors/7/uptime',
+                                  '/os-hypervisors/cpu/search',
+                                  '/os-hypervisors/cpu/servers'])
+def test_hypervisor_extras_need_admin(api, nodes, path):
+    assert api()('GET', path).status_int == 403
