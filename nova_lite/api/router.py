@@ -20,6 +20,7 @@ from nova_lite.api import api_version
 from nova_lite.api import faults
 from nova_lite.api.handlers import aggregates
 from nova_lite.api.handlers import availability_zone
+from nova_lite.api.handlers import flavor_extra_specs
 from nova_lite.api.handlers import flavors
 from nova_lite.api.handlers import hypervisors
 from nova_lite.api.handlers import images
@@ -45,9 +46,10 @@ ROUTES = {
     '/flavors/detail': {'GET': flavors.detail},
     '/flavors/{flavor_id}': {'GET': flavors.show, 'DELETE': flavors.delete},
     '/flavors/{flavor_id}/os-extra_specs': {
-        'GET': flavors.extra_specs_index},
+        'GET': flavor_extra_specs.index, 'POST': flavor_extra_specs.create},
     '/flavors/{flavor_id}/os-extra_specs/{key}': {
-        'GET': flavors.extra_specs_show},
+        'GET': flavor_extra_specs.show, 'PUT': flavor_extra_specs.update,
+        'DELETE': flavor_extra_specs.delete},
     '/images': {'GET': images.index},
     '/images/detail': {'GET': images.detail},
     '/images/{image_id}': {'GET': images.show},

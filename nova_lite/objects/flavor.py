@@ -163,3 +163,40 @@ class FlavorList(base.ObjectListBase, base.NovaLiteObject):
                                     sort_dir, limit, marker)
         return cls(context, objects=[
             Flavor._from_db_object(context, Flavor(), row) for row in rows])
+
+
+# Extra-spec writes are made by the API alone, which has the database: plain
+# functions rather than remotable methods, so nothing about Flavor's RPC
+# contract changes.
+
+@db_api.writer
+def update_extra_specs(context, flavorid, specs):
+    """Set ``specs`` ({key: value}) on the flavor, adding or replacing
+    keys; FlavorNotFound if there is no such flavor."""
+    row = queries.first_or_raise(
+        context.session, models.Flavor,
+        lambda f: exception.FlavorNotFound(flavor_id=flavorid),
+        flavorid=str(flavorid))
+    existing = {spec.key: spec for spec in row.extra_specs}
+    for key, value in specs.items():
+        if key in existing:
+            existing[key].value = value
+        else:
+            row.extra_specs.append(models.FlavorExtraSpec(key=key,
+                                                          value=value))
+    context.session.flush()
+
+
+@db_api.writer
+def delete_extra_spec(context, flavorid, key):
+    """Remove one key; FlavorNotFound or FlavorExtraSpecsNotFound."""
+    row = queries.first_or_raise(
+        context.session, models.Flavor,
+        lambda f: exception.FlavorNotFound(flavor_id=flavorid),
+        flavorid=str(flavorid))
+    for spec in row.extra_specs:
+        if spec.key == key:
+            row.extra_specs.remove(spec)
+            context.session.flush()
+            return
+    raise exception.FlavorExtraSpecsNotFound(flavor_id=flavorid, key=key)

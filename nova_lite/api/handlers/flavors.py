@@ -93,7 +93,8 @@ def detail(req):
         'flavors/detail')
 
 
-def _visible_flavor(context, flavor_id):
+def visible_flavor(context, flavor_id):
+    """The flavor, if the caller may see it; FlavorNotFound (404) if not."""
     flavor = objects.Flavor.get_by_flavor_id(context, flavor_id)
     if not flavor.is_public and not context.can(
             policies.FLAVORS % 'list_all', fatal=False):
@@ -105,28 +106,8 @@ def show(req, flavor_id):
     """200 {"flavor": detail}; 404 for an unknown (or hidden) flavor."""
     context = req.context
     context.can(policies.FLAVORS % 'show')
-    flavor = _visible_flavor(context, flavor_id)
+    flavor = visible_flavor(context, flavor_id)
     return wsgi.json_response({'flavor': detail_view(req, flavor)})
-
-
-def extra_specs_index(req, flavor_id):
-    """200 {"extra_specs": {key: value}} (the openstack CLI reads it for
-    "flavor show")."""
-    context = req.context
-    context.can(policies.EXTRA_SPECS % 'index')
-    flavor = _visible_flavor(context, flavor_id)
-    return wsgi.json_response({'extra_specs': dict(flavor.extra_specs)})
-
-
-def extra_specs_show(req, flavor_id, key):
-    """200 {key: value}; 404 if the flavor has no such extra spec."""
-    context = req.context
-    context.can(policies.EXTRA_SPECS % 'show')
-    flavor = _visible_flavor(context, flavor_id)
-    if key not in flavor.extra_specs:
-        raise exception.FlavorExtraSpecsNotFound(flavor_id=flavor_id,
-                                                 key=key)
-    return wsgi.json_response({key: flavor.extra_specs[key]})
 
 
 @validation.body(schema.CREATE)

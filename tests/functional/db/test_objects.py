@@ -9,6 +9,7 @@ from nova_lite import exception
 from nova_lite.image import api as image_api
 from nova_lite import objects
 from nova_lite.objects import fields
+from nova_lite.objects import flavor as flavor_obj
 from nova_lite.placement import allocations
 from nova_lite.placement import providers
 
@@ -174,6 +175,20 @@ def test_instance_list_filters_and_faults(ctxt):
     assert 'none fit' in found[0].fault.message
     assert objects.InstanceList.get_by_filters(
         ctxt, {'project_id': 'other'}).objects == []
+
+
+def test_extra_spec_writes(ctxt):
+    _flavor(ctxt, extra_specs={'a': '1'})
+    flavor_obj.update_extra_specs(ctxt, '1', {'a': '2', 'b': '3'})
+    assert objects.Flavor.get_by_flavor_id(ctxt, '1').extra_specs == {
+        'a': '2', 'b': '3'}
+    flavor_obj.delete_extra_spec(ctxt, '1', 'a')
+    assert objects.Flavor.get_by_flavor_id(ctxt, '1').extra_specs == {
+        'b': '3'}
+    with pytest.raises(exception.FlavorExtraSpecsNotFound):
+        flavor_obj.delete_extra_spec(ctxt, '1', 'a')
+    with pytest.raises(exception.FlavorNotFound):
+        flavor_obj.update_extra_specs(ctxt, 'nope', {'a': '1'})
 
 
 def test_another_projects_marker_is_an_unknown_marker(ctxt):
