@@ -88,6 +88,15 @@ class FlavorNotFound(NotFound):
     msg_fmt = 'Flavor %(flavor_id)s could not be found.'
 
 
+class FlavorAccessNotFound(NotFound):
+    msg_fmt = ('Project %(project_id)s has no access to flavor '
+               '%(flavor_id)s to remove.')
+
+
+class FlavorAccessListOfPublicFlavor(NotFound):
+    msg_fmt = ('Flavor %(flavor_id)s is public: it has no access list.')
+
+
 class ImageNotFound(NotFound):
     msg_fmt = 'Image %(image_id)s could not be found.'
 
@@ -127,6 +136,16 @@ class Conflict(NovaLiteException):
 
 class FlavorExists(Conflict):
     msg_fmt = 'Flavor with %(field)s %(value)s already exists.'
+
+
+class FlavorAccessExists(Conflict):
+    msg_fmt = ('Project %(project_id)s already has access to flavor '
+               '%(flavor_id)s.')
+
+
+class FlavorAccessOfPublicFlavor(Conflict):
+    msg_fmt = ('Flavor %(flavor_id)s is public: every project has access, '
+               'none can be added.')
 
 
 class ServiceExists(Conflict):

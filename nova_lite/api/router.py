@@ -20,6 +20,7 @@ from nova_lite.api import api_version
 from nova_lite.api import faults
 from nova_lite.api.handlers import aggregates
 from nova_lite.api.handlers import availability_zone
+from nova_lite.api.handlers import flavor_access
 from nova_lite.api.handlers import flavor_extra_specs
 from nova_lite.api.handlers import flavors
 from nova_lite.api.handlers import hypervisors
@@ -77,6 +78,8 @@ ROUTES = {
     '/os-quota-class-sets/{class_name}': {
         'GET': quota_sets.show_class, 'PUT': quota_sets.update_class},
     '/os-availability-zone': {'GET': availability_zone.index},
+    '/flavors/{flavor_id}/os-flavor-access': {'GET': flavor_access.index},
+    '/flavors/{flavor_id}/action': {'POST': flavor_access.action},
     '/os-hypervisors/{hypervisor_id}/uptime': {'GET': hypervisors.uptime},
     '/os-hypervisors/{hypervisor_hostname_pattern}/search': {
         'GET': hypervisors.search},

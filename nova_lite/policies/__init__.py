@@ -10,6 +10,7 @@ import itertools
 from nova_lite.policies import aggregates
 from nova_lite.policies import availability_zone
 from nova_lite.policies import base
+from nova_lite.policies import flavor_access
 from nova_lite.policies import flavor_extra_specs
 from nova_lite.policies import flavors
 from nova_lite.policies import hypervisors
@@ -26,6 +27,7 @@ def list_rules():
         aggregates.list_rules(),
         availability_zone.list_rules(),
         base.list_rules(),
+        flavor_access.list_rules(),
         flavor_extra_specs.list_rules(),
         flavors.list_rules(),
         hypervisors.list_rules(),

@@ -1,7 +1,8 @@
 """/flavors: list, show, and (administrators) create and delete flavors.
 
-Every user sees public, enabled flavors; administrators also see the
-disabled ones and, with ?is_public=false or none, the private ones.
+Every user sees public, enabled flavors and the private ones their
+project was given access to (os-flavor-access); administrators also see
+the disabled ones and, with ?is_public=false or none, all private ones.
 """
 
 from oslo_utils import strutils
@@ -13,6 +14,7 @@ from nova_lite.api import validation
 from nova_lite.api import wsgi
 from nova_lite import exception
 from nova_lite import objects
+from nova_lite.objects import flavor as flavor_obj
 from nova_lite.policies import flavors as policies
 
 
@@ -55,7 +57,8 @@ def _get_flavors(req):
     context.can(policies.FLAVORS % 'index')
     see_all = context.can(policies.FLAVORS % 'list_all', fatal=False)
     filters = {'is_public': (_is_public_filter(common.last_param(
-        req, 'is_public')) if see_all else True)}
+        req, 'is_public')) if see_all else True),
+        'project_id': context.project_id}
     min_ram = common.last_param(req, 'minRam')
     if min_ram is not None:
         filters['min_memory_mb'] = int(min_ram)
@@ -94,10 +97,13 @@ def detail(req):
 
 
 def visible_flavor(context, flavor_id):
-    """The flavor, if the caller may see it; FlavorNotFound (404) if not."""
+    """The flavor, if the caller may see it (public, their project has
+    access, or they see all); FlavorNotFound (404) if not."""
     flavor = objects.Flavor.get_by_flavor_id(context, flavor_id)
-    if not flavor.is_public and not context.can(
-            policies.FLAVORS % 'list_all', fatal=False):
+    if (not flavor.is_public and
+            not context.can(policies.FLAVORS % 'list_all', fatal=False) and
+            context.project_id not in flavor_obj.get_access_projects(
+                context, flavor_id)):
         raise exception.FlavorNotFound(flavor_id=flavor_id)
     return flavor
 

@@ -191,6 +191,32 @@ def test_extra_spec_writes(ctxt):
         flavor_obj.update_extra_specs(ctxt, 'nope', {'a': '1'})
 
 
+def test_flavor_access_and_private_flavor_lists(ctxt):
+    _flavor(ctxt, '1', 'public')
+    _flavor(ctxt, '2', 'private', is_public=False)
+    _flavor(ctxt, '3', 'secret', is_public=False)
+    flavor_obj.add_access(ctxt, '2', 'p1')
+    flavor_obj.add_access(ctxt, '2', 'p2')
+    assert flavor_obj.get_access_projects(ctxt, '2') == ['p1', 'p2']
+    with pytest.raises(exception.FlavorAccessExists):
+        flavor_obj.add_access(ctxt, '2', 'p1')
+    with pytest.raises(exception.FlavorAccessOfPublicFlavor):
+        flavor_obj.add_access(ctxt, '1', 'p1')
+
+    def listed(project):
+        return [f.flavorid for f in objects.FlavorList.get_all(
+            ctxt, {'is_public': True, 'project_id': project})]
+    assert listed('p1') == ['1', '2']
+    assert listed('p3') == ['1']
+    flavor_obj.remove_access(ctxt, '2', 'p1')
+    assert listed('p1') == ['1']
+    with pytest.raises(exception.FlavorAccessNotFound):
+        flavor_obj.remove_access(ctxt, '2', 'p1')
+    # Deleting the flavor takes its access rows along.
+    objects.Flavor.get_by_flavor_id(ctxt, '2').destroy()
+    assert listed('p2') == ['1']
+
+
 def test_another_projects_marker_is_an_unknown_marker(ctxt):
     # Listing with another project's server as the marker used to page
     # past it, which told the caller that the server exists.
