@@ -30,6 +30,7 @@ from nova_lite.api.handlers import quota_sets
 from nova_lite.api.handlers import server_groups
 from nova_lite.api.handlers import servers
 from nova_lite.api.handlers import services
+from nova_lite.api.handlers import simple_tenant_usage
 from nova_lite.api.handlers import versions
 from nova_lite.api import wsgi
 from nova_lite import exception
@@ -80,6 +81,9 @@ ROUTES = {
     '/os-availability-zone': {'GET': availability_zone.index},
     '/flavors/{flavor_id}/os-flavor-access': {'GET': flavor_access.index},
     '/flavors/{flavor_id}/action': {'POST': flavor_access.action},
+    '/os-simple-tenant-usage': {'GET': simple_tenant_usage.index},
+    '/os-simple-tenant-usage/{tenant_id}': {
+        'GET': simple_tenant_usage.show},
     '/os-hypervisors/{hypervisor_id}/uptime': {'GET': hypervisors.uptime},
     '/os-hypervisors/{hypervisor_hostname_pattern}/search': {
         'GET': hypervisors.search},

@@ -20,6 +20,7 @@ from nova_lite.policies import quota_sets
 from nova_lite.policies import server_groups
 from nova_lite.policies import servers
 from nova_lite.policies import services
+from nova_lite.policies import simple_tenant_usage
 
 
 def list_rules():
@@ -37,4 +38,5 @@ def list_rules():
         server_groups.list_rules(),
         servers.list_rules(),
         services.list_rules(),
+        simple_tenant_usage.list_rules(),
     ))

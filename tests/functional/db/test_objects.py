@@ -1,5 +1,7 @@
 """Objects against every backend: the writes the services depend on."""
 
+import datetime
+
 from oslo_utils import uuidutils
 import pytest
 
@@ -10,6 +12,7 @@ from nova_lite.image import api as image_api
 from nova_lite import objects
 from nova_lite.objects import fields
 from nova_lite.objects import flavor as flavor_obj
+from nova_lite.objects import instance_usage
 from nova_lite.placement import allocations
 from nova_lite.placement import providers
 
@@ -215,6 +218,26 @@ def test_flavor_access_and_private_flavor_lists(ctxt):
     # Deleting the flavor takes its access rows along.
     objects.Flavor.get_by_flavor_id(ctxt, '2').destroy()
     assert listed('p2') == ['1']
+
+
+def test_instances_active_in_a_window(ctxt):
+    t0 = datetime.datetime(2024, 3, 1)
+    hours = datetime.timedelta(hours=1)
+    flavor = _flavor(ctxt)
+    made = provision.provision_instances(
+        ctxt, _template(ctxt, flavor, 'u'), _spec(flavor), 5, 5)
+    times = [(t0 - 5 * hours, None), (t0 + 2 * hours, t0 + 3 * hours),
+             (t0 - 9 * hours, t0 - 8 * hours), (t0 + 30 * hours, None),
+             (None, None)]
+    for instance, (launched, terminated) in zip(made, times, strict=True):
+        instance.launched_at, instance.terminated_at = launched, terminated
+        instance.save()
+    made[1].destroy()
+    found = instance_usage.get_active_by_window(ctxt, t0, t0 + 24 * hours)
+    # Deleted ones count; ended before, launched after or never: not.
+    assert [i.uuid for i in found] == [made[0].uuid, made[1].uuid]
+    assert instance_usage.get_active_by_window(
+        ctxt, t0, t0 + 24 * hours, project_id='other') == []
 
 
 def test_another_projects_marker_is_an_unknown_marker(ctxt):
