@@ -446,3 +446,10 @@ class HypervisorUptimeNotAvailable(NovaLiteException):
                'its uptime.')
     code = 501
     safe = True
+
+
+class HostActionNotSupported(NovaLiteException):
+    msg_fmt = ('The compute on %(host)s cannot do %(action)s: its driver '
+               'has no such call.')
+    code = 501
+    safe = True

@@ -23,6 +23,7 @@ from nova_lite.api.handlers import availability_zone
 from nova_lite.api.handlers import flavor_access
 from nova_lite.api.handlers import flavor_extra_specs
 from nova_lite.api.handlers import flavors
+from nova_lite.api.handlers import hosts
 from nova_lite.api.handlers import hypervisors
 from nova_lite.api.handlers import images
 from nova_lite.api.handlers import limits
@@ -82,6 +83,11 @@ ROUTES = {
     '/flavors/{flavor_id}/os-flavor-access': {'GET': flavor_access.index},
     '/flavors/{flavor_id}/action': {'POST': flavor_access.action},
     '/os-simple-tenant-usage': {'GET': simple_tenant_usage.index},
+    '/os-hosts': {'GET': hosts.index},
+    '/os-hosts/{host_name}': {'GET': hosts.show, 'PUT': hosts.update},
+    '/os-hosts/{host_name}/startup': {'GET': hosts.startup},
+    '/os-hosts/{host_name}/shutdown': {'GET': hosts.shutdown},
+    '/os-hosts/{host_name}/reboot': {'GET': hosts.reboot},
     '/os-simple-tenant-usage/{tenant_id}': {
         'GET': simple_tenant_usage.show},
     '/os-hypervisors/{hypervisor_id}/uptime': {'GET': hypervisors.uptime},

@@ -13,6 +13,7 @@ from nova_lite.policies import base
 from nova_lite.policies import flavor_access
 from nova_lite.policies import flavor_extra_specs
 from nova_lite.policies import flavors
+from nova_lite.policies import hosts
 from nova_lite.policies import hypervisors
 from nova_lite.policies import images
 from nova_lite.policies import limits
@@ -31,6 +32,7 @@ def list_rules():
         flavor_access.list_rules(),
         flavor_extra_specs.list_rules(),
         flavors.list_rules(),
+        hosts.list_rules(),
         hypervisors.list_rules(),
         images.list_rules(),
         limits.list_rules(),
