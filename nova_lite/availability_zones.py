@@ -27,3 +27,15 @@ def host_zones(aggregates):
         for host in agg.hosts:
             by_host.setdefault(host, []).append(agg)
     return {host: zone_of(aggs) for host, aggs in by_host.items()}
+
+
+COMPUTE_BINARY = 'nova-lite-compute'
+
+
+def service_zone(service, zones):
+    """The zone of a service: for a compute, its host's in ``zones``
+    ({host: zone}, see host_zones) or the default zone; the other
+    services are in the internal zone."""
+    if service.binary != COMPUTE_BINARY:
+        return CONF.internal_service_availability_zone
+    return zones.get(service.host, CONF.default_availability_zone)

@@ -88,6 +88,15 @@ class FlavorNotFound(NotFound):
     msg_fmt = 'Flavor %(flavor_id)s could not be found.'
 
 
+class FlavorAccessNotFound(NotFound):
+    msg_fmt = ('Project %(project_id)s has no access to flavor '
+               '%(flavor_id)s to remove.')
+
+
+class FlavorAccessListOfPublicFlavor(NotFound):
+    msg_fmt = ('Flavor %(flavor_id)s is public: it has no access list.')
+
+
 class ImageNotFound(NotFound):
     msg_fmt = 'Image %(image_id)s could not be found.'
 
@@ -108,6 +117,10 @@ class ComputeNodeNotFound(NotFound):
     msg_fmt = 'Compute node %(node)s could not be found.'
 
 
+class HypervisorNotFoundForPattern(NotFound):
+    msg_fmt = 'No hypervisor matching %(pattern)s could be found.'
+
+
 class ResourceProviderNotFound(NotFound):
     msg_fmt = 'Resource provider %(uuid)s could not be found.'
 
@@ -123,6 +136,16 @@ class Conflict(NovaLiteException):
 
 class FlavorExists(Conflict):
     msg_fmt = 'Flavor with %(field)s %(value)s already exists.'
+
+
+class FlavorAccessExists(Conflict):
+    msg_fmt = ('Project %(project_id)s already has access to flavor '
+               '%(flavor_id)s.')
+
+
+class FlavorAccessOfPublicFlavor(Conflict):
+    msg_fmt = ('Flavor %(flavor_id)s is public: every project has access, '
+               'none can be added.')
 
 
 class ServiceExists(Conflict):
@@ -431,3 +454,17 @@ class ServiceUnavailable(NovaLiteException):
     code = 503
     safe = True
     headers = {'Retry-After': str(RETRY_AFTER)}
+
+
+class HypervisorUptimeNotAvailable(NovaLiteException):
+    msg_fmt = ('The compute of hypervisor %(hypervisor_id)s does not report '
+               'its uptime.')
+    code = 501
+    safe = True
+
+
+class HostActionNotSupported(NovaLiteException):
+    msg_fmt = ('The compute on %(host)s cannot do %(action)s: its driver '
+               'has no such call.')
+    code = 501
+    safe = True

@@ -201,13 +201,12 @@ class WSGIService(service.Service):
         self.port = CONF.osapi_compute_listen_port
 
     def start(self):
-        from cheroot import wsgi as cheroot_wsgi
-
         from nova_lite.wsgi import api as wsgi_api
+        from nova_lite.wsgi import server as wsgi_server
         if self.db_access is not None:
             setup_process(self.db_access)
         app = self.app or wsgi_api.load_app()
-        self.server = cheroot_wsgi.Server(
+        self.server = wsgi_server.make_server(
             (self.host, self.port), app,
             numthreads=CONF.api.server_threads,
             request_queue_size=CONF.api.backlog,

@@ -18,6 +18,7 @@ FAULT_NAMES = {
     413: 'requestEntityTooLarge',
     415: 'badMediaType',
     429: 'overLimit',
+    431: 'requestHeaderFieldsTooLarge',
     501: 'notImplemented',
     503: 'serviceUnavailable',
 }

@@ -19,7 +19,11 @@ import webob.exc
 from nova_lite.api import api_version
 from nova_lite.api import faults
 from nova_lite.api.handlers import aggregates
+from nova_lite.api.handlers import availability_zone
+from nova_lite.api.handlers import flavor_access
+from nova_lite.api.handlers import flavor_extra_specs
 from nova_lite.api.handlers import flavors
+from nova_lite.api.handlers import hosts
 from nova_lite.api.handlers import hypervisors
 from nova_lite.api.handlers import images
 from nova_lite.api.handlers import limits
@@ -27,6 +31,7 @@ from nova_lite.api.handlers import quota_sets
 from nova_lite.api.handlers import server_groups
 from nova_lite.api.handlers import servers
 from nova_lite.api.handlers import services
+from nova_lite.api.handlers import simple_tenant_usage
 from nova_lite.api.handlers import versions
 from nova_lite.api import wsgi
 from nova_lite import exception
@@ -44,9 +49,10 @@ ROUTES = {
     '/flavors/detail': {'GET': flavors.detail},
     '/flavors/{flavor_id}': {'GET': flavors.show, 'DELETE': flavors.delete},
     '/flavors/{flavor_id}/os-extra_specs': {
-        'GET': flavors.extra_specs_index},
+        'GET': flavor_extra_specs.index, 'POST': flavor_extra_specs.create},
     '/flavors/{flavor_id}/os-extra_specs/{key}': {
-        'GET': flavors.extra_specs_show},
+        'GET': flavor_extra_specs.show, 'PUT': flavor_extra_specs.update,
+        'DELETE': flavor_extra_specs.delete},
     '/images': {'GET': images.index},
     '/images/detail': {'GET': images.detail},
     '/images/{image_id}': {'GET': images.show},
@@ -73,6 +79,23 @@ ROUTES = {
     '/os-quota-sets/{tenant_id}/defaults': {'GET': quota_sets.defaults},
     '/os-quota-class-sets/{class_name}': {
         'GET': quota_sets.show_class, 'PUT': quota_sets.update_class},
+    '/os-availability-zone': {'GET': availability_zone.index},
+    '/flavors/{flavor_id}/os-flavor-access': {'GET': flavor_access.index},
+    '/flavors/{flavor_id}/action': {'POST': flavor_access.action},
+    '/os-simple-tenant-usage': {'GET': simple_tenant_usage.index},
+    '/os-hosts': {'GET': hosts.index},
+    '/os-hosts/{host_name}': {'GET': hosts.show, 'PUT': hosts.update},
+    '/os-hosts/{host_name}/startup': {'GET': hosts.startup},
+    '/os-hosts/{host_name}/shutdown': {'GET': hosts.shutdown},
+    '/os-hosts/{host_name}/reboot': {'GET': hosts.reboot},
+    '/os-simple-tenant-usage/{tenant_id}': {
+        'GET': simple_tenant_usage.show},
+    '/os-hypervisors/{hypervisor_id}/uptime': {'GET': hypervisors.uptime},
+    '/os-hypervisors/{hypervisor_hostname_pattern}/search': {
+        'GET': hypervisors.search},
+    '/os-hypervisors/{hypervisor_hostname_pattern}/servers': {
+        'GET': hypervisors.servers},
+    '/os-availability-zone/detail': {'GET': availability_zone.detail},
 }
 
 

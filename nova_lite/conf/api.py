@@ -56,6 +56,19 @@ api_opts = [
                default=114688, min=1,
                help='Largest request body, in bytes, the API accepts; a '
                     'larger one gets 413.'),
+    cfg.IntOpt('max_header_line',
+               default=16384, min=256,
+               help='Longest request header line, in bytes, that '
+                    'nova-lite-api\'s own server (cheroot) reads; a longer '
+                    'one, or headers beyond max_request_header_size in '
+                    'all, gets 431. Raise it for large Keystone tokens (PKI '
+                    'tokens with big catalogs). Not used under another '
+                    'WSGI server, which has its own limits.'),
+    cfg.IntOpt('max_request_header_size',
+               default=65536, min=1024,
+               help='Most bytes of request line and headers together that '
+                    'nova-lite-api\'s own server reads before it answers '
+                    '431; at least max_header_line.'),
     cfg.BoolOpt('use_forwarded_for',
                 default=False,
                 help='Take the client address from X-Forwarded-For. Only '

@@ -114,6 +114,9 @@ class Flavor(Base, TimestampMixin):
     description = sa.Column(sa.Text)
     extra_specs = orm.relationship('FlavorExtraSpec', lazy='selectin',
                                    cascade='all, delete-orphan')
+    # Loaded only when used (access changes, deletes), not on every read.
+    projects = orm.relationship('FlavorProject', lazy='select',
+                                cascade='all, delete-orphan')
 
 
 class FlavorExtraSpec(Base, TimestampMixin):
@@ -127,6 +130,20 @@ class FlavorExtraSpec(Base, TimestampMixin):
                           nullable=False)
     key = sa.Column(sa.String(255), nullable=False)
     value = sa.Column(sa.String(255))
+
+
+class FlavorProject(Base, TimestampMixin):
+    """A project that may use a private flavor (Nova's flavor access)."""
+    __tablename__ = 'flavor_projects'
+    __table_args__ = (
+        sa.UniqueConstraint('flavor_id', 'project_id',
+                            name='uniq_flavor_projects0flavor_id0project_id'),
+        sa.Index('flavor_projects_project_id_idx', 'project_id'),
+    )
+    id = sa.Column(sa.Integer, primary_key=True)
+    flavor_id = sa.Column(sa.Integer, sa.ForeignKey('flavors.id'),
+                          nullable=False)
+    project_id = sa.Column(sa.String(255), nullable=False)
 
 
 class Image(Base, TimestampMixin):

@@ -131,7 +131,13 @@ class FlavorList(base.ObjectListBase, base.NovaLiteObject):
         model = models.Flavor
         query = sa.select(model)
         if filters.get('is_public') is not None:
-            query = query.where(model.is_public.is_(filters['is_public']))
+            visible = model.is_public.is_(filters['is_public'])
+            if filters['is_public'] and filters.get('project_id'):
+                # Public flavors, and the private ones the project may use.
+                visible = sa.or_(visible, model.projects.any(
+                    models.FlavorProject.project_id ==
+                    filters['project_id']))
+            query = query.where(visible)
         if filters.get('min_memory_mb') is not None:
             query = query.where(model.memory_mb >= filters['min_memory_mb'])
         if filters.get('min_root_gb') is not None:
@@ -163,3 +169,79 @@ class FlavorList(base.ObjectListBase, base.NovaLiteObject):
                                     sort_dir, limit, marker)
         return cls(context, objects=[
             Flavor._from_db_object(context, Flavor(), row) for row in rows])
+
+
+# Extra-spec writes are made by the API alone, which has the database: plain
+# functions rather than remotable methods, so nothing about Flavor's RPC
+# contract changes.
+
+@db_api.writer
+def update_extra_specs(context, flavorid, specs):
+    """Set ``specs`` ({key: value}) on the flavor, adding or replacing
+    keys; FlavorNotFound if there is no such flavor."""
+    row = _flavor_row(context, flavorid)
+    existing = {spec.key: spec for spec in row.extra_specs}
+    for key, value in specs.items():
+        if key in existing:
+            existing[key].value = value
+        else:
+            row.extra_specs.append(models.FlavorExtraSpec(key=key,
+                                                          value=value))
+    context.session.flush()
+
+
+@db_api.writer
+def delete_extra_spec(context, flavorid, key):
+    """Remove one key; FlavorNotFound or FlavorExtraSpecsNotFound."""
+    row = _flavor_row(context, flavorid)
+    for spec in row.extra_specs:
+        if spec.key == key:
+            row.extra_specs.remove(spec)
+            context.session.flush()
+            return
+    raise exception.FlavorExtraSpecsNotFound(flavor_id=flavorid, key=key)
+
+
+def _flavor_row(context, flavorid):
+    return queries.first_or_raise(
+        context.session, models.Flavor,
+        lambda f: exception.FlavorNotFound(flavor_id=flavorid),
+        flavorid=str(flavorid))
+
+
+@db_api.reader
+def get_access_projects(context, flavorid):
+    """The projects that may use the flavor, sorted; FlavorNotFound."""
+    row = _flavor_row(context, flavorid)
+    return sorted(p.project_id for p in row.projects)
+
+
+@db_api.writer
+def add_access(context, flavorid, project_id):
+    """Let ``project_id`` use the private flavor. FlavorNotFound,
+    FlavorAccessOfPublicFlavor, FlavorAccessExists (409 both)."""
+    row = _flavor_row(context, flavorid)
+    if row.is_public:
+        raise exception.FlavorAccessOfPublicFlavor(flavor_id=flavorid)
+    if any(p.project_id == project_id for p in row.projects):
+        raise exception.FlavorAccessExists(flavor_id=flavorid,
+                                           project_id=project_id)
+    queries.insert(
+        context.session,
+        models.FlavorProject(flavor_id=row.id, project_id=project_id),
+        lambda error: exception.FlavorAccessExists(flavor_id=flavorid,
+                                                   project_id=project_id))
+
+
+@db_api.writer
+def remove_access(context, flavorid, project_id):
+    """Take the flavor away from ``project_id``; FlavorNotFound or
+    FlavorAccessNotFound (404)."""
+    row = _flavor_row(context, flavorid)
+    for project in row.projects:
+        if project.project_id == project_id:
+            row.projects.remove(project)
+            context.session.flush()
+            return
+    raise exception.FlavorAccessNotFound(flavor_id=flavorid,
+                                         project_id=project_id)

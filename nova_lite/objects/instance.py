@@ -301,7 +301,8 @@ class InstanceList(base.ObjectListBase, base.NovaLiteObject):
         query = query.order_by(column.desc() if desc else column.asc(),
                                model.id.desc() if desc else model.id.asc())
         if marker is not None:
-            query = _after_marker(context, query, model, column, desc, marker)
+            query = _after_marker(context, query, model, column, desc,
+                                  marker, filters.get('project_id'))
         if limit is not None:
             query = query.limit(limit)
         return context.session.scalars(query).all()
@@ -349,10 +350,16 @@ def _apply_filters(query, filters):
     return query
 
 
-def _after_marker(context, query, model, column, desc, marker):
+def _after_marker(context, query, model, column, desc, marker, project_id):
+    """``query`` past the marker instance; MarkerNotFound if the marker is
+    not an instance of ``project_id`` (when given): another project's
+    server answers as an unknown one, so a list cannot reveal it."""
+    marker_query = sa.select(model).filter_by(uuid=marker)
+    if project_id is not None:
+        marker_query = marker_query.where(_state_in(model.project_id,
+                                                    project_id))
     marker_row = context.session.scalars(
-        _apply_read_deleted(sa.select(model).filter_by(uuid=marker),
-                            context)).first()
+        _apply_read_deleted(marker_query, context)).first()
     if marker_row is None:
         raise exception.MarkerNotFound(marker=marker)
     value = getattr(marker_row, column.key)

@@ -8,8 +8,12 @@
 import itertools
 
 from nova_lite.policies import aggregates
+from nova_lite.policies import availability_zone
 from nova_lite.policies import base
+from nova_lite.policies import flavor_access
+from nova_lite.policies import flavor_extra_specs
 from nova_lite.policies import flavors
+from nova_lite.policies import hosts
 from nova_lite.policies import hypervisors
 from nova_lite.policies import images
 from nova_lite.policies import limits
@@ -17,13 +21,18 @@ from nova_lite.policies import quota_sets
 from nova_lite.policies import server_groups
 from nova_lite.policies import servers
 from nova_lite.policies import services
+from nova_lite.policies import simple_tenant_usage
 
 
 def list_rules():
     return list(itertools.chain(
         aggregates.list_rules(),
+        availability_zone.list_rules(),
         base.list_rules(),
+        flavor_access.list_rules(),
+        flavor_extra_specs.list_rules(),
         flavors.list_rules(),
+        hosts.list_rules(),
         hypervisors.list_rules(),
         images.list_rules(),
         limits.list_rules(),
@@ -31,4 +40,5 @@ def list_rules():
         server_groups.list_rules(),
         servers.list_rules(),
         services.list_rules(),
+        simple_tenant_usage.list_rules(),
     ))

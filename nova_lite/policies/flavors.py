@@ -6,7 +6,6 @@ from nova_lite.policies import base
 
 FLAVORS = 'os_compute_api:flavors:%s'
 FLAVOR_MANAGE = 'os_compute_api:os-flavor-manage:%s'
-EXTRA_SPECS = 'os_compute_api:os-flavor-extra-specs:%s'
 
 rules = [
     policy.DocumentedRuleDefault(
@@ -27,18 +26,6 @@ rules = [
         operations=[{'method': 'GET', 'path': '/flavors'},
                     {'method': 'GET', 'path': '/flavors/detail'},
                     {'method': 'GET', 'path': '/flavors/{flavor_id}'}],
-        scope_types=['project']),
-    policy.DocumentedRuleDefault(
-        name=EXTRA_SPECS % 'index', check_str=base.ANY_READER,
-        description='List a flavor\'s extra specs.',
-        operations=[{'method': 'GET',
-                     'path': '/flavors/{flavor_id}/os-extra_specs'}],
-        scope_types=['project']),
-    policy.DocumentedRuleDefault(
-        name=EXTRA_SPECS % 'show', check_str=base.ANY_READER,
-        description='Show one extra spec of a flavor.',
-        operations=[{'method': 'GET', 'path':
-                     '/flavors/{flavor_id}/os-extra_specs/{key}'}],
         scope_types=['project']),
     policy.DocumentedRuleDefault(
         name=FLAVOR_MANAGE % 'create', check_str=base.RULE_ADMIN_API,

@@ -118,7 +118,7 @@ def test_zone_request_lands_only_in_the_zone(deploy):
         assert status == 200, body
     assert sorted(body['aggregate']['hosts']) == ['c1', 'c2']
     zones = {s['host']: s['zone'] for s in admin.get('/os-services')[2][
-        'services'] if s['binary'] == 'nova-lite-compute'}
+        'services'] if s['binary'] == 'nova-compute'}
     assert zones == {'c1': 'az1', 'c2': 'az1', 'big': 'nova'}
     servers = [_boot(deploy, availability_zone='az1') for _ in range(3)]
     for uuid in servers:
@@ -191,7 +191,7 @@ def _error(deploy, uuid):
 
 def _set_disabled(deploy, host, disabled):
     action = 'disable-log-reason' if disabled else 'enable'
-    body = {'host': host, 'binary': 'nova-lite-compute'}
+    body = {'host': host, 'binary': 'nova-compute'}
     if disabled:
         body['disabled_reason'] = 'maintenance'
     status, _, answer = _put(deploy.admin_api, '/os-services/%s' % action,

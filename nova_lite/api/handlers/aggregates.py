@@ -9,6 +9,7 @@ set_metadata.
 
 from nova_lite.api import common
 from nova_lite.api.schemas import aggregates as schema
+from nova_lite.api.schemas import parameter_types
 from nova_lite.api import validation
 from nova_lite.api import wsgi
 from nova_lite.compute import aggregate_api
@@ -44,6 +45,20 @@ def _can(req, action):
     return req.context
 
 
+def _aggregate_id(value):
+    """The id of the URL as an int; 400 unless it is one the database can
+    hold (as Nova, which validates it before looking it up)."""
+    try:
+        number = int(value)
+    except ValueError:
+        number = None
+    if number is None or not 0 <= number <= parameter_types.MAX_INT:
+        raise exception.ValidationError(
+            detail='Aggregate id %s must be an integer from 0 to %d.'
+                   % (value, parameter_types.MAX_INT))
+    return number
+
+
 def index(req):
     """200 {"aggregates": [aggregate, ...]}."""
     context = _can(req, 'index')
@@ -65,7 +80,7 @@ def create(req, body):
 def show(req, aggregate_id):
     """200 {"aggregate": ...}; 404 for an unknown id."""
     context = _can(req, 'show')
-    return _response(api.get(context, aggregate_id))
+    return _response(api.get(context, _aggregate_id(aggregate_id)))
 
 
 @validation.body(schema.UPDATE)
@@ -73,27 +88,28 @@ def update(req, aggregate_id, body):
     """200 {"aggregate": ...}: renamed and/or re-zoned; 409 for a taken
     name, 400 when the zone would conflict."""
     context = _can(req, 'update')
-    return _response(api.update(context, aggregate_id, body['aggregate']))
+    return _response(api.update(context, _aggregate_id(aggregate_id),
+                                body['aggregate']))
 
 
 def delete(req, aggregate_id):
     """200 with no body; 400 while the aggregate has hosts."""
     context = _can(req, 'delete')
-    api.delete(context, aggregate_id)
+    api.delete(context, _aggregate_id(aggregate_id))
     return wsgi.json_response(status=200)
 
 
 @validation.body(schema.ADD_HOST)
 def _add_host(req, aggregate_id, body):
     context = _can(req, 'add_host')
-    return _response(api.add_host(context, aggregate_id,
+    return _response(api.add_host(context, _aggregate_id(aggregate_id),
                                   body['add_host']['host']))
 
 
 @validation.body(schema.REMOVE_HOST)
 def _remove_host(req, aggregate_id, body):
     context = _can(req, 'remove_host')
-    return _response(api.remove_host(context, aggregate_id,
+    return _response(api.remove_host(context, _aggregate_id(aggregate_id),
                                      body['remove_host']['host']))
 
 
@@ -101,7 +117,8 @@ def _remove_host(req, aggregate_id, body):
 def _set_metadata(req, aggregate_id, body):
     context = _can(req, 'set_metadata')
     return _response(api.update_metadata(
-        context, aggregate_id, body['set_metadata']['metadata']))
+        context, _aggregate_id(aggregate_id),
+        body['set_metadata']['metadata']))
 
 
 _ACTIONS = {'add_host': _add_host, 'remove_host': _remove_host,

@@ -1,7 +1,8 @@
 """/flavors: list, show, and (administrators) create and delete flavors.
 
-Every user sees public, enabled flavors; administrators also see the
-disabled ones and, with ?is_public=false or none, the private ones.
+Every user sees public, enabled flavors and the private ones their
+project was given access to (os-flavor-access); administrators also see
+the disabled ones and, with ?is_public=false or none, all private ones.
 """
 
 from oslo_utils import strutils
@@ -13,6 +14,7 @@ from nova_lite.api import validation
 from nova_lite.api import wsgi
 from nova_lite import exception
 from nova_lite import objects
+from nova_lite.objects import flavor as flavor_obj
 from nova_lite.policies import flavors as policies
 
 
@@ -55,7 +57,8 @@ def _get_flavors(req):
     context.can(policies.FLAVORS % 'index')
     see_all = context.can(policies.FLAVORS % 'list_all', fatal=False)
     filters = {'is_public': (_is_public_filter(common.last_param(
-        req, 'is_public')) if see_all else True)}
+        req, 'is_public')) if see_all else True),
+        'project_id': context.project_id}
     min_ram = common.last_param(req, 'minRam')
     if min_ram is not None:
         filters['min_memory_mb'] = int(min_ram)
@@ -93,10 +96,14 @@ def detail(req):
         'flavors/detail')
 
 
-def _visible_flavor(context, flavor_id):
+def visible_flavor(context, flavor_id):
+    """The flavor, if the caller may see it (public, their project has
+    access, or they see all); FlavorNotFound (404) if not."""
     flavor = objects.Flavor.get_by_flavor_id(context, flavor_id)
-    if not flavor.is_public and not context.can(
-            policies.FLAVORS % 'list_all', fatal=False):
+    if (not flavor.is_public and
+            not context.can(policies.FLAVORS % 'list_all', fatal=False) and
+            context.project_id not in flavor_obj.get_access_projects(
+                context, flavor_id)):
         raise exception.FlavorNotFound(flavor_id=flavor_id)
     return flavor
 
@@ -105,28 +112,8 @@ def show(req, flavor_id):
     """200 {"flavor": detail}; 404 for an unknown (or hidden) flavor."""
     context = req.context
     context.can(policies.FLAVORS % 'show')
-    flavor = _visible_flavor(context, flavor_id)
+    flavor = visible_flavor(context, flavor_id)
     return wsgi.json_response({'flavor': detail_view(req, flavor)})
-
-
-def extra_specs_index(req, flavor_id):
-    """200 {"extra_specs": {key: value}} (the openstack CLI reads it for
-    "flavor show")."""
-    context = req.context
-    context.can(policies.EXTRA_SPECS % 'index')
-    flavor = _visible_flavor(context, flavor_id)
-    return wsgi.json_response({'extra_specs': dict(flavor.extra_specs)})
-
-
-def extra_specs_show(req, flavor_id, key):
-    """200 {key: value}; 404 if the flavor has no such extra spec."""
-    context = req.context
-    context.can(policies.EXTRA_SPECS % 'show')
-    flavor = _visible_flavor(context, flavor_id)
-    if key not in flavor.extra_specs:
-        raise exception.FlavorExtraSpecsNotFound(flavor_id=flavor_id,
-                                                 key=key)
-    return wsgi.json_response({key: flavor.extra_specs[key]})
 
 
 @validation.body(schema.CREATE)

@@ -1,7 +1,8 @@
 """/os-hypervisors: the compute nodes (administrators), Nova's 2.1 view.
 
 A node's state (up/down) and status (enabled/disabled) are those of the
-compute service on its host.
+compute service on its host. ``{pattern}/search`` and ``{pattern}/servers``
+find nodes whose hypervisor_hostname contains the pattern.
 """
 
 from nova_lite.api.schemas import hypervisors as schema
@@ -105,3 +106,48 @@ def statistics(req):
             totals[key] += view[key]
     totals['count'] = len(nodes)
     return wsgi.json_response({'hypervisor_statistics': totals})
+
+
+def uptime(req, hypervisor_id):
+    """501: Nova asks the compute for its host's uptime; nova_lite's
+    computes have no such call (Nova answers the same for a driver
+    without one). 404 for an unknown id."""
+    for node, _svc in _nodes(req, 'uptime'):
+        if str(node.id) == hypervisor_id:
+            raise exception.HypervisorUptimeNotAvailable(
+                hypervisor_id=hypervisor_id)
+    raise exception.ComputeNodeNotFound(node=hypervisor_id)
+
+
+def _matching(req, action, pattern):
+    found = [(node, svc) for node, svc in _nodes(req, action)
+             if pattern in node.hypervisor_hostname]
+    if not found:
+        raise exception.HypervisorNotFoundForPattern(pattern=pattern)
+    return found
+
+
+def search(req, hypervisor_hostname_pattern):
+    """200 {"hypervisors": [{id, hypervisor_hostname, state, status}]} of
+    the nodes whose name contains the pattern; 404 if none does."""
+    return wsgi.json_response({'hypervisors': [
+        basic_view(node, svc) for node, svc in _matching(
+            req, 'search', hypervisor_hostname_pattern)]})
+
+
+def servers(req, hypervisor_hostname_pattern):
+    """200 {"hypervisors": [basic view + "servers": [{uuid, name}]]}: the
+    servers on each matching node ("servers" absent when there are none,
+    as in Nova); 404 if no node matches."""
+    context = req.context
+    views = []
+    for node, svc in _matching(req, 'servers', hypervisor_hostname_pattern):
+        view = basic_view(node, svc)
+        instances = objects.InstanceList.get_by_filters(
+            context, {'host': node.host, 'node': node.hypervisor_hostname},
+            sort_key='id', sort_dir='asc')
+        if instances:
+            view['servers'] = [{'uuid': i.uuid, 'name': i.name}
+                               for i in instances]
+        views.append(view)
+    return wsgi.json_response({'hypervisors': views})

@@ -32,6 +32,14 @@ USED_NAMES = {
 }
 
 
+# Nova's 2.1 absolute limits of things nova_lite has none of: unlimited,
+# nothing used.
+UNENFORCED_MAX = ('maxPersonality', 'maxPersonalitySize',
+                  'maxSecurityGroupRules', 'maxSecurityGroups',
+                  'maxTotalFloatingIps', 'maxTotalKeypairs')
+UNENFORCED_USED = ('totalFloatingIpsUsed', 'totalSecurityGroupsUsed')
+
+
 def _headroom(limit, usage):
     if limit == -1:
         return float('inf')
@@ -59,6 +67,8 @@ def absolute_view(limits, with_reserved):
         usage = limits[resource][1]
         view[name] = usage['in_use'] + (
             usage['reserved'] if with_reserved else 0)
+    view.update(dict.fromkeys(UNENFORCED_MAX, -1))
+    view.update(dict.fromkeys(UNENFORCED_USED, 0))
     return view
 
 
@@ -106,7 +116,7 @@ def index(req):
     if tenant_id and tenant_id != project_id:
         context.can(policies.OTHER_PROJECT, target={})
         project_id, user_id = tenant_id, None
-    with_reserved = common.last_param(req, 'reserved', '0') in ('1', 'true')
+    with_reserved = common.bool_param(req, 'reserved', False)
     absolute = absolute_view(_caller_limits(context, project_id, user_id),
                              with_reserved)
     return wsgi.json_response({'limits': {

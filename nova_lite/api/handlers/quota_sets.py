@@ -4,6 +4,12 @@ Project readers see their project's limits (and usage, with ``detail``);
 administrators set limits per project, per user of a project
 (``?user_id=``) or per quota class. Reads run here; writes go through the
 conductor (``objects.Quotas``).
+
+Nova's 2.1 quota set also names resources nova_lite has no such thing
+for (key pairs, injected files, and the network ones Nova itself no
+longer enforces): they show as -1 (unlimited), none in use, and values
+given for them in an update are accepted and ignored, as Nova ignores
+the network ones.
 """
 
 from nova_lite.api import common
@@ -18,9 +24,17 @@ from nova_lite.quota import resources
 from nova_lite.quota import usages
 
 
+# Resources of Nova's 2.1 quota set that nothing limits here.
+UNENFORCED = ('fixed_ips', 'floating_ips', 'injected_file_content_bytes',
+              'injected_file_path_bytes', 'injected_files', 'key_pairs',
+              'security_group_rules', 'security_groups')
+UNLIMITED = -1
+
+
 def _view(limits, key='quota_set', id_=None):
     body = {} if id_ is None else {'id': id_}
     body.update({r: limits[r] for r in resources.ALL})
+    body.update(dict.fromkeys(UNENFORCED, UNLIMITED))
     return {key: body}
 
 
@@ -64,6 +78,8 @@ def detail(req, tenant_id):
         body[resource] = {'limit': limits[resource],
                           'in_use': usage['in_use'],
                           'reserved': usage['reserved']}
+    for resource in UNENFORCED:
+        body[resource] = {'limit': UNLIMITED, 'in_use': 0, 'reserved': 0}
     return wsgi.json_response({'quota_set': body})
 
 
@@ -78,7 +94,7 @@ def defaults(req, tenant_id):
 def _given_limits(values):
     # The schema admits integers and strings of digits.
     return {key: int(value) for key, value in values.items()
-            if key != 'force'}
+            if key != 'force' and key not in UNENFORCED}
 
 
 @validation.query(schema.QUERY)

@@ -15,9 +15,11 @@ from nova_lite.policies import server_groups as policies
 
 
 def group_view(group):
+    """Nova's 2.1 group. ``rules`` (and ``policy``) are 2.64's: a group
+    keeps its rules and enforces them, but 2.1 does not show them."""
     return {'id': group.uuid, 'name': group.name,
             'policies': [group.policy], 'members': list(group.members),
-            'metadata': {}, 'rules': dict(group.rules or {})}
+            'metadata': {}}
 
 
 def _rules(values):

@@ -1,5 +1,8 @@
 """/os-services: the daemons and their state (administrators).
 
+Services are shown and found by Nova's binary names (``nova-compute``,
+see service_names); the registered names work in filters and updates too.
+
 PUT /os-services/enable, /disable and /disable-log-reason (Nova 2.1)
 change a service's disabled flag; for a compute, its nodes' providers
 get or lose COMPUTE_STATUS_DISABLED in the same request (see
@@ -8,11 +11,11 @@ Service.save), and the schedulers are told at once.
 
 from nova_lite.api import common
 from nova_lite.api.schemas import services as schema
+from nova_lite.api import service_names
 from nova_lite.api import validation
 from nova_lite.api import wsgi
 from nova_lite import availability_zones
 from nova_lite.compute import api as compute_api
-from nova_lite.conf import CONF
 from nova_lite import exception
 from nova_lite import objects
 from nova_lite.policies import services as policies
@@ -22,28 +25,19 @@ COMPUTE_BINARY = 'nova-lite-compute'
 compute = compute_api.API()
 
 
-def _zone(service, zones):
-    """Nova's zone of a service: its aggregates' for a compute, the
-    internal services' zone for the others."""
-    if service.binary != COMPUTE_BINARY:
-        return CONF.internal_service_availability_zone
-    return zones.get(service.host, CONF.default_availability_zone)
-
-
 def service_view(service, zones=None):
-    """Nova's 2.1 service, with 2.11's forced_down; ``zones`` is {host:
-    zone} (availability_zones.host_zones)."""
+    """Nova's 2.1 service (``forced_down`` belongs to 2.11); ``zones`` is
+    {host: zone} (availability_zones.host_zones)."""
     return {
         'id': service.id,
-        'binary': service.binary,
+        'binary': service_names.to_api(service.binary),
         'host': service.host,
-        'zone': _zone(service, zones or {}),
+        'zone': availability_zones.service_zone(service, zones or {}),
         'status': 'disabled' if service.disabled else 'enabled',
         'state': 'up' if service.is_up else 'down',
         'updated_at': common.isotime_usec(service.last_seen_up or
                                           service.updated_at),
         'disabled_reason': service.disabled_reason,
-        'forced_down': service.forced_down,
     }
 
 
@@ -53,7 +47,8 @@ def index(req):
     context = req.context
     context.can(policies.SERVICES % 'list', target={})
     services = objects.ServiceList.get_all(
-        context, binary=common.last_param(req, 'binary'),
+        context,
+        binary=service_names.from_api(common.last_param(req, 'binary')),
         host=common.last_param(req, 'host'))
     zones = availability_zones.host_zones(
         objects.AggregateList.get_all(context))
@@ -64,12 +59,12 @@ def index(req):
 def _set_disabled(req, body, disabled, reason=None):
     context = req.context
     context.can(policies.SERVICES % 'update', target={})
-    host, binary = body['host'], body['binary']
+    host, binary = body['host'], service_names.from_api(body['binary'])
     try:
         service = objects.Service.get_by_host_and_binary(context, host,
                                                          binary)
     except exception.ServiceNotFound:
-        raise exception.HostBinaryNotFound(host=host, binary=binary)
+        raise exception.HostBinaryNotFound(host=host, binary=body['binary'])
     service.disabled = disabled
     service.disabled_reason = reason
     service.save()
@@ -77,7 +72,7 @@ def _set_disabled(req, body, disabled, reason=None):
         nodes = objects.ComputeNodeList.get_all_by_host(context, host)
         compute.scheduler_api.update_provider_states(
             context, {node.uuid for node in nodes})
-    view = {'host': host, 'binary': binary,
+    view = {'host': host, 'binary': service_names.to_api(binary),
             'status': 'disabled' if disabled else 'enabled'}
     if reason is not None:
         view['disabled_reason'] = reason

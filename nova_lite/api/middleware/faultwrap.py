@@ -7,7 +7,13 @@ error keeps its status and explanation; an RPC call no conductor answered
 once the backend is back; anything else is logged with its traceback and
 answered 500 ``computeFault`` naming the request id, so an operator can
 find the traceback from what the user reports.
+
+Before anything reads the URL, its path and query string must be UTF-8
+once percent-decoded (``%ff`` is not): webob would raise deep inside a
+handler, so such a request is answered 400 here.
 """
+
+from urllib import parse
 
 from oslo_db import exception as db_exc
 from oslo_log import log as logging
@@ -28,6 +34,11 @@ class FaultWrapper(wsgi.Middleware):
 
     @webob.dec.wsgify(RequestClass=wsgi.Request)
     def __call__(self, req):
+        bad_part = _non_utf8_url_part(req.environ)
+        if bad_part:
+            return faults.fault_response(
+                400, 'The request %s is not valid UTF-8 once '
+                     'percent-decoded.' % bad_part)
         try:
             return req.get_response(self.application)
         except exception.NovaLiteException as exc:
@@ -62,3 +73,20 @@ def _extra(exc):
     # the HTML-body ones webob set.
     keep = ('Retry-After', 'Allow', 'Location', 'WWW-Authenticate')
     return {k: v for k, v in exc.headers.items() if k in keep}
+
+
+def _non_utf8_url_part(environ):
+    """"path" or "query string" if that part of the URL is not UTF-8,
+    else None. WSGI hands both over as latin-1 strings, the path already
+    percent-decoded and the query string not."""
+    path = environ.get('SCRIPT_NAME', '') + environ.get('PATH_INFO', '')
+    query = environ.get('QUERY_STRING', '')
+    try:
+        path.encode('latin-1').decode('utf-8')
+    except UnicodeError:
+        return 'path'
+    try:
+        parse.unquote_to_bytes(query.encode('latin-1')).decode('utf-8')
+    except UnicodeError:
+        return 'query string'
+    return None

@@ -1,20 +1,28 @@
 """Building blocks shared by the resource schemas (as Nova's)."""
 
-# A name: 1-255 characters, no leading or trailing whitespace.
+# The largest value of the database's integer columns (a signed 32-bit
+# INTEGER on every backend): any integer that reaches a column or a
+# comparison with one is bounded by it, or the driver overflows (a 500).
+MAX_INT = 2147483647
+
+# A name: 1-255 printable characters (the ``name`` format, see
+# validation.py), no leading or trailing whitespace.
 name = {
     'type': 'string', 'minLength': 1, 'maxLength': 255,
-    'pattern': r'^\S(.*\S)?$',
+    'pattern': r'^\S(.*\S)?$', 'format': 'name',
 }
 
 # An integer >= 1, also given as a string of digits (Nova accepts both).
+# validation.py applies minimum and maximum to the strings too.
 positive_integer = {
     'type': ['integer', 'string'],
-    'pattern': r'^[1-9][0-9]*$', 'minimum': 1,
+    'pattern': r'^[1-9][0-9]*$', 'minimum': 1, 'maximum': MAX_INT,
 }
 
 non_negative_integer = {
     'type': ['integer', 'string'],
     'pattern': r'^[0-9]*$', 'minimum': 0, 'minLength': 1,
+    'maximum': MAX_INT,
 }
 
 boolean = {
@@ -46,6 +54,7 @@ def single(item_schema):
     return {'type': 'array', 'items': item_schema, 'minItems': 1}
 
 
-query_non_negative_int = {'type': 'string', 'pattern': r'^[0-9]+$'}
+query_non_negative_int = {'type': 'string', 'pattern': r'^[0-9]+$',
+                          'maximum': MAX_INT}
 query_string = {'type': 'string'}
 query_sort_dir = {'type': 'string', 'enum': ['asc', 'desc']}

@@ -15,7 +15,13 @@ quota_limit = {
     'minimum': -1, 'maximum': _MAX_INT,
 }
 
-_LIMITS = {resource: quota_limit for resource in resources.ALL}
+# Nova's 2.1 body also names resources nova_lite does not limit
+# (handlers.quota_sets.UNENFORCED): accepted, and ignored.
+_UNENFORCED = ('fixed_ips', 'floating_ips', 'injected_file_content_bytes',
+               'injected_file_path_bytes', 'injected_files', 'key_pairs',
+               'security_group_rules', 'security_groups')
+_LIMITS = {resource: quota_limit
+           for resource in resources.ALL + _UNENFORCED}
 
 UPDATE = {
     'type': 'object',
@@ -56,8 +62,9 @@ LIMITS_QUERY = {
     'type': 'object',
     'properties': {
         'tenant_id': types.multi(types.query_string),
-        'reserved': types.multi({'type': 'string',
-                                 'enum': ['0', '1', 'true', 'false']}),
+        # Any boolean spelling (clients send "False"); the handler
+        # refuses what is not one.
+        'reserved': types.multi(types.query_string),
     },
     'additionalProperties': True,
 }

@@ -30,6 +30,7 @@ CREATE = {
                         'max_server_per_host': {
                             'type': ['integer', 'string'],
                             'pattern': '^[0-9]+$', 'minimum': 1,
+                            'maximum': types.MAX_INT,
                         },
                     },
                     'additionalProperties': False,

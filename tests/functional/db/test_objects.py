@@ -1,5 +1,7 @@
 """Objects against every backend: the writes the services depend on."""
 
+import datetime
+
 from oslo_utils import uuidutils
 import pytest
 
@@ -9,6 +11,8 @@ from nova_lite import exception
 from nova_lite.image import api as image_api
 from nova_lite import objects
 from nova_lite.objects import fields
+from nova_lite.objects import flavor as flavor_obj
+from nova_lite.objects import instance_usage
 from nova_lite.placement import allocations
 from nova_lite.placement import providers
 
@@ -174,6 +178,81 @@ def test_instance_list_filters_and_faults(ctxt):
     assert 'none fit' in found[0].fault.message
     assert objects.InstanceList.get_by_filters(
         ctxt, {'project_id': 'other'}).objects == []
+
+
+def test_extra_spec_writes(ctxt):
+    _flavor(ctxt, extra_specs={'a': '1'})
+    flavor_obj.update_extra_specs(ctxt, '1', {'a': '2', 'b': '3'})
+    assert objects.Flavor.get_by_flavor_id(ctxt, '1').extra_specs == {
+        'a': '2', 'b': '3'}
+    flavor_obj.delete_extra_spec(ctxt, '1', 'a')
+    assert objects.Flavor.get_by_flavor_id(ctxt, '1').extra_specs == {
+        'b': '3'}
+    with pytest.raises(exception.FlavorExtraSpecsNotFound):
+        flavor_obj.delete_extra_spec(ctxt, '1', 'a')
+    with pytest.raises(exception.FlavorNotFound):
+        flavor_obj.update_extra_specs(ctxt, 'nope', {'a': '1'})
+
+
+def test_flavor_access_and_private_flavor_lists(ctxt):
+    _flavor(ctxt, '1', 'public')
+    _flavor(ctxt, '2', 'private', is_public=False)
+    _flavor(ctxt, '3', 'secret', is_public=False)
+    flavor_obj.add_access(ctxt, '2', 'p1')
+    flavor_obj.add_access(ctxt, '2', 'p2')
+    assert flavor_obj.get_access_projects(ctxt, '2') == ['p1', 'p2']
+    with pytest.raises(exception.FlavorAccessExists):
+        flavor_obj.add_access(ctxt, '2', 'p1')
+    with pytest.raises(exception.FlavorAccessOfPublicFlavor):
+        flavor_obj.add_access(ctxt, '1', 'p1')
+
+    def listed(project):
+        return [f.flavorid for f in objects.FlavorList.get_all(
+            ctxt, {'is_public': True, 'project_id': project})]
+    assert listed('p1') == ['1', '2']
+    assert listed('p3') == ['1']
+    flavor_obj.remove_access(ctxt, '2', 'p1')
+    assert listed('p1') == ['1']
+    with pytest.raises(exception.FlavorAccessNotFound):
+        flavor_obj.remove_access(ctxt, '2', 'p1')
+    # Deleting the flavor takes its access rows along.
+    objects.Flavor.get_by_flavor_id(ctxt, '2').destroy()
+    assert listed('p2') == ['1']
+
+
+def test_instances_active_in_a_window(ctxt):
+    t0 = datetime.datetime(2024, 3, 1)
+    hours = datetime.timedelta(hours=1)
+    flavor = _flavor(ctxt)
+    made = provision.provision_instances(
+        ctxt, _template(ctxt, flavor, 'u'), _spec(flavor), 5, 5)
+    times = [(t0 - 5 * hours, None), (t0 + 2 * hours, t0 + 3 * hours),
+             (t0 - 9 * hours, t0 - 8 * hours), (t0 + 30 * hours, None),
+             (None, None)]
+    for instance, (launched, terminated) in zip(made, times, strict=True):
+        instance.launched_at, instance.terminated_at = launched, terminated
+        instance.save()
+    made[1].destroy()
+    found = instance_usage.get_active_by_window(ctxt, t0, t0 + 24 * hours)
+    # Deleted ones count; ended before, launched after or never: not.
+    assert [i.uuid for i in found] == [made[0].uuid, made[1].uuid]
+    assert instance_usage.get_active_by_window(
+        ctxt, t0, t0 + 24 * hours, project_id='other') == []
+
+
+def test_another_projects_marker_is_an_unknown_marker(ctxt):
+    # Listing with another project's server as the marker used to page
+    # past it, which told the caller that the server exists.
+    flavor = _flavor(ctxt)
+    theirs = provision.provision_instances(
+        ctxt, _template(ctxt, flavor, 'theirs'), _spec(flavor), 1, 1)[0]
+    with pytest.raises(exception.MarkerNotFound):
+        objects.InstanceList.get_by_filters(
+            ctxt, {'project_id': 'other'}, marker=theirs.uuid)
+    # Its own project (and an unfiltered, all-projects list) still page.
+    for filters in ({'project_id': 'p1'}, {}):
+        assert objects.InstanceList.get_by_filters(
+            ctxt, filters, marker=theirs.uuid).objects == []
 
 
 def test_service_heartbeat_keeps_admin_changes(ctxt):

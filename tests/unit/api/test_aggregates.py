@@ -14,6 +14,7 @@ from tests.unit.api import conftest
 
 ADMIN = conftest.make_context('admin', 'ops')
 CREATED = datetime.datetime(2024, 1, 31, 12, 0, 0)
+UPDATED = datetime.datetime(2024, 1, 31, 12, 5, 0)
 SERVICES = {'c1', 'c2', 'c3'}
 
 
@@ -55,7 +56,9 @@ class Store:
             store._fill(agg, new_id)
 
         def save(agg):
-            store.rows[agg.id]['name'] = agg.name
+            # As the database's onupdate does.
+            store.rows[agg.id].update(name=agg.name, updated_at=UPDATED)
+            agg.updated_at = UPDATED
 
         def update_metadata(agg, updates):
             meta = store.rows[agg.id]['metadata']
@@ -125,7 +128,7 @@ class Store:
         agg.hosts = list(row['hosts'])
         agg.metadata = dict(row['metadata'])
         agg.created_at = CREATED
-        agg.updated_at = None
+        agg.updated_at = row.get('updated_at')
         agg.obj_reset_changes()
 
     def _copy(self, row_id):
@@ -182,7 +185,8 @@ def test_errors(api, store):
     assert _create(admin).status_int == 409
     assert _create(admin, 'x', zone='internal').status_int == 400
     assert _create(admin, '  padded').status_int == 400
-    assert admin('GET', '/os-aggregates/abc').status_int == 404
+    assert admin('GET', '/os-aggregates/abc').status_int == 400
+    assert admin('GET', '/os-aggregates/9').status_int == 404
     assert admin('PUT', '/os-aggregates/1',
                  {'aggregate': {}}).status_int == 400
     assert api()('GET', '/os-aggregates').status_int == 403

@@ -4,6 +4,7 @@ import pytest
 
 from nova_lite import exception
 from nova_lite import objects
+from nova_lite.objects import flavor as flavor_obj
 from tests.unit.api import conftest
 from tests.unit.api import fakes
 
@@ -22,6 +23,8 @@ def store(monkeypatch):
                               extra_specs={'hw:numa_nodes': '2'}),
         },
         'calls': [], 'created': [], 'destroyed': [],
+        # flavorid -> projects given access (os-flavor-access).
+        'access': {'3': ['friends']},
     }
 
     def get_all(cls, context, filters=None, sort_key='flavorid',
@@ -31,9 +34,12 @@ def store(monkeypatch):
                                    marker=marker))
         if marker is not None and marker not in state['flavors']:
             raise exception.FlavorNotFound(flavor_id=marker)
+        project = filters.get('project_id')
         found = [f for f in state['flavors'].values()
                  if filters.get('is_public') is None
-                 or f.is_public == filters['is_public']]
+                 or f.is_public == filters['is_public']
+                 or (filters['is_public'] and
+                     project in state['access'].get(f.flavorid, ()))]
         return objects.FlavorList(objects=found[:limit])
 
     def get_by_flavor_id(cls, context, flavorid):
@@ -49,8 +55,15 @@ def store(monkeypatch):
     def destroy(self):
         state['destroyed'].append(self.flavorid)
 
+    def get_access_projects(context, flavorid):
+        if flavorid not in state['flavors']:
+            raise exception.FlavorNotFound(flavor_id=flavorid)
+        return sorted(state['access'].get(flavorid, ()))
+
     monkeypatch.setattr(objects.FlavorList, 'get_all',
                         classmethod(get_all))
+    monkeypatch.setattr(flavor_obj, 'get_access_projects',
+                        get_access_projects)
     monkeypatch.setattr(objects.Flavor, 'get_by_flavor_id',
                         classmethod(get_by_flavor_id))
     monkeypatch.setattr(objects.Flavor, 'create', create)
@@ -96,7 +109,7 @@ def test_query_parameters(api, store):
                  '&sort_dir=desc&limit=2&marker=1')
     call = store['calls'][0]
     assert call['filters'] == {'is_public': True, 'min_memory_mb': 512,
-                               'min_root_gb': 1}
+                               'min_root_gb': 1, 'project_id': 'proj1'}
     assert (call['sort_key'], call['sort_dir']) == ('name', 'desc')
     assert (call['limit'], call['marker']) == (2, '1')
 
@@ -117,6 +130,15 @@ def test_show(api, store):
     assert api()('GET', '/flavors/99').status_int == 404
     assert api()('GET', '/flavors/3').status_int == 404
     assert api(ADMIN)('GET', '/flavors/3').status_int == 200
+
+
+def test_private_flavors_for_projects_with_access(api, store):
+    friend = api(conftest.make_context('pal', 'friends'))
+    assert friend('GET', '/flavors/3').status_int == 200
+    listed = [f['id'] for f in friend('GET', '/flavors').json['flavors']]
+    assert '3' in listed
+    assert '3' not in [f['id'] for f in api()('GET', '/flavors').json[
+        'flavors']]
 
 
 def test_create_is_200_for_admin(api, store):

@@ -5,6 +5,7 @@ import types
 import pytest
 
 from nova_lite.api.handlers import limits as limits_handler
+from nova_lite.api.handlers import quota_sets as quota_handler
 from nova_lite import exception
 from nova_lite import objects
 from nova_lite.quota import limits as quota_limits
@@ -13,6 +14,9 @@ from tests.unit.api import conftest
 
 DEFAULTS = {'cores': 20, 'instances': 10, 'metadata_items': 128,
             'ram': 51200, 'server_group_members': 10, 'server_groups': 10}
+# What Nova's 2.1 quota set shows beyond nova_lite's resources.
+NOVA_ONLY = dict.fromkeys(quota_handler.UNENFORCED, -1)
+SHOWN = dict(DEFAULTS, **NOVA_ONLY)
 ADMIN = conftest.make_context('admin', 'adminproj')
 MEMBER = conftest.make_context('demo', 'proj1')
 READER = conftest.make_context('viewer', 'proj1', roles=['reader'])
@@ -69,7 +73,7 @@ def store(monkeypatch):
 def test_show_is_the_project_s_limits_in_nova_s_shape(api, store):
     resp = api(MEMBER)('GET', '/os-quota-sets/proj1')
     assert resp.status_int == 200
-    assert resp.json == {'quota_set': dict(DEFAULTS, id='proj1',
+    assert resp.json == {'quota_set': dict(SHOWN, id='proj1',
                                            instances=5)}
 
 
@@ -102,7 +106,7 @@ def test_detail_shows_limit_in_use_and_reserved(api, store):
 def test_defaults_are_open_to_everyone(api, store):
     store.classes['default'] = {'ram': 1024}
     body = api(READER)('GET', '/os-quota-sets/whatever/defaults').json
-    assert body == {'quota_set': dict(DEFAULTS, id='whatever', ram=1024)}
+    assert body == {'quota_set': dict(SHOWN, id='whatever', ram=1024)}
 
 
 def test_update_goes_through_the_object_and_answers_without_id(api,
@@ -112,7 +116,7 @@ def test_update_goes_through_the_object_and_answers_without_id(api,
     assert resp.status_int == 200, resp.body
     assert store.saved == [('proj1', None, None,
                             {'instances': 20, 'cores': -1}, False)]
-    assert resp.json == {'quota_set': dict(DEFAULTS, instances=20,
+    assert resp.json == {'quota_set': dict(SHOWN, instances=20,
                                            cores=-1)}
 
 
@@ -136,7 +140,7 @@ def test_update_below_usage_is_400(api, store):
 
 @pytest.mark.parametrize('body', [
     {'quota_set': {'instances': -2}},
-    {'quota_set': {'floating_ips': 10}},
+    {'quota_set': {'volumes': 10}},
     {'quota_set': {'instances': 'many'}},
     {'quota_set': {'instances': 2 ** 31}},
     {'quota_set': {'instances': None}},
@@ -166,10 +170,10 @@ def test_quota_classes_show_and_update(api, store):
     resp = api(ADMIN)('PUT', '/os-quota-class-sets/default',
                       {'quota_class_set': {'cores': 64}})
     assert resp.status_int == 200
-    assert resp.json == {'quota_class_set': dict(DEFAULTS, cores=64)}
+    assert resp.json == {'quota_class_set': dict(SHOWN, cores=64)}
     assert store.saved == [(None, None, 'default', {'cores': 64}, False)]
     body = api(ADMIN)('GET', '/os-quota-class-sets/default').json
-    assert body == {'quota_class_set': dict(DEFAULTS, id='default',
+    assert body == {'quota_class_set': dict(SHOWN, id='default',
                                             cores=64)}
     assert api(MEMBER)('GET',
                        '/os-quota-class-sets/default').status_int == 403
@@ -192,10 +196,29 @@ def test_limits_absolute_shows_project_limits_and_usage(api, store):
         'maxImageMeta': 128, 'maxServerGroups': 10,
         'maxServerGroupMembers': 10, 'totalInstancesUsed': 2,
         'totalCoresUsed': 4, 'totalRAMUsed': 1024,
-        'totalServerGroupsUsed': 0}
+        'totalServerGroupsUsed': 0, 'maxPersonality': -1,
+        'maxPersonalitySize': -1, 'maxSecurityGroupRules': -1,
+        'maxSecurityGroups': -1, 'maxTotalFloatingIps': -1,
+        'maxTotalKeypairs': -1, 'totalFloatingIpsUsed': 0,
+        'totalSecurityGroupsUsed': 0}
     assert resp.json['limits']['rate'] == []
     with_reserved = api(MEMBER)('GET', '/limits?reserved=1').json
     assert with_reserved['limits']['absolute']['totalInstancesUsed'] == 3
+    # python-novaclient and the openstack client send reserved=False.
+    for value in ('False', 'false', '0', 'no'):
+        resp = api(MEMBER)('GET', '/limits?reserved=' + value)
+        assert resp.status_int == 200, resp.body
+        assert resp.json['limits']['absolute']['totalInstancesUsed'] == 2
+    assert api(MEMBER)('GET', '/limits?reserved=maybe').status_int == 400
+
+
+def test_update_accepts_and_ignores_what_nova_lite_does_not_limit(api,
+                                                                  store):
+    resp = api(ADMIN)('PUT', '/os-quota-sets/proj1', {'quota_set': {
+        'key_pairs': 5, 'floating_ips': 3, 'instances': 6}})
+    assert resp.status_int == 200, resp.body
+    assert store.saved == [('proj1', None, None, {'instances': 6}, False)]
+    assert resp.json['quota_set']['key_pairs'] == -1
 
 
 def test_limits_show_a_user_quota_where_it_binds(api, store):

@@ -80,12 +80,17 @@ def test_version_headers_on_success_and_fault(app):
 def test_requested_version_reaches_handler(app):
     resp = conftest.call(app, 'GET', '/things', headers={
         'OpenStack-API-Version': 'compute latest'})
-    assert resp.json['version'] == '2.1'
+    assert resp.json['version'] == '2.2'
+    resp = conftest.call(app, 'GET', '/things', headers={
+        'X-OpenStack-Nova-API-Version': '2.2'})
+    assert resp.json['version'] == '2.2'
+    assert resp.headers['OpenStack-API-Version'] == 'compute 2.2'
+    assert resp.headers['X-OpenStack-Nova-API-Version'] == '2.2'
 
 
 def test_unsupported_version_is_406(app):
     resp = conftest.call(app, 'GET', '/things', headers={
-        'OpenStack-API-Version': 'compute 2.99'})
+        'OpenStack-API-Version': 'compute 2.3'})
     assert resp.status_int == 406
     assert 'not supported' in resp.json['notAcceptable']['message']
     assert 'Vary' in resp.headers

@@ -67,16 +67,24 @@ def test_services_list(api, services):
     assert conductor['zone'] == 'internal'
     assert (conductor['status'], conductor['state']) == ('enabled', 'up')
     assert compute == {
-        'id': 2, 'binary': 'nova-lite-compute', 'host': 'cpu1',
+        'id': 2, 'binary': 'nova-compute', 'host': 'cpu1',
         'zone': 'nova', 'status': 'disabled', 'state': 'down',
         'updated_at': '2020-01-01T00:00:00.000000',
-        'disabled_reason': 'maintenance', 'forced_down': False}
+        'disabled_reason': 'maintenance'}
+    assert conductor['binary'] == 'nova-conductor'
 
 
-def test_services_filters(api, services):
-    resp = api(ADMIN)('GET', '/os-services?binary=nova-lite-compute')
+@pytest.mark.parametrize('binary', ['nova-compute', 'nova-lite-compute'])
+def test_services_filters(api, services, binary):
+    # Nova's name is what clients send; the registered one works too.
+    resp = api(ADMIN)('GET', '/os-services?binary=%s' % binary)
     assert [s['id'] for s in resp.json['services']] == [2]
     assert services == [('nova-lite-compute', None)]
+
+
+def test_services_filter_unknown_binary(api, services):
+    resp = api(ADMIN)('GET', '/os-services?binary=nova-network')
+    assert resp.json['services'] == []
 
 
 def test_services_need_admin(api, services):
@@ -119,3 +127,54 @@ def test_hypervisors_need_admin(api, nodes):
     for path in ('/os-hypervisors', '/os-hypervisors/detail',
                  '/os-hypervisors/7', '/os-hypervisors/statistics'):
         assert api()('GET', path).status_int == 403
+
+
+# -- uptime, search and servers -------------------------------------------
+
+def test_hypervisor_search(api, nodes):
+    resp = api(ADMIN)('GET', '/os-hypervisors/node1/search')
+    assert resp.status_int == 200
+    assert [h['hypervisor_hostname'] for h in resp.json['hypervisors']] == [
+        'cpu1-node1']
+    resp = api(ADMIN)('GET', '/os-hypervisors/nope/search')
+    assert resp.status_int == 404
+    assert 'nope' in resp.json['itemNotFound']['message']
+
+
+def test_hypervisor_servers(api, nodes, monkeypatch):
+    calls = []
+
+    def by_filters(cls, context, filters, **kwargs):
+        calls.append(filters)
+        return objects.InstanceList(objects=[objects.Instance(
+            id=10, uuid='c2e2a7d4-5b43-4a5e-9a58-0b9c0d1e2f30')])
+    monkeypatch.setattr(objects.InstanceList, 'get_by_filters',
+                        classmethod(by_filters))
+    resp = api(ADMIN)('GET', '/os-hypervisors/cpu1/servers')
+    assert resp.status_int == 200
+    [hypervisor] = resp.json['hypervisors']
+    assert hypervisor['servers'] == [{
+        'uuid': 'c2e2a7d4-5b43-4a5e-9a58-0b9c0d1e2f30',
+        'name': 'instance-0000000a'}]
+    assert calls == [{'host': 'cpu1', 'node': 'cpu1-node1'}]
+    # No servers: no "servers" key, as in Nova.
+    monkeypatch.setattr(objects.InstanceList, 'get_by_filters', classmethod(
+        lambda cls, context, filters, **kw: objects.InstanceList(
+            objects=[])))
+    [hypervisor] = api(ADMIN)('GET', '/os-hypervisors/cpu1/servers').json[
+        'hypervisors']
+    assert 'servers' not in hypervisor
+
+
+def test_hypervisor_uptime_is_not_reported(api, nodes):
+    resp = api(ADMIN)('GET', '/os-hypervisors/7/uptime')
+    assert resp.status_int == 501
+    assert 'uptime' in resp.json['notImplemented']['message']
+    assert api(ADMIN)('GET', '/os-hypervisors/8/uptime').status_int == 404
+
+
+@pytest.mark.parametrize('path', ['/os-hypervisors/7/uptime',
+                                  '/os-hypervisors/cpu/search',
+                                  '/os-hypervisors/cpu/servers'])
+def test_hypervisor_extras_need_admin(api, nodes, path):
+    assert api()('GET', path).status_int == 403

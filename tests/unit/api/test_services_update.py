@@ -56,7 +56,7 @@ def env(monkeypatch):
 
 def _put(api, action, **body):
     body.setdefault('host', 'cpu1')
-    body.setdefault('binary', 'nova-lite-compute')
+    body.setdefault('binary', 'nova-compute')
     return api(ADMIN)('PUT', '/os-services/%s' % action, body)
 
 
@@ -65,7 +65,7 @@ def test_disable_and_enable_a_compute(api, env):
     resp = _put(api, 'disable')
     assert resp.status_int == 200
     assert resp.json == {'service': {'host': 'cpu1',
-                                     'binary': 'nova-lite-compute',
+                                     'binary': 'nova-compute',
                                      'status': 'disabled'}}
     resp = _put(api, 'disable-log-reason', disabled_reason='maintenance')
     assert resp.json['service']['disabled_reason'] == 'maintenance'
@@ -79,10 +79,17 @@ def test_disable_and_enable_a_compute(api, env):
             scheduler.update_provider_states.call_args_list] == [uuids] * 3
 
 
+def test_registered_binary_names_work_too(api, env):
+    resp = _put(api, 'disable', binary='nova-lite-compute')
+    assert resp.status_int == 200
+    assert resp.json['service']['binary'] == 'nova-compute'
+    assert env[0] == [('cpu1', True, None)]
+
+
 def test_other_services_change_without_notices(api, env):
     saved, scheduler = env
     assert _put(api, 'disable', host='ctl',
-                binary='nova-lite-scheduler').status_int == 200
+                binary='nova-scheduler').status_int == 200
     assert saved == [('ctl', True, None)]
     assert not scheduler.update_provider_states.called
 

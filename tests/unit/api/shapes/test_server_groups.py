@@ -1,0 +1,20 @@
+"""os-server-groups at 2.1 against tempest.lib's schemas."""
+
+from tempest.lib.api_schema.response.compute.v2_1 import (
+    server_groups as schemas)
+
+from tests.unit.api.test_server_groups import groups  # noqa: F401
+
+
+def test_every_answer(api, groups, assert_shape):  # noqa: F811
+    member = api()
+    resp = member('POST', '/os-server-groups', {'server_group': {
+        'name': 'web', 'policies': ['anti-affinity']}})
+    assert_shape(resp, schemas.create_show_server_group)
+    uuid = resp.json['server_group']['id']
+    assert_shape(member('GET', '/os-server-groups/' + uuid),
+                 schemas.create_show_server_group)
+    assert_shape(member('GET', '/os-server-groups'),
+                 schemas.list_server_groups)
+    assert_shape(member('DELETE', '/os-server-groups/' + uuid),
+                 schemas.delete_server_group)
