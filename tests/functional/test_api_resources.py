@@ -1,0 +1,147 @@
+"""The API resources added for Nova's clients, through the real daemons
+on PostgreSQL: flavor extra specs and access, availability zones, hosts,
+hypervisor search, simple tenant usage and Nova's service names, each
+answer checked against tempest.lib's response schema."""
+
+import pytest
+from tempest.lib.api_schema.response.compute.v2_1 import (
+    availability_zone as az_schemas)
+from tempest.lib.api_schema.response.compute.v2_1 import (
+    flavors_access as access_schemas)
+from tempest.lib.api_schema.response.compute.v2_1 import (
+    flavors_extra_specs as spec_schemas)
+from tempest.lib.api_schema.response.compute.v2_1 import hosts as host_schemas
+from tempest.lib.api_schema.response.compute.v2_1 import (
+    hypervisors as hyp_schemas)
+from tempest.lib.api_schema.response.compute.v2_1 import (
+    services as svc_schemas)
+from tempest.lib.api_schema.response.compute.v2_1 import (
+    tenant_usages as usage_schemas)
+from tempest.lib.common import jsonschema_validator
+
+from tests.functional import conftest
+from tests.functional import deployment
+
+PRIVATE = {'flavor': {'name': 'private', 'id': 'private', 'ram': 512,
+                      'vcpus': 1, 'disk': 1,
+                      'os-flavor-access:is_public': False}}
+
+
+@pytest.fixture(scope='module')
+def deploy(request, module_tmp):
+    d = conftest.start_deployment(module_tmp, request,
+                                  computes={'compute1': {'node_count': 1}})
+    try:
+        d.image_id = d.register_image()
+        for body in (PRIVATE, {'flavor': {'name': 'tiny', 'id': 'tiny',
+                                          'ram': 512, 'vcpus': 1,
+                                          'disk': 1}}):
+            status, _, answer = d.admin_api.post('/flavors', body)
+            assert status == 200, answer
+    except Exception:
+        d.stop()
+        d.cleanup()
+        raise
+    yield d
+    codes = d.stop()
+    logs = d.logs()
+    d.cleanup()
+    assert set(codes.values()) == {0}, 'unclean exit %s\n%s' % (codes, logs)
+
+
+def _check(reply, schema):
+    status, _, body = reply
+    assert status in schema['status_code'], body
+    if 'response_body' in schema:
+        jsonschema_validator.JSONSCHEMA_VALIDATOR(
+            schema['response_body'],
+            format_checker=jsonschema_validator.FORMAT_CHECKER,
+        ).validate(body)
+    return body
+
+
+def test_private_flavor_access(deploy):
+    member = deploy.api.as_user('ann:guests')
+    assert member.get('/flavors/private')[0] == 404
+    body = _check(deploy.admin_api.post('/flavors/private/action', {
+        'addTenantAccess': {'tenant': 'guests'}}),
+        access_schemas.add_remove_list_flavor_access)
+    assert body['flavor_access'] == [{'flavor_id': 'private',
+                                      'tenant_id': 'guests'}]
+    assert member.get('/flavors/private')[0] == 200
+    assert 'private' in [f['id'] for f in member.get('/flavors')[2][
+        'flavors']]
+    assert 'private' not in [f['id'] for f in deploy.api.get('/flavors')[
+        2]['flavors']]
+    _check(deploy.admin_api.post('/flavors/private/action', {
+        'removeTenantAccess': {'tenant': 'guests'}}),
+        access_schemas.add_remove_list_flavor_access)
+    assert member.get('/flavors/private')[0] == 404
+
+
+def test_flavor_extra_specs(deploy):
+    _check(deploy.admin_api.post('/flavors/tiny/os-extra_specs', {
+        'extra_specs': {'hw:cpu_policy': 'shared', 'x:y': 1}}),
+        spec_schemas.set_get_flavor_extra_specs)
+    _check(deploy.admin_api.request(
+        'PUT', '/flavors/tiny/os-extra_specs/x:y', {'x:y': 'two'}),
+        spec_schemas.set_get_flavor_extra_specs_key)
+    status, _, body = deploy.admin_api.post(
+        '/flavors/tiny/os-extra_specs',
+        {'extra_specs': {'hw:cpu_policy': 'bogus'}})
+    assert status == 400, body
+    _check(deploy.admin_api.delete('/flavors/tiny/os-extra_specs/x:y'),
+           spec_schemas.unset_flavor_extra_specs)
+    assert deploy.api.get('/flavors/tiny/os-extra_specs')[2] == {
+        'extra_specs': {'hw:cpu_policy': 'shared'}}
+
+
+def test_services_zones_hosts_and_hypervisors(deploy):
+    services = _check(deploy.admin_api.get(
+        '/os-services?binary=nova-compute'), svc_schemas.list_services)
+    assert [s['host'] for s in services['services']] == ['compute1']
+    zones = _check(deploy.api.get('/os-availability-zone'),
+                   az_schemas.list_availability_zone_list)
+    assert [z['zoneName'] for z in zones['availabilityZoneInfo']] == [
+        'nova']
+    detail = _check(deploy.admin_api.get('/os-availability-zone/detail'),
+                    az_schemas.list_availability_zone_list_detail)
+    by_zone = {z['zoneName']: z['hosts']
+               for z in detail['availabilityZoneInfo']}
+    assert 'nova-compute' in by_zone['nova']['compute1']
+    hosts = _check(deploy.admin_api.get('/os-hosts'),
+                   host_schemas.list_hosts)
+    assert {'host_name': 'compute1', 'service': 'compute',
+            'zone': 'nova'} in hosts['hosts']
+    _check(deploy.admin_api.get('/os-hosts/compute1'),
+           host_schemas.get_host_detail)
+    _check(deploy.admin_api.get('/os-hypervisors/compute1/search'),
+           hyp_schemas.list_search_hypervisors)
+
+
+def test_usage_of_a_server(deploy):
+    status, _, body = deploy.api.post('/servers', {'server': {
+        'name': 'used', 'imageRef': deploy.image_id, 'flavorRef': 'tiny'}})
+    assert status == 202, body
+    uuid = body['server']['id']
+
+    def active():
+        server = deploy.api.get('/servers/%s' % uuid)[2]['server']
+        assert server['status'] != 'ERROR', server
+        return server['status'] == 'ACTIVE'
+    deployment.wait_for(active, timeout=60, message='server ACTIVE')
+    usage = _check(deploy.api.get(
+        '/os-simple-tenant-usage/demo?start=2000-01-01T00:00:00'),
+        usage_schemas.get_tenant_usage)['tenant_usage']
+    [server] = usage['server_usages']
+    assert (server['instance_id'], server['state']) == (uuid, 'active')
+    assert server['hours'] > 0 and server['ended_at'] is None
+    listed = _check(deploy.admin_api.get(
+        '/os-simple-tenant-usage?detailed=1&start=2000-01-01T00:00:00'),
+        usage_schemas.list_tenant_usage)
+    assert [u['tenant_id'] for u in listed['tenant_usages']] == ['demo']
+    servers = _check(deploy.admin_api.get(
+        '/os-hypervisors/compute1/servers'),
+        hyp_schemas.get_hypervisors_servers)
+    assert [s['uuid'] for s in servers['hypervisors'][0]['servers']] == [
+        uuid]
