@@ -257,6 +257,11 @@ class BuildTimedOut(NovaLiteException):
                'last at task state %(task_state)s on host %(host)s.')
 
 
+class BuildHostDown(NovaLiteException):
+    msg_fmt = ('Build stopped at task state %(task_state)s: its compute '
+               '%(host)s is down (no heartbeat within service_down_time).')
+
+
 class ComputeNodeIdentityConflict(NovaLiteException):
     msg_fmt = ('Node %(node)s of compute host %(host)s cannot be reported: '
                '%(reason)s')

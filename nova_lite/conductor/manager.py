@@ -122,6 +122,7 @@ class ConductorManager(manager.Manager):
     def _fail_stuck_builds(self, context):
         released = timeouts.fail_stuck_builds(context,
                                               CONF.conductor.build_timeout)
+        released |= timeouts.fail_builds_on_down_computes(context)
         released |= timeouts.remove_orphaned_allocations(
             context, CONF.conductor.build_timeout_check_interval)
         self.scheduler_api.update_provider_states(context, released)

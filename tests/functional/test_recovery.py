@@ -23,7 +23,8 @@ RECOVERY_BAR = 10
 def deploy(request, module_tmp):
     d = conftest.start_deployment(
         module_tmp, request, computes={'c1': COMPUTE},
-        conf={'conductor': {'build_timeout': 600}})
+        conf={'conductor': {'build_timeout': 600,
+                            'build_timeout_check_interval': 2}})
     try:
         d.image_id = d.register_image()
         status, _, body = d.admin_api.post('/flavors', {'flavor': {
@@ -146,3 +147,28 @@ def test_healthcheck_reports_the_bus_and_the_database(deploy):
     assert status == 200, body
     assert body == {'status': 'ok',
                     'checks': {'database': 'ok', 'bus': 'ok'}}
+
+
+def test_builds_on_a_compute_that_stays_down_end_soon(deploy):
+    """Runs last: it kills c1 for good. Its build ends in ERROR once the
+    compute is seen down (service_down_time, 20 s here), not after the
+    build timeout (600 s)."""
+    status, _, body = deploy.api.post('/servers', {'server': {
+        'name': 'orphaned', 'imageRef': deploy.image_id,
+        'flavorRef': 'tiny'}})
+    assert status == 202, body
+    uuid = body['server']['id']
+    deployment.wait_for(
+        lambda: _states(deploy, [uuid]).get(uuid) == ('building',
+                                                      'spawning'),
+        timeout=60, message='spawning')
+    deploy.kill(deploy.daemon('c1'))
+    killed = time.monotonic()
+    deployment.wait_for(
+        lambda: _states(deploy, [uuid]).get(uuid) == ('error', None),
+        timeout=60, message='ERROR once c1 is down')
+    assert time.monotonic() - killed < 20 + RECOVERY_BAR + 5
+    status, _, server = deploy.api.get('/servers/%s' % uuid)
+    assert 'compute c1 is down' in server['server']['fault']['message']
+    assert not deploy.sql('SELECT id FROM allocations WHERE consumer_id = '
+                          ':uuid', uuid=uuid)

@@ -2,7 +2,12 @@
 
 Builds older than ``[conductor] build_timeout`` are put into ERROR with a
 fault that says at which stage they stopped, and their allocations are
-released.
+released. So are builds on a compute whose service is down (no heartbeat
+within ``service_down_time``) at once, without waiting for the timeout:
+that compute lost them (a compute that comes back reconciles its own at
+start, see ``compute/recovery.py``; one that stays away would leave them
+for the whole build timeout). A compute that was only cut off and still
+finishes such a build finds its ACTIVE save refused and removes the VM.
 """
 
 import datetime
@@ -29,22 +34,44 @@ def fail_stuck_builds(context, timeout):
         context, {'building_before': cutoff}, sort_key='id', sort_dir='asc')
     released = set()
     for instance in stuck:
-        task_state = instance.task_state
-        instance.vm_state = fields.VMState.ERROR
-        instance.task_state = None
-        try:
-            instance.save(expected_vm_state=[fields.VMState.BUILDING])
-        except (exception.InstanceNotFound, exception.InstanceInvalidState):
-            continue  # finished, failed or deleted meanwhile
-        error = exception.BuildTimedOut(
-            timeout=timeout, task_state=task_state,
-            host=instance.host or '(none)')
-        objects.InstanceFault.from_exception(
-            context, instance.uuid, error).create()
-        instance.release_quota()
-        released |= allocations.remove(context, instance.uuid)
-        LOG.warning('Instance %s: %s', instance.uuid, error.format_message())
+        released |= _fail_build(context, instance, exception.BuildTimedOut(
+            timeout=timeout, task_state=instance.task_state,
+            host=instance.host or '(none)'))
     return released
+
+
+def fail_builds_on_down_computes(context):
+    """ERROR every build whose compute service is down.
+
+    Returns the provider uuids whose allocations were released.
+    """
+    down = sorted({svc.host for svc in objects.ServiceList.get_all(context)
+                   if svc.binary == 'nova-lite-compute' and not svc.is_up})
+    released = set()
+    for host in down:
+        for instance in objects.InstanceList.get_by_host(context, host):
+            if instance.vm_state != fields.VMState.BUILDING:
+                continue
+            released |= _fail_build(context, instance, exception.BuildHostDown(
+                task_state=instance.task_state, host=host))
+    return released
+
+
+def _fail_build(context, instance, error):
+    """ERROR ``instance`` with ``error`` as its fault, give back its quota
+    and allocations; nothing if it left BUILD meanwhile. Returns the
+    provider uuids released."""
+    instance.vm_state = fields.VMState.ERROR
+    instance.task_state = None
+    try:
+        instance.save(expected_vm_state=[fields.VMState.BUILDING])
+    except (exception.InstanceNotFound, exception.InstanceInvalidState):
+        return set()  # finished, failed or deleted meanwhile
+    objects.InstanceFault.from_exception(
+        context, instance.uuid, error).create()
+    instance.release_quota()
+    LOG.warning('Instance %s: %s', instance.uuid, error.format_message())
+    return allocations.remove(context, instance.uuid)
 
 
 def remove_orphaned_allocations(context, min_age):
