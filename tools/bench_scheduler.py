@@ -12,6 +12,10 @@ fleet size and filter set:
 
 * scheduling decisions per second (one instance per decision),
 * p50, p99 and max latency of one decision,
+* CPU time per decision (the whole process, so the periodic service
+  sync, which runs in a thread beside the decisions as the scheduler
+  service runs it, is counted too): steadier than the rate on a shared
+  machine,
 * resident memory per host (RSS growth from loading the host states,
   columns included, divided by the hosts; "columns": the arrays alone),
   and the time to load them.
