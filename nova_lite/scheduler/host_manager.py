@@ -41,6 +41,7 @@ from nova_lite.conf import CONF
 from nova_lite import objects
 from nova_lite.placement import summaries
 from nova_lite.scheduler import host_instances
+from nova_lite.scheduler import host_services
 from nova_lite.scheduler import host_state as host_state_mod
 from nova_lite.scheduler import population as population_mod
 
@@ -70,6 +71,13 @@ class DatabaseLoader:
 
     def services(self, ctxt):
         return objects.ServiceList.get_all(ctxt, binary=COMPUTE_BINARY)
+
+    def services_to_recheck(self, ctxt, now, down_time, hosts):
+        """The compute services not plainly up and enabled as of ``now``,
+        and those of ``hosts`` (optional: without it the host manager
+        re-reads every service)."""
+        return host_services.services_to_recheck(
+            ctxt, COMPUTE_BINARY, now, down_time, hosts)
 
     def summaries(self, ctxt, uuids=None):
         return summaries.get_summaries(
@@ -107,6 +115,8 @@ class HostManager:
         # host -> (ServiceView source, is_up), re-read when older than
         # _service_cache_seconds().
         self._services = {}
+        # Hosts whose service is not plainly up and enabled.
+        self._unsettled = set()
         self._services_read_at = None
         self._full_load_at = None
         # Host aggregates: {uuid: AggregateView}, and per host the views
@@ -302,6 +312,7 @@ class HostManager:
 
     def _set_services(self, services):
         self._services = services
+        self._unsettled = _unsettled_hosts(services)
         self._services_read_at = self._clock()
 
     def service_sync_seconds(self):
@@ -313,24 +324,45 @@ class HostManager:
         whose service went up or down, was disabled, enabled, forced down
         or replaced. Read without the lock; only the changed hosts are
         updated under it. The scheduler runs it as a periodic task, off
-        the decision path; does nothing before the first load."""
+        the decision path; does nothing before the first load.
+
+        With a loader that can (``services_to_recheck``), only the
+        services not plainly up and enabled now, or not at the last look,
+        are read: the others cannot have changed what filters see.
+        """
         if not self.loaded:
             return
-        services = self._read_services(ctxt)
+        recheck = getattr(self.loader, 'services_to_recheck', None)
+        if recheck is None:
+            fresh, complete = self._read_services(ctxt), True
+        else:
+            now = timeutils.utcnow().replace(tzinfo=None)
+            down_time = CONF.service_down_time
+            fresh = {svc.host: (svc, bool(_up_at(svc, now, down_time)))
+                     for svc in recheck(ctxt, now, down_time,
+                                        set(self._unsettled))}
+            complete = False
         # The comparison is the costly part at scale: outside the lock,
         # against the services as they were; redone under it in the rare
         # case another thread replaced them meanwhile.
         old = self._services
-        changed = _changed_hosts(old, services)
+        changed = _changed_hosts(old, fresh, complete)
         with self.lock:
             if self._services is not old:
-                changed = _changed_hosts(self._services, services)
-            self._set_services(services)
+                changed = _changed_hosts(self._services, fresh, complete)
+            if complete:
+                self._set_services(fresh)
+            else:
+                self._services.update(fresh)
+                self._unsettled.difference_update(fresh)
+                self._unsettled.update(_unsettled_hosts(fresh))
+                self._services_read_at = self._clock()
             if not changed:
                 return
             for state in self._states.values():
                 if state.host in changed:
-                    service, up = services.get(state.host, (None, False))
+                    service, up = self._services.get(state.host,
+                                                     (None, False))
                     state.update_service(service, up)
         LOG.debug('Services changed on %d hosts', len(changed))
 
@@ -413,10 +445,23 @@ def _service_key(entry):
     return (up, get(names[0]), get(names[1]), get(names[2]), get(names[3]))
 
 
-def _changed_hosts(old, new):
+def _unsettled_hosts(services):
+    """The hosts of ``services`` whose service is down, disabled or
+    forced down."""
+    unsettled = set()
+    for host, entry in services.items():
+        up, _id, disabled, _reason, forced_down = _service_key(entry)
+        if not up or disabled or forced_down:
+            unsettled.add(host)
+    return unsettled
+
+
+def _changed_hosts(old, new, complete=True):
     """Hosts whose (service, up) entry differs between ``old`` and
-    ``new`` in what host states depend on."""
-    changed = set(old).symmetric_difference(new)
+    ``new`` in what host states depend on; with ``complete``, ``new``
+    lists every service (one absent from it is gone)."""
+    changed = (set(old).symmetric_difference(new) if complete
+               else set(new).difference(old))
     changed.update(host for host, entry in new.items()
                    if host in old
                    and _service_key(old[host]) != _service_key(entry))

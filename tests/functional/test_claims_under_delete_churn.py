@@ -115,10 +115,28 @@ def _status(deploy, uuid):
     return body['server']['status']
 
 
+def _warm_up(deploy, image_id):
+    """Boot (and delete) one server once the scheduler knows the node:
+    the churn is about claims, not about a scheduler still starting."""
+    def booted():
+        uuid = _boot(deploy, image_id, -1)
+        settled = deployment.wait_for(
+            lambda: _status(deploy, uuid) in ('ACTIVE', 'ERROR') and
+            _status(deploy, uuid), timeout=30,
+            message='warm-up server settled')
+        deploy.api.delete('/servers/%s' % uuid)
+        deployment.wait_for(lambda: _status(deploy, uuid) == 'DELETED',
+                            timeout=30, message='warm-up server deleted')
+        return settled == 'ACTIVE'
+    deployment.wait_for(booted, timeout=90, interval=1,
+                        message='a first server ACTIVE')
+
+
 def test_boots_under_delete_churn_all_succeed(deploy):
     image_id = deploy.register_image()
     status, _, body = deploy.admin_api.post('/flavors', FLAVOR)
     assert status == 200, body
+    _warm_up(deploy, image_id)
     deleter = _Deleter(deploy)
     deleter.start()
     try:

@@ -224,3 +224,37 @@ def test_failed_resync_keeps_pending_notices(clock):
     loader.calls.clear()
     manager.get_host_states(None)
     assert ('summaries', [U[1]]) in loader.calls
+
+
+class RecheckLoader(fakes.FakeLoader):
+    """A loader that reads only the services to recheck, as the database
+    loader does: those not plainly up and enabled, and those asked for."""
+
+    def services_to_recheck(self, ctxt, now, down_time, hosts):
+        self.calls.append(('recheck', sorted(hosts)))
+        return [svc for svc in self.services_
+                if svc.host in hosts or svc.disabled or svc.forced_down
+                or not svc.up_at(now, down_time)]
+
+
+def test_sync_reads_only_the_services_to_recheck(clock):
+    base = _loader()
+    loader = RecheckLoader(base.nodes, base.services_, base.summaries_)
+    manager = _manager(loader, clock)
+    states = _by_uuid(manager.get_host_states(None))
+    loader.calls.clear()
+    manager.sync_services(None)
+    # Everything up and enabled: nothing to recheck, nothing read.
+    assert loader.calls == [('recheck', [])]
+    loader.services_ = [fakes.service('h1', up=False), fakes.service('h2')]
+    manager.sync_services(None)
+    assert not states[U[0]].service_up and states[U[1]].service_up
+    # h1 is rechecked until it is back.
+    loader.calls.clear()
+    loader.services_ = [fakes.service('h1'), fakes.service('h2')]
+    manager.sync_services(None)
+    assert loader.calls == [('recheck', ['h1'])]
+    assert states[U[0]].service_up
+    loader.calls.clear()
+    manager.sync_services(None)
+    assert loader.calls == [('recheck', [])]
