@@ -473,3 +473,68 @@ class HostActionNotSupported(NovaLiteException):
                'has no such call.')
     code = 501
     safe = True
+
+
+# A server's life: actions, key pairs, migrations (issue 9).
+
+class InstanceActionInvalidState(Conflict):
+    """An action the server's state forbids (the API's form of
+    InstanceInvalidState, in Nova's words)."""
+    msg_fmt = ("Cannot '%(action)s' instance %(instance_uuid)s while it is "
+               "in %(attr)s %(state)s")
+
+
+class InstanceIsLocked(Conflict):
+    msg_fmt = 'Instance %(instance_uuid)s is locked'
+
+
+class InstanceUnknownAction(Invalid):
+    msg_fmt = 'There is no such action: %(action)s'
+
+
+class InstanceActionNotFound(NotFound):
+    msg_fmt = ('Action for request_id %(request_id)s on instance '
+               '%(instance_uuid)s not found')
+
+
+class InstanceActionEventNotFound(NotFound):
+    msg_fmt = 'Event %(event)s not found for action id %(action_id)s'
+
+
+class KeypairNotFound(NotFound):
+    msg_fmt = 'Keypair %(name)s not found for user %(user_id)s'
+
+
+class KeyPairExists(Conflict):
+    msg_fmt = "Key pair '%(key_name)s' already exists."
+
+
+class InvalidKeypair(Invalid):
+    msg_fmt = 'Keypair data is invalid: %(reason)s'
+
+
+class MigrationNotFound(NotFound):
+    msg_fmt = 'Migration %(migration_id)s could not be found.'
+
+
+class MigrationNotFoundByStatus(MigrationNotFound):
+    msg_fmt = ('Migration not found for instance %(instance_id)s with '
+               'status %(status)s.')
+
+
+class InstanceOperationFailed(NovaLiteException):
+    msg_fmt = '%(operation)s of instance %(instance_uuid)s failed: %(reason)s'
+
+
+class InstanceTaskTimedOut(NovaLiteException):
+    msg_fmt = ('Instance %(instance_uuid)s was in task_state %(task_state)s '
+               'for more than %(timeout)d seconds (host %(host)s): reset '
+               'by the conductor.')
+    code = 500
+
+
+class ComputeTooOldForAction(Conflict):
+    msg_fmt = ("Cannot '%(action)s' instance %(instance_uuid)s: the "
+               "computes are pinned ([upgrade_levels] compute) below RPC "
+               "version %(version)s, which that action needs; finish the "
+               "upgrade first.")

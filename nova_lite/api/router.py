@@ -28,6 +28,7 @@ from nova_lite.api.handlers import hypervisors
 from nova_lite.api.handlers import images
 from nova_lite.api.handlers import limits
 from nova_lite.api.handlers import quota_sets
+from nova_lite.api.handlers import server_actions
 from nova_lite.api.handlers import server_groups
 from nova_lite.api.handlers import servers
 from nova_lite.api.handlers import services
@@ -45,6 +46,7 @@ ROUTES = {
     '/servers': {'GET': servers.index, 'POST': servers.create},
     '/servers/detail': {'GET': servers.detail},
     '/servers/{server_id}': {'GET': servers.show, 'DELETE': servers.delete},
+    '/servers/{server_id}/action': {'POST': server_actions.action},
     '/flavors': {'GET': flavors.index, 'POST': flavors.create},
     '/flavors/detail': {'GET': flavors.detail},
     '/flavors/{flavor_id}': {'GET': flavors.show, 'DELETE': flavors.delete},

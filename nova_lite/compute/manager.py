@@ -1,6 +1,8 @@
 """The compute manager: builds and deletes servers on this host's nodes.
 
-It is the RPC endpoint of ``nova_lite.compute.rpcapi``. It only builds:
+It is the RPC endpoint of ``nova_lite.compute.rpcapi``. Server actions
+(reboot, stop, start, ...) are delegated to ``compute/power.py``; this
+module only routes them, under the instance's lock. It only builds:
 the scheduler chose the node and claimed its allocation, the conductor
 runs the workflow and handles reschedules. Every database read and write
 goes through objects, whose remotable methods the conductor runs for a
@@ -17,6 +19,7 @@ import oslo_messaging as messaging
 from oslo_service import periodic_task
 from oslo_utils import timeutils
 
+from nova_lite.compute import power
 from nova_lite.compute import recovery
 from nova_lite.compute import resource_tracker
 from nova_lite.compute import rpcapi as compute_rpcapi
@@ -317,6 +320,36 @@ class ComputeManager(manager.Manager):
             instance.save()
         except exception.InstanceNotFound:
             pass
+
+
+    # Server actions (RPC 1.1): one method each, all alike.
+
+    def _run_action(self, context, instance, method, **kwargs):
+        with self._instance_locks(instance.uuid):
+            return power.run(context, self.driver, self.host, instance,
+                             method, **kwargs)
+
+    def reboot_instance(self, context, instance, reboot_type):
+        return self._run_action(context, instance, 'reboot_instance',
+                                reboot_type=reboot_type)
+
+    def stop_instance(self, context, instance):
+        return self._run_action(context, instance, 'stop_instance')
+
+    def start_instance(self, context, instance):
+        return self._run_action(context, instance, 'start_instance')
+
+    def pause_instance(self, context, instance):
+        return self._run_action(context, instance, 'pause_instance')
+
+    def unpause_instance(self, context, instance):
+        return self._run_action(context, instance, 'unpause_instance')
+
+    def suspend_instance(self, context, instance):
+        return self._run_action(context, instance, 'suspend_instance')
+
+    def resume_instance(self, context, instance):
+        return self._run_action(context, instance, 'resume_instance')
 
 
 def _image_meta(request_spec):

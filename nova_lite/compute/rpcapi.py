@@ -4,6 +4,13 @@ API version history:
 
 * 1.0 - Initial version (release "acorn"): build_and_run_instance,
         terminate_instance.
+* 1.1 - Server actions (release "bramble"): reboot_instance,
+        stop_instance, start_instance, pause_instance, unpause_instance,
+        suspend_instance, resume_instance.
+
+A client pinned below 1.1 refuses the 1.1 methods with
+UnsupportedRPCVersion (a compute of that release cannot do them); the API
+checks ``can_send_actions`` first to answer 409 instead.
 """
 
 import oslo_messaging as messaging
@@ -13,7 +20,9 @@ from nova_lite import rpc
 from nova_lite import rpc_pins
 
 RPC_TOPIC = 'compute'
-RPC_VERSION = '1.0'
+RPC_VERSION = '1.1'
+# The version that brought the server actions.
+ACTIONS_VERSION = '1.1'
 
 VERSION_ALIASES = releases.rpc_aliases('compute')
 
@@ -43,3 +52,45 @@ class ComputeAPI:
         """Destroy ``instance`` on its host and delete its record (cast)."""
         cctxt = self.client.prepare(server=instance.host, version='1.0')
         cctxt.cast(context, 'terminate_instance', instance=instance)
+
+    # -- 1.1: server actions (casts to the instance's host) -------------
+
+    def can_send_actions(self):
+        """Whether the pin lets this client send the 1.1 server actions."""
+        return self.client.can_send_version(ACTIONS_VERSION)
+
+    def reboot_instance(self, context, instance, reboot_type):
+        """Reboot ``instance`` (``reboot_type`` SOFT or HARD) (cast)."""
+        cctxt = self.client.prepare(server=instance.host, version='1.1')
+        cctxt.cast(context, 'reboot_instance', instance=instance,
+                   reboot_type=reboot_type)
+
+    def stop_instance(self, context, instance):
+        """Power ``instance`` off (cast)."""
+        cctxt = self.client.prepare(server=instance.host, version='1.1')
+        cctxt.cast(context, 'stop_instance', instance=instance)
+
+    def start_instance(self, context, instance):
+        """Power ``instance`` on (cast)."""
+        cctxt = self.client.prepare(server=instance.host, version='1.1')
+        cctxt.cast(context, 'start_instance', instance=instance)
+
+    def pause_instance(self, context, instance):
+        """Pause ``instance`` in memory (cast)."""
+        cctxt = self.client.prepare(server=instance.host, version='1.1')
+        cctxt.cast(context, 'pause_instance', instance=instance)
+
+    def unpause_instance(self, context, instance):
+        """Unpause ``instance`` (cast)."""
+        cctxt = self.client.prepare(server=instance.host, version='1.1')
+        cctxt.cast(context, 'unpause_instance', instance=instance)
+
+    def suspend_instance(self, context, instance):
+        """Suspend ``instance`` to disk (cast)."""
+        cctxt = self.client.prepare(server=instance.host, version='1.1')
+        cctxt.cast(context, 'suspend_instance', instance=instance)
+
+    def resume_instance(self, context, instance):
+        """Resume a suspended ``instance`` (cast)."""
+        cctxt = self.client.prepare(server=instance.host, version='1.1')
+        cctxt.cast(context, 'resume_instance', instance=instance)

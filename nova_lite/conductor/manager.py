@@ -126,6 +126,7 @@ class ConductorManager(manager.Manager):
         released |= timeouts.remove_orphaned_allocations(
             context, CONF.conductor.build_timeout_check_interval)
         self.scheduler_api.update_provider_states(context, released)
+        timeouts.reset_stuck_tasks(context, CONF.conductor.task_timeout)
 
     @periodic_task.periodic_task(
         spacing=CONF.quota.reservation_expire_check_interval,

@@ -13,7 +13,8 @@ conductor_opts = [
                     'their allocations, and so no build hangs forever.'),
     cfg.IntOpt('build_timeout_check_interval',
                default=60, min=1,
-               help='Seconds between runs of the build timeout check.'),
+               help='Seconds between runs of the build timeout check '
+                    '(which also runs the task timeout check).'),
     cfg.IntOpt('select_destinations_retries',
                default=2, min=0,
                help='Times the conductor asks the scheduler again when a '
@@ -24,6 +25,16 @@ conductor_opts = [
                     'fails the build at the first timeout. Keep '
                     '(retries + 1) x rpc_response_timeout well below '
                     'build_timeout.'),
+    cfg.IntOpt('task_timeout',
+               default=600, min=1,
+               help='Seconds a server may stay in the task_state of a '
+                    'server action (rebooting, powering-off, pausing, '
+                    '...; nova_lite.conductor.tasks.timeouts.'
+                    'ACTION_TASK_STATES), counted from its last update. '
+                    'A conductor periodic task then clears the task '
+                    'state, keeps the vm_state and records a fault: a '
+                    'compute that died mid-operation leaves no server '
+                    'stuck.'),
 ]
 
 

@@ -1,11 +1,14 @@
 """Options of the fake virt driver: what nodes one compute pretends to have.
 
-Example: two nodes with defaults, a third bigger one that fails every spawn::
+Example: two nodes with defaults, a third bigger one that fails every spawn,
+reboots that take two seconds and fail on node 1::
 
     [fake_driver]
     node_count = 3
     node = 2:vcpus=64,memory_mb=262144,traits=CUSTOM_GPU
     fail_spawn_nodes = 2
+    operation_delays = reboot:2
+    fail_operations = reboot:1
 """
 
 from oslo_config import cfg
@@ -90,6 +93,22 @@ fake_opts = [
                       'the way real ones do (0 means instant).'),
     cfg.FloatOpt('destroy_delay', default=0.0, min=0.0,
                  help='Seconds each destroy takes (0 means instant).'),
+    cfg.DictOpt('operation_delays', default={},
+                help='Seconds each server operation takes, as '
+                     '"operation:seconds" items (for example "reboot:2, '
+                     'power_off:0.5"). Operations: the names of '
+                     'nova_lite.virt.fake.OPERATIONS (reboot, power_off, '
+                     'power_on, pause, unpause, suspend, resume, and those '
+                     'of moves). An operation not listed is instant. Read '
+                     'at each call. spawn_delay and destroy_delay time '
+                     'spawn and destroy.'),
+    cfg.ListOpt('fail_operations', default=[],
+                help='Fault injection: "operation:node" items (node an '
+                     'index or a name, as for the node option, or * for '
+                     'every node of this host): that operation fails with '
+                     'InstanceOperationFailed on that node, after its '
+                     'delay, and the VM keeps its power state. Operations '
+                     'as for operation_delays.'),
 ]
 
 

@@ -36,6 +36,10 @@ limit_opts = [
                default=10, min=-1,
                help='Server groups a project may have. -1 means '
                     'unlimited.'),
+    cfg.IntOpt('key_pairs',
+               default=100, min=-1,
+               help='Key pairs one user may have. Counted when a key pair '
+                    'is created or imported; -1 means unlimited.'),
     cfg.IntOpt('server_group_members',
                default=10, min=-1,
                help='Servers one server group may hold. Counted when '

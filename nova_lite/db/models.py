@@ -7,11 +7,14 @@ Three families of tables:
 * placement: resource providers with generations, inventories, allocations,
   consumers, traits and provider aggregates, as in OpenStack Placement;
 * quotas: limits per project, user and class, usages and reservations;
-* host aggregates and server groups.
+* host aggregates and server groups;
+* a server's life: key pairs, instance actions and their events,
+  migrations.
 
-Instances are soft-deleted (``deleted`` is 0 while live and the row id once
-deleted, so unique constraints can include it); everything else is deleted
-for real. Changing a model needs an alembic migration: a test compares them.
+Instances, key pairs and migrations are soft-deleted (``deleted`` is 0
+while live and the row id once deleted, so unique constraints can include
+it); everything else is deleted for real. Changing a model needs an
+alembic migration: a test compares them.
 """
 
 import datetime
@@ -186,6 +189,8 @@ class Instance(Base, TimestampMixin, SoftDeleteMixin):
         sa.Index('instances_host_deleted_idx', 'host', 'deleted'),
         sa.Index('instances_vm_state_created_at_idx', 'vm_state',
                  'created_at'),
+        sa.Index('instances_task_state_updated_at_idx', 'task_state',
+                 'updated_at'),
     )
     id = sa.Column(sa.Integer, primary_key=True)
     uuid = sa.Column(sa.String(36), nullable=False)
@@ -216,6 +221,19 @@ class Instance(Base, TimestampMixin, SoftDeleteMixin):
     # does not release it again); released instances are not counted.
     quota_released = sa.Column(sa.Boolean, nullable=False, default=False,
                                server_default=sa.false())
+    # Migration 0004_server_lifecycle: locks (locked_by is 'owner' or
+    # 'admin', as in Nova), the description, a resize's pending flavors
+    # (Flavor primitives as JSON) and where a shelved server was.
+    locked = sa.Column(sa.Boolean, nullable=False, default=False,
+                       server_default=sa.false())
+    locked_by = sa.Column(sa.String(255))
+    locked_reason = sa.Column(sa.Text)
+    description = sa.Column(sa.Text)
+    old_flavor = sa.Column(sa.Text)
+    new_flavor = sa.Column(sa.Text)
+    shelved_at = sa.Column(sa.DateTime)
+    shelved_image_id = sa.Column(sa.String(36))
+    shelved_host = sa.Column(sa.String(255))
 
 
 class InstanceFault(Base, TimestampMixin):
@@ -509,3 +527,97 @@ class InstanceGroupMember(Base, TimestampMixin):
     group_id = sa.Column(sa.Integer, sa.ForeignKey('instance_groups.id'),
                          nullable=False)
     instance_uuid = sa.Column(sa.String(36), nullable=False)
+
+
+# ------------------------------------------------------ a server's life
+# (key pairs, instance actions and events, migrations: migration
+# 0004_server_lifecycle)
+
+class KeyPair(Base, TimestampMixin, SoftDeleteMixin):
+    """An SSH (or x509) public key of one user, by name."""
+    __tablename__ = 'key_pairs'
+    __table_args__ = (
+        sa.UniqueConstraint('user_id', 'name', 'deleted',
+                            name='uniq_key_pairs0user_id0name0deleted'),
+    )
+    id = sa.Column(sa.Integer, primary_key=True)
+    name = sa.Column(sa.String(255), nullable=False)
+    user_id = sa.Column(sa.String(255), nullable=False)
+    fingerprint = sa.Column(sa.String(255), nullable=False)
+    public_key = sa.Column(sa.Text, nullable=False)
+    type = sa.Column(sa.String(10), nullable=False, default='ssh',
+                     server_default='ssh')
+
+
+class InstanceAction(Base, TimestampMixin):
+    """One user request on a server (reboot, resize, ...), by request id."""
+    __tablename__ = 'instance_actions'
+    __table_args__ = (
+        sa.Index('instance_uuid_idx', 'instance_uuid'),
+        sa.Index('request_id_idx', 'request_id'),
+    )
+    id = sa.Column(sa.Integer, primary_key=True)
+    action = sa.Column(sa.String(255), nullable=False)
+    instance_uuid = sa.Column(sa.String(36), nullable=False)
+    request_id = sa.Column(sa.String(255))
+    user_id = sa.Column(sa.String(255))
+    project_id = sa.Column(sa.String(255))
+    start_time = sa.Column(sa.DateTime)
+    finish_time = sa.Column(sa.DateTime)
+    message = sa.Column(sa.String(255))
+
+
+class InstanceActionEvent(Base, TimestampMixin):
+    """One step of an action, as the service that ran it recorded it."""
+    __tablename__ = 'instance_actions_events'
+    __table_args__ = (
+        sa.Index('instance_actions_events_action_id_idx', 'action_id'),
+    )
+    id = sa.Column(sa.Integer, primary_key=True)
+    action_id = sa.Column(sa.Integer, sa.ForeignKey('instance_actions.id'),
+                          nullable=False)
+    event = sa.Column(sa.String(255), nullable=False)
+    start_time = sa.Column(sa.DateTime)
+    finish_time = sa.Column(sa.DateTime)
+    result = sa.Column(sa.String(255))
+    traceback = sa.Column(sa.Text)
+    host = sa.Column(sa.String(255))
+    details = sa.Column(sa.Text)
+
+
+class Migration(Base, TimestampMixin, SoftDeleteMixin):
+    """A move of a server (resize, migration, live-migration, evacuation).
+
+    ``old_instance_type_id`` / ``new_instance_type_id`` are flavors' ids.
+    """
+    __tablename__ = 'migrations'
+    __table_args__ = (
+        sa.UniqueConstraint('uuid', name='uniq_migrations0uuid'),
+        sa.Index('migrations_instance_uuid_and_status_idx', 'deleted',
+                 'instance_uuid', 'status'),
+        # Two narrow indexes, not Nova's one over both hosts and nodes:
+        # that one passes MySQL's 3072-byte key limit in utf8mb4.
+        sa.Index('migrations_source_compute_status_idx', 'source_compute',
+                 'status'),
+        sa.Index('migrations_dest_compute_status_idx', 'dest_compute',
+                 'status'),
+        sa.Index('migrations_updated_at_idx', 'updated_at'),
+    )
+    id = sa.Column(sa.Integer, primary_key=True)
+    uuid = sa.Column(sa.String(36), nullable=False)
+    source_compute = sa.Column(sa.String(255))
+    dest_compute = sa.Column(sa.String(255))
+    source_node = sa.Column(sa.String(255))
+    dest_node = sa.Column(sa.String(255))
+    dest_host = sa.Column(sa.String(255))
+    old_instance_type_id = sa.Column(sa.Integer)
+    new_instance_type_id = sa.Column(sa.Integer)
+    status = sa.Column(sa.String(255))
+    migration_type = sa.Column(sa.String(32))
+    instance_uuid = sa.Column(sa.String(36))
+    hidden = sa.Column(sa.Boolean, nullable=False, default=False,
+                       server_default=sa.false())
+    cross_cell_move = sa.Column(sa.Boolean, nullable=False, default=False,
+                                server_default=sa.false())
+    user_id = sa.Column(sa.String(255))
+    project_id = sa.Column(sa.String(255))

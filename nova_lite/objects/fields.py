@@ -31,24 +31,71 @@ class JSONField(fields.AutoTypedField):
 
 
 class VMState(Enum):
+    """Nova's vm_states: what the server is, between tasks."""
     ACTIVE = 'active'
     BUILDING = 'building'
+    PAUSED = 'paused'
+    SUSPENDED = 'suspended'
     STOPPED = 'stopped'
+    RESCUED = 'rescued'
+    RESIZED = 'resized'
+    SHELVED = 'shelved'
+    SHELVED_OFFLOADED = 'shelved_offloaded'
     DELETED = 'deleted'
     ERROR = 'error'
 
-    ALL = (ACTIVE, BUILDING, STOPPED, DELETED, ERROR)
+    # The states of release acorn (Instance 1.0), oldest first.
+    ACORN = (ACTIVE, BUILDING, STOPPED, DELETED, ERROR)
+    ALL = (ACTIVE, BUILDING, STOPPED, DELETED, ERROR, PAUSED, SUSPENDED,
+           RESCUED, RESIZED, SHELVED, SHELVED_OFFLOADED)
 
     def __init__(self):
         super().__init__(valid_values=VMState.ALL)
 
 
 class TaskState(Enum):
+    """Nova's task_states: what is being done to the server right now."""
     SCHEDULING = 'scheduling'
     SPAWNING = 'spawning'
     DELETING = 'deleting'
+    # Power and pause/suspend actions.
+    REBOOTING = 'rebooting'
+    REBOOTING_HARD = 'rebooting_hard'
+    POWERING_OFF = 'powering-off'
+    POWERING_ON = 'powering-on'
+    PAUSING = 'pausing'
+    UNPAUSING = 'unpausing'
+    SUSPENDING = 'suspending'
+    RESUMING = 'resuming'
+    # Rebuild and snapshots.
+    REBUILDING = 'rebuilding'
+    REBUILD_SPAWNING = 'rebuild_spawning'
+    IMAGE_SNAPSHOT = 'image_snapshot'
+    IMAGE_UPLOADING = 'image_uploading'
+    # Moves: resize and cold migration, live migration, evacuation.
+    RESIZE_PREP = 'resize_prep'
+    RESIZE_MIGRATING = 'resize_migrating'
+    RESIZE_MIGRATED = 'resize_migrated'
+    RESIZE_FINISH = 'resize_finish'
+    RESIZE_REVERTING = 'resize_reverting'
+    RESIZE_CONFIRMING = 'resize_confirming'
+    MIGRATING = 'migrating'
+    REBUILD_BLOCK_DEVICE_MAPPING = 'rebuild_block_device_mapping'
+    # Shelving.
+    SHELVING = 'shelving'
+    SHELVING_IMAGE_UPLOADING = 'shelving_image_uploading'
+    SHELVING_OFFLOADING = 'shelving_offloading'
+    UNSHELVING = 'unshelving'
 
-    ALL = (SCHEDULING, SPAWNING, DELETING)
+    # The task states of release acorn (Instance 1.0).
+    ACORN = (SCHEDULING, SPAWNING, DELETING)
+    ALL = ACORN + (
+        REBOOTING, REBOOTING_HARD, POWERING_OFF, POWERING_ON, PAUSING,
+        UNPAUSING, SUSPENDING, RESUMING, REBUILDING, REBUILD_SPAWNING,
+        IMAGE_SNAPSHOT, IMAGE_UPLOADING, RESIZE_PREP, RESIZE_MIGRATING,
+        RESIZE_MIGRATED, RESIZE_FINISH, RESIZE_REVERTING, RESIZE_CONFIRMING,
+        MIGRATING, REBUILD_BLOCK_DEVICE_MAPPING, SHELVING,
+        SHELVING_IMAGE_UPLOADING, SHELVING_OFFLOADING, UNSHELVING)
 
     def __init__(self):
         super().__init__(valid_values=TaskState.ALL)

@@ -8,6 +8,7 @@ other.
 
 from oslo_serialization import jsonutils
 from oslo_utils import timeutils
+from oslo_utils import versionutils
 import sqlalchemy as sa
 
 from nova_lite.db import api as db_api
@@ -24,6 +25,23 @@ from nova_lite.quota import usages as quota_usages
 
 # Attributes loaded only when asked for with expected_attrs.
 OPTIONAL_ATTRS = ('fault',)
+# Flavors kept as Flavor primitives in JSON columns.
+_FLAVOR_ATTRS = ('flavor', 'old_flavor', 'new_flavor')
+# Fields of Instance 1.1 (locks, description, resize and shelve).
+_FIELDS_1_1 = ('locked', 'locked_by', 'locked_reason', 'description',
+               'old_flavor', 'new_flavor', 'shelved_at', 'shelved_image_id',
+               'shelved_host')
+# What an acorn reader (Instance 1.0) is told of a state it does not know:
+# the nearest state it has. It only reads these (a save writes only the
+# fields it changed), so nothing lossy is written back.
+_ACORN_VM_STATE = {
+    fields.VMState.PAUSED: fields.VMState.ACTIVE,
+    fields.VMState.SUSPENDED: fields.VMState.ACTIVE,
+    fields.VMState.RESCUED: fields.VMState.ACTIVE,
+    fields.VMState.RESIZED: fields.VMState.ACTIVE,
+    fields.VMState.SHELVED: fields.VMState.STOPPED,
+    fields.VMState.SHELVED_OFFLOADED: fields.VMState.STOPPED,
+}
 _SORT_KEYS = ('created_at', 'display_name', 'updated_at', 'launched_at',
               'id', 'uuid', 'host', 'node', 'vm_state', 'task_state')
 
@@ -35,7 +53,11 @@ def _utcnow():
 @base.NovaLiteObjectRegistry.register
 class Instance(base.NovaLiteObject, base.NovaLitePersistentObject):
     # Version 1.0: Initial version
-    VERSION = '1.0'
+    # Version 1.1: locked, locked_by, locked_reason, description,
+    #              old_flavor, new_flavor, shelved_at, shelved_image_id,
+    #              shelved_host; the vm_states and task_states of server
+    #              actions, moves and shelving
+    VERSION = '1.1'
 
     fields = {
         'id': fields.IntegerField(read_only=True),
@@ -64,12 +86,37 @@ class Instance(base.NovaLiteObject, base.NovaLitePersistentObject):
         'terminated_at': fields.DateTimeField(nullable=True),
         'metadata': fields.DictOfStringsField(default={}),
         'fault': fields.ObjectField('InstanceFault', nullable=True),
+        'locked': fields.BooleanField(default=False),
+        # 'owner' or 'admin': who may unlock (Nova's rule).
+        'locked_by': fields.StringField(nullable=True),
+        'locked_reason': fields.StringField(nullable=True),
+        'description': fields.StringField(nullable=True),
+        'old_flavor': fields.ObjectField('Flavor', nullable=True),
+        'new_flavor': fields.ObjectField('Flavor', nullable=True),
+        'shelved_at': fields.DateTimeField(nullable=True),
+        'shelved_image_id': fields.StringField(nullable=True),
+        'shelved_host': fields.StringField(nullable=True),
     }
     fields.update(base.NovaLitePersistentObject.fields)
 
+    def obj_make_compatible(self, primitive, target_version):
+        super().obj_make_compatible(primitive, target_version)
+        version = versionutils.convert_version_to_tuple(target_version)
+        if version < (1, 1):
+            for name in _FIELDS_1_1:
+                primitive.pop(name, None)
+            vm_state = primitive.get('vm_state')
+            if vm_state in _ACORN_VM_STATE:
+                primitive['vm_state'] = _ACORN_VM_STATE[vm_state]
+            if primitive.get('task_state') not in (
+                    None,) + fields.TaskState.ACORN:
+                primitive['task_state'] = None
+
     # Child versions per version, for backports without a manifest.
-    obj_relationships = {'flavor': [('1.0', '1.0')],
-                         'fault': [('1.0', '1.0')]}
+    obj_relationships = {'flavor': [('1.0', '1.0'), ('1.1', '1.0')],
+                         'fault': [('1.0', '1.0'), ('1.1', '1.0')],
+                         'old_flavor': [('1.1', '1.0')],
+                         'new_flavor': [('1.1', '1.0')]}
 
     @property
     def name(self):
@@ -82,11 +129,13 @@ class Instance(base.NovaLiteObject, base.NovaLitePersistentObject):
     @staticmethod
     def _from_db_object(context, instance, row, expected_attrs=None,
                         fault=None):
-        skip = ('flavor', 'metadata', 'fault', 'deleted')
+        skip = _FLAVOR_ATTRS + ('metadata', 'fault', 'deleted')
         base.set_all_from_db(instance, row, skip=skip)
         instance.deleted = bool(row.deleted)
-        instance.flavor = flavor_obj.Flavor.obj_from_primitive(
-            jsonutils.loads(row.flavor))
+        for attr in _FLAVOR_ATTRS:
+            value = getattr(row, attr)
+            setattr(instance, attr, flavor_obj.Flavor.obj_from_primitive(
+                jsonutils.loads(value)) if value else None)
         instance.metadata = (jsonutils.loads(row.metadata_)
                              if row.metadata_ else {})
         if 'fault' in (expected_attrs or ()):
@@ -97,9 +146,11 @@ class Instance(base.NovaLiteObject, base.NovaLitePersistentObject):
 
     def _db_values(self, values):
         values = dict(values)
-        if 'flavor' in values:
-            values['flavor'] = jsonutils.dumps(
-                self.flavor.obj_to_primitive())
+        for attr in _FLAVOR_ATTRS:
+            if attr in values:
+                flavor = getattr(self, attr)
+                values[attr] = (jsonutils.dumps(flavor.obj_to_primitive())
+                                if flavor is not None else None)
         if 'metadata' in values:
             values['metadata_'] = jsonutils.dumps(values.pop('metadata'))
         values.pop('fault', None)
@@ -281,11 +332,15 @@ def _apply_read_deleted(query, context, model=models.Instance):
 @base.NovaLiteObjectRegistry.register
 class InstanceList(base.ObjectListBase, base.NovaLiteObject):
     # Version 1.0: Initial version, Instance <= 1.0
-    VERSION = '1.0'
+    # Version 1.1: Instance <= 1.1
+    VERSION = '1.1'
 
     fields = {
         'objects': fields.ListOfObjectsField('Instance'),
     }
+    # Which Instance each version carries, for backports made without a
+    # version manifest.
+    child_versions = {'1.0': '1.0', '1.1': '1.1'}
 
     @staticmethod
     @db_api.reader
@@ -334,7 +389,8 @@ class InstanceList(base.ObjectListBase, base.NovaLiteObject):
 def _apply_filters(query, filters):
     """Filter keys: uuid (one or a list), project_id, user_id, host, node,
     vm_state, task_state (values or lists), name (substring of the display
-    name), building_before (created before a datetime, still building).
+    name), building_before (created before a datetime, still building),
+    updated_before (last written before a datetime).
     """
     model = models.Instance
     for key in ('uuid', 'project_id', 'user_id', 'host', 'node',
@@ -347,6 +403,8 @@ def _apply_filters(query, filters):
     if filters.get('building_before') is not None:
         query = query.where(model.vm_state == fields.VMState.BUILDING,
                             model.created_at < filters['building_before'])
+    if filters.get('updated_before') is not None:
+        query = query.where(model.updated_at < filters['updated_before'])
     return query
 
 

@@ -29,8 +29,9 @@ SERVICE_VERSION_HISTORY = (
     # Version 1: the first release, acorn (the spine).
     {'compute_rpc': '1.0', 'conductor_rpc': '1.0', 'scheduler_rpc': '1.0'},
     # Version 2: bramble: quotas, aggregates, server groups, every filter;
-    # scheduler RPC 1.1 (aggregate_uuids).
-    {'compute_rpc': '1.0', 'conductor_rpc': '1.0', 'scheduler_rpc': '1.1'},
+    # scheduler RPC 1.1 (aggregate_uuids); compute RPC 1.1 (server
+    # actions).
+    {'compute_rpc': '1.1', 'conductor_rpc': '1.0', 'scheduler_rpc': '1.1'},
 )
 
 

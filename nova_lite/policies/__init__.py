@@ -18,6 +18,7 @@ from nova_lite.policies import hypervisors
 from nova_lite.policies import images
 from nova_lite.policies import limits
 from nova_lite.policies import quota_sets
+from nova_lite.policies import server_actions
 from nova_lite.policies import server_groups
 from nova_lite.policies import servers
 from nova_lite.policies import services
@@ -37,6 +38,7 @@ def list_rules():
         images.list_rules(),
         limits.list_rules(),
         quota_sets.list_rules(),
+        server_actions.list_rules(),
         server_groups.list_rules(),
         servers.list_rules(),
         services.list_rules(),

@@ -6,8 +6,9 @@ Three kinds, as in Nova:
   is recorded per project and user in ``quota_usages`` and changes only
   through reservations (boot) and releases (delete);
 * absolute (``metadata_items``): a limit on one request, nothing to count;
-* countable (``server_group_members``): counted when it is checked (the
-  members of one server group), no record.
+* countable (``key_pairs``, ``server_group_members``): counted when it is
+  checked (a user's key pairs, the members of one server group), no
+  record.
 
 A sync function counts the real usage of a project from the rows that
 make it up; a refresh writes its counts over the recorded ones. One sync
@@ -29,7 +30,7 @@ VIDEO_RAM = 'hw_video:ram_max_mb'
 
 RESERVABLE = ('cores', 'instances', 'ram', 'server_groups')
 ABSOLUTE = ('metadata_items',)
-COUNTABLE = ('server_group_members',)
+COUNTABLE = ('key_pairs', 'server_group_members')
 ALL = tuple(sorted(RESERVABLE + ABSOLUTE + COUNTABLE))
 
 INSTANCE_RESOURCES = ('cores', 'instances', 'ram')

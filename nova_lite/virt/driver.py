@@ -127,6 +127,40 @@ class ComputeDriver:
         """Return the uuids of every instance on this host, as a list."""
         raise NotImplementedError()
 
+    # Server actions. Each returns None once done and raises
+    # InstanceNotFound when the driver does not have the instance, or
+    # another nova_lite exception when the operation failed (the VM then
+    # keeps the power state it had).
+
+    def reboot(self, context, instance, reboot_type):
+        """Reboot ``instance``: ``reboot_type`` 'SOFT' asks the guest,
+        'HARD' power-cycles it. It runs afterwards."""
+        raise NotImplementedError()
+
+    def power_off(self, context, instance):
+        """Stop ``instance``; it keeps its resources on this host."""
+        raise NotImplementedError()
+
+    def power_on(self, context, instance):
+        """Start a stopped ``instance``."""
+        raise NotImplementedError()
+
+    def pause(self, context, instance):
+        """Freeze ``instance`` in memory."""
+        raise NotImplementedError()
+
+    def unpause(self, context, instance):
+        """Unfreeze a paused ``instance``."""
+        raise NotImplementedError()
+
+    def suspend(self, context, instance):
+        """Save ``instance``'s memory to disk and stop it."""
+        raise NotImplementedError()
+
+    def resume(self, context, instance):
+        """Restore a suspended ``instance``."""
+        raise NotImplementedError()
+
 
 def load_compute_driver(name=None):
     """Instantiate the driver named by ``name`` or [DEFAULT] compute_driver.

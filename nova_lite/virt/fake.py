@@ -4,7 +4,9 @@ It documents the driver contract by example and lets one compute process
 pretend to be a rack: ``[fake_driver] node_count`` nodes, each with its
 own size and traits (``[fake_driver] node`` overrides), spawn and destroy
 delays, and fault injection (``fail_spawn_nodes``, or the variant classes
-at the end of this module).
+at the end of this module). Server operations (reboot, power off and on,
+pause, suspend, ...) change the VM's power state after
+``operation_delays`` and fail where ``fail_operations`` says.
 
 Node uuids are generated once and kept in
 ``$state_path/fake_driver/<host>.json``, so a restarted compute keeps its
@@ -38,6 +40,17 @@ _CUSTOM_TRAIT = re.compile(r'^CUSTOM_[A-Z0-9_]+$')
 _PCI_ID = re.compile(r'^[0-9a-fA-F]{4}$')
 PCI_DEV_TYPES = ('type-PCI', 'type-PF', 'type-VF')
 _STANDARD_TRAITS = frozenset(os_traits.get_traits())
+# Server operations -> the power state the VM has after it (None: the one
+# it had). [fake_driver] operation_delays and fail_operations name these.
+OPERATIONS = {
+    'reboot': fields.PowerState.RUNNING,
+    'power_off': fields.PowerState.SHUTDOWN,
+    'power_on': fields.PowerState.RUNNING,
+    'pause': fields.PowerState.PAUSED,
+    'unpause': fields.PowerState.RUNNING,
+    'suspend': fields.PowerState.SUSPENDED,
+    'resume': fields.PowerState.RUNNING,
+}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -255,6 +268,37 @@ def build_nodes(host):
             for i, name in enumerate(names)]
 
 
+def parse_fail_operations(names):
+    """{(operation, node name)} of [fake_driver] fail_operations for the
+    nodes ``names``; ConfigInvalid for an unknown operation or node."""
+    failing = set()
+    for text in CONF.fake_driver.fail_operations:
+        operation, sep, target = (p.strip() for p in text.partition(':'))
+        if not sep or operation not in OPERATIONS or not target:
+            raise _config_error(
+                'fail_operations', text, 'not "operation:node" with an '
+                'operation among %s' % ', '.join(sorted(OPERATIONS)))
+        if target == '*':
+            failing.update((operation, name) for name in names)
+            continue
+        index = _resolve_target('fail_operations', text,
+                                int(target) if target.isdigit() else target,
+                                names)
+        if index is not None:
+            failing.add((operation, names[index]))
+    return failing
+
+
+def operation_delay(operation):
+    """Seconds [fake_driver] operation_delays gives ``operation``."""
+    value = CONF.fake_driver.operation_delays.get(operation)
+    try:
+        return max(0.0, float(value)) if value else 0.0
+    except ValueError:
+        raise _config_error('operation_delays', '%s:%s' % (operation, value),
+                            'the delay is not a number of seconds')
+
+
 def _assign_uuids(host, nodes):
     """Give each node its persisted uuid, creating and saving new ones."""
     path = local_state.state_file(STATE_SUBDIR, host)
@@ -298,8 +342,11 @@ class FakeDriver(driver.ComputeDriver):
     ``spawn`` waits ``spawn_delay`` seconds, then raises
     InstanceDeployFailure on a node listed in ``fail_spawn_nodes`` and
     otherwise records a RUNNING instance. ``destroy`` waits
-    ``destroy_delay`` and forgets the instance. Node settings are read at
-    ``init_host``; delays at each call.
+    ``destroy_delay`` and forgets the instance. Each server operation
+    (OPERATIONS) waits its ``operation_delays`` entry, raises
+    InstanceOperationFailed where ``fail_operations`` names it and
+    otherwise sets the VM's power state. Node settings and failures are
+    read at ``init_host``; delays at each call.
     """
 
     def __init__(self):
@@ -307,12 +354,15 @@ class FakeDriver(driver.ComputeDriver):
         self._host = None
         self._nodes = {}
         self._instances = {}
+        self._failing = set()   # (operation, node name)
 
     def init_host(self, host):
         nodes = _assign_uuids(host, build_nodes(host))
+        failing = parse_fail_operations([n.name for n in nodes])
         with self._lock:
             self._host = host
             self._nodes = {node.name: node for node in nodes}
+            self._failing = failing
         LOG.info('Fake driver on %s exposes %d node(s): %s', host,
                  len(nodes), ', '.join(n.name for n in nodes))
 
@@ -405,6 +455,48 @@ class FakeDriver(driver.ComputeDriver):
     def list_instance_uuids(self):
         with self._lock:
             return list(self._instances)
+
+    # -- server operations ----------------------------------------------
+
+    def _operate(self, operation, instance):
+        """Wait, fail if told to, then set the VM's power state."""
+        delay = operation_delay(operation)
+        if delay:
+            time.sleep(delay)
+        with self._lock:
+            record = self._instances.get(instance.uuid)
+            if record is None:
+                raise exception.InstanceNotFound(instance_id=instance.uuid)
+            if (operation, record.node) in self._failing:
+                raise exception.InstanceOperationFailed(
+                    operation=operation, instance_uuid=instance.uuid,
+                    reason='fault injection: [fake_driver] fail_operations '
+                           'includes %s:%s' % (operation, record.node))
+            if OPERATIONS[operation] is not None:
+                record.power_state = OPERATIONS[operation]
+        LOG.debug('%s of instance %s on node %s done', operation,
+                  instance.uuid, record.node)
+
+    def reboot(self, context, instance, reboot_type):
+        self._operate('reboot', instance)
+
+    def power_off(self, context, instance):
+        self._operate('power_off', instance)
+
+    def power_on(self, context, instance):
+        self._operate('power_on', instance)
+
+    def pause(self, context, instance):
+        self._operate('pause', instance)
+
+    def unpause(self, context, instance):
+        self._operate('unpause', instance)
+
+    def suspend(self, context, instance):
+        self._operate('suspend', instance)
+
+    def resume(self, context, instance):
+        self._operate('resume', instance)
 
 
 class SpawnFailsFakeDriver(FakeDriver):

@@ -99,7 +99,17 @@ CALLS = {
         'request_spec': _spec(), 'host_list': []},
     (compute_rpcapi.ComputeAPI, 'terminate_instance'): {
         'instance': _instance()},
+    (compute_rpcapi.ComputeAPI, 'reboot_instance'): {
+        'instance': _instance(), 'reboot_type': 'SOFT'},
 }
+# Server actions (compute 1.1): no older form exists, so a client pinned
+# to acorn refuses them.
+for _method in ('stop_instance', 'start_instance', 'pause_instance',
+                'unpause_instance', 'suspend_instance', 'resume_instance'):
+    CALLS[(compute_rpcapi.ComputeAPI, _method)] = {'instance': _instance()}
+NEWER_THAN_ACORN = {(compute_rpcapi.ComputeAPI, m) for m in (
+    'reboot_instance', 'stop_instance', 'start_instance', 'pause_instance',
+    'unpause_instance', 'suspend_instance', 'resume_instance')}
 SERVICES = {conductor_rpcapi.ConductorAPI: 'conductor',
             scheduler_rpcapi.SchedulerAPI: 'scheduler',
             compute_rpcapi.ComputeAPI: 'compute'}
@@ -132,6 +142,13 @@ def test_method_pinned_and_unpinned(wire, conf, pin, client, method):
     service = SERVICES[client]
     if pin:
         conf.config(**{service: pin}, group='upgrade_levels')
+    if pin == 'acorn' and (client, method) in NEWER_THAN_ACORN:
+        with pytest.raises(exception.UnsupportedRPCVersion) as err:
+            getattr(client(), method)(nl_context.get_admin_context(),
+                                      **CALLS[(client, method)])
+        assert method in err.value.format_message()
+        assert wire.sent == []
+        return
     getattr(client(), method)(nl_context.get_admin_context(),
                               **CALLS[(client, method)])
     [(target, message)] = wire.sent
@@ -173,3 +190,10 @@ def test_a_message_the_pin_forbids_names_method_and_pin(wire, conf):
         'version 1.1 but the client is pinned to 1.0 by [upgrade_levels] '
         'scheduler.')
     assert wire.sent == []
+
+
+def test_compute_actions_are_refused_when_pinned_to_acorn(wire, conf):
+    api = compute_rpcapi.ComputeAPI()
+    assert api.can_send_actions()
+    conf.config(compute='acorn', group='upgrade_levels')
+    assert not api.can_send_actions()

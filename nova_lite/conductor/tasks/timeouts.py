@@ -1,4 +1,4 @@
-"""No instance stays in BUILD forever.
+"""No instance stays in BUILD, or in an action's task state, forever.
 
 Builds older than ``[conductor] build_timeout`` are put into ERROR with a
 fault that says at which stage they stopped, and their allocations are
@@ -8,6 +8,11 @@ that compute lost them (a compute that comes back reconciles its own at
 start, see ``compute/recovery.py``; one that stays away would leave them
 for the whole build timeout). A compute that was only cut off and still
 finishes such a build finds its ACTIVE save refused and removes the VM.
+
+A server left in the task state of an action (its compute died
+mid-operation, or the cast was lost) for ``[conductor] task_timeout`` gets
+the task state cleared and a fault; its vm_state stays what it was, which
+is what the server still is as far as anyone knows.
 """
 
 import datetime
@@ -72,6 +77,44 @@ def _fail_build(context, instance, error):
     instance.release_quota()
     LOG.warning('Instance %s: %s', instance.uuid, error.format_message())
     return allocations.remove(context, instance.uuid)
+
+
+# Task states reset by reset_stuck_tasks. Moves add theirs here.
+ACTION_TASK_STATES = (
+    fields.TaskState.REBOOTING, fields.TaskState.REBOOTING_HARD,
+    fields.TaskState.POWERING_OFF, fields.TaskState.POWERING_ON,
+    fields.TaskState.PAUSING, fields.TaskState.UNPAUSING,
+    fields.TaskState.SUSPENDING, fields.TaskState.RESUMING,
+)
+
+
+def reset_stuck_tasks(context, timeout, task_states=ACTION_TASK_STATES):
+    """Clear the task state of instances in one of ``task_states`` not
+    updated for ``timeout`` seconds, with a fault saying so. Returns the
+    uuids reset."""
+    cutoff = (timeutils.utcnow().replace(tzinfo=None)
+              - datetime.timedelta(seconds=timeout))
+    stuck = objects.InstanceList.get_by_filters(
+        context, {'task_state': list(task_states), 'updated_before': cutoff},
+        sort_key='id', sort_dir='asc')
+    reset = []
+    for instance in stuck:
+        task_state = instance.task_state
+        instance.task_state = None
+        try:
+            # Conditional: a compute finishing just now wins.
+            instance.save(expected_task_state=[task_state])
+        except (exception.InstanceNotFound,
+                exception.UnexpectedTaskStateError):
+            continue
+        error = exception.InstanceTaskTimedOut(
+            instance_uuid=instance.uuid, task_state=task_state,
+            timeout=timeout, host=instance.host or '(none)')
+        objects.InstanceFault.from_exception(
+            context, instance.uuid, error).create()
+        LOG.warning('%s', error.format_message())
+        reset.append(instance.uuid)
+    return reset
 
 
 def remove_orphaned_allocations(context, min_age):

@@ -12,7 +12,8 @@ from nova_lite.quota import limits as quota_limits
 from nova_lite.quota import usages
 from tests.unit.api import conftest
 
-DEFAULTS = {'cores': 20, 'instances': 10, 'metadata_items': 128,
+DEFAULTS = {'cores': 20, 'instances': 10, 'key_pairs': 100,
+            'metadata_items': 128,
             'ram': 51200, 'server_group_members': 10, 'server_groups': 10}
 # What Nova's 2.1 quota set shows beyond nova_lite's resources.
 NOVA_ONLY = dict.fromkeys(quota_handler.UNENFORCED, -1)

@@ -45,7 +45,8 @@ def test_every_resource_has_a_configured_default(conf):
     conf.config(group='quota', cores=-1)
     assert limits.config_defaults() == {
         'cores': -1, 'instances': 10, 'metadata_items': 128,
-        'ram': 51200, 'server_group_members': 10, 'server_groups': 10}
+        'ram': 51200, 'server_group_members': 10, 'server_groups': 10,
+        'key_pairs': 100}
 
 
 def test_limits_come_from_user_then_project_then_class_then_config():

@@ -1,7 +1,7 @@
 """Flavor access: which projects may use a private flavor
 
 Revision ID: 0005_flavor_access
-Revises: 0003_aggregates_groups
+Revises: 0004_server_lifecycle
 Create Date: 2026-11-24 16:15:00
 """
 
@@ -9,7 +9,7 @@ from alembic import op
 import sqlalchemy as sa
 
 revision = '0005_flavor_access'
-down_revision = '0003_aggregates_groups'
+down_revision = '0004_server_lifecycle'
 branch_labels = None
 depends_on = None
 

@@ -1,0 +1,70 @@
+"""POST /servers/{id}/action: one entry point, one handler per action.
+
+The body's one key names the action (``{"reboot": {"type": "SOFT"}}``).
+``ACTIONS`` maps each name to its schema and handler; action modules
+(``server_power``, and those of moves and shelving) each define an
+``ACTIONS`` dict of their own, merged here explicitly, so the full list
+of what a server can be asked is readable in one place.
+
+The dispatcher answers 400 for a body that does not name exactly one
+known action (naming it) or breaks the action's schema, 404 for a server
+the caller cannot see, and turns a state conflict into Nova's 409
+message. A handler ``handler(req, instance, body)`` checks policy and
+returns the response (202 with no body for most).
+"""
+
+from nova_lite.api.handlers import server_power
+from nova_lite.api import validation
+from nova_lite.compute import api as compute_api
+from nova_lite import exception
+
+compute = compute_api.API()
+
+# action name -> (schema, handler)
+ACTIONS = {}
+# Action modules, each with an ACTIONS dict {name: (schema, handler)}.
+ACTION_MODULES = (server_power,)
+
+
+def register(actions):
+    """Add {name: (schema, handler)}; a name may not be taken twice."""
+    for name, (schema, handler) in actions.items():
+        if name in ACTIONS:
+            raise ValueError('server action %s is registered twice' % name)
+        ACTIONS[name] = (validation._validator(schema), handler)
+
+
+for _module in ACTION_MODULES:
+    register(_module.ACTIONS)
+
+
+def _action_name(body):
+    if not isinstance(body, dict) or not body:
+        raise exception.ValidationError(
+            detail='the body must be an object naming one action')
+    if len(body) > 1:
+        raise exception.ValidationError(
+            detail='the body names several actions (%s); give one'
+                   % ', '.join(sorted(body)))
+    name = next(iter(body))
+    if name not in ACTIONS:
+        raise exception.InstanceUnknownAction(action=name)
+    return name
+
+
+def action(req, server_id):
+    """What the action's handler returns (202 for most); 400 for an
+    unknown action or bad arguments, 404 for an unknown server, 409 for a
+    state the action cannot start from or a locked server."""
+    body = validation.parse_json_body(req)
+    name = _action_name(body)
+    validator, handler = ACTIONS[name]
+    validation.validate(validator, body)
+    instance = compute.get(req.context, server_id)
+    try:
+        return handler(req, instance, body)
+    except exception.InstanceInvalidState as exc:
+        raise exception.InstanceActionInvalidState(
+            action=name, instance_uuid=instance.uuid,
+            attr=exc.kwargs.get('attr', 'vm_state'),
+            state=exc.kwargs.get('state'))
