@@ -538,3 +538,7 @@ class ComputeTooOldForAction(Conflict):
                "computes are pinned ([upgrade_levels] compute) below RPC "
                "version %(version)s, which that action needs; finish the "
                "upgrade first.")
+
+
+class MetadataItemNotFound(NotFound):
+    msg_fmt = 'Metadata item %(key)s was not found'

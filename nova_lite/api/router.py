@@ -26,10 +26,13 @@ from nova_lite.api.handlers import flavors
 from nova_lite.api.handlers import hosts
 from nova_lite.api.handlers import hypervisors
 from nova_lite.api.handlers import images
+from nova_lite.api.handlers import instance_actions
+from nova_lite.api.handlers import keypairs
 from nova_lite.api.handlers import limits
 from nova_lite.api.handlers import quota_sets
 from nova_lite.api.handlers import server_actions
 from nova_lite.api.handlers import server_groups
+from nova_lite.api.handlers import server_metadata
 from nova_lite.api.handlers import servers
 from nova_lite.api.handlers import services
 from nova_lite.api.handlers import simple_tenant_usage
@@ -45,8 +48,22 @@ ROUTES = {
     '': {'GET': versions.show},
     '/servers': {'GET': servers.index, 'POST': servers.create},
     '/servers/detail': {'GET': servers.detail},
-    '/servers/{server_id}': {'GET': servers.show, 'DELETE': servers.delete},
+    '/servers/{server_id}': {'GET': servers.show, 'PUT': servers.update,
+                             'DELETE': servers.delete},
     '/servers/{server_id}/action': {'POST': server_actions.action},
+    '/servers/{server_id}/metadata': {
+        'GET': server_metadata.index, 'POST': server_metadata.create,
+        'PUT': server_metadata.update_all},
+    '/servers/{server_id}/metadata/{key}': {
+        'GET': server_metadata.show, 'PUT': server_metadata.update,
+        'DELETE': server_metadata.delete},
+    '/servers/{server_id}/os-instance-actions': {
+        'GET': instance_actions.index},
+    '/servers/{server_id}/os-instance-actions/{request_id}': {
+        'GET': instance_actions.show},
+    '/os-keypairs': {'GET': keypairs.index, 'POST': keypairs.create},
+    '/os-keypairs/{keypair_name}': {'GET': keypairs.show,
+                                    'DELETE': keypairs.delete},
     '/flavors': {'GET': flavors.index, 'POST': flavors.create},
     '/flavors/detail': {'GET': flavors.detail},
     '/flavors/{flavor_id}': {'GET': flavors.show, 'DELETE': flavors.delete},

@@ -22,6 +22,7 @@ from nova_lite.compute import rpcapi as compute_rpcapi
 from nova_lite import exception
 from nova_lite import objects
 from nova_lite.objects import fields
+from nova_lite.quota import limits as quota_limits
 
 LOG = logging.getLogger(__name__)
 
@@ -44,6 +45,12 @@ POWER_ACTIONS = {
     SUSPEND: ((_V.ACTIVE,), _T.SUSPENDING, 'suspend_instance'),
     RESUME: ((_V.SUSPENDED,), _T.RESUMING, 'resume_instance'),
 }
+# Metadata changes: the vm_states Nova allows them in, with no task.
+METADATA_VM_STATES = (_V.ACTIVE, _V.PAUSED, _V.SUSPENDED, _V.STOPPED)
+
+# Every task state a power action sets.
+POWER_TASK_STATES = (_T.REBOOTING, _T.REBOOTING_HARD) + tuple(
+    task for _states, task, _method in POWER_ACTIONS.values())
 REBOOT_VM_STATES = (_V.ACTIVE, _V.STOPPED, _V.PAUSED, _V.SUSPENDED,
                     _V.ERROR)
 
@@ -147,3 +154,54 @@ class ActionAPI:
         start_task(instance, action, vm_states, task_state)
         record_action(context, instance, action)
         getattr(self.compute_rpcapi, method)(context, instance)
+
+    # -- metadata ---------------------------------------------------
+
+    @staticmethod
+    def update_metadata(context, instance, metadata, replace=False,
+                        action='update metadata'):
+        """Merge ``metadata`` into the server's (or replace it all) and
+        return the result. 409 when locked or in a state Nova refuses
+        (building, error, a task running), 403 past the
+        ``metadata_items`` quota."""
+        check_lock(context, instance)
+        check_state(instance, action, METADATA_VM_STATES)
+        merged = dict(metadata) if replace else dict(
+            instance.metadata or {}, **metadata)
+        _check_metadata_quota(context, instance, len(merged))
+        instance.metadata = merged
+        _save_settled(instance, action)
+        return merged
+
+    @staticmethod
+    def delete_metadata_item(context, instance, key):
+        """Remove one key; 404 if the server has no such key."""
+        check_lock(context, instance)
+        check_state(instance, 'delete metadata', METADATA_VM_STATES)
+        metadata = dict(instance.metadata or {})
+        if key not in metadata:
+            raise exception.MetadataItemNotFound(key=key)
+        del metadata[key]
+        instance.metadata = metadata
+        _save_settled(instance, 'delete metadata')
+
+
+def _check_metadata_quota(context, instance, count):
+    _project, user = quota_limits.get_limits(
+        context, instance.project_id, instance.user_id, context.quota_class)
+    allowed = user['metadata_items']
+    if allowed != -1 and count > allowed:
+        raise exception.MetadataLimitExceeded(requested=count,
+                                              allowed=allowed)
+
+
+def _save_settled(instance, action):
+    """Save, provided no task started meanwhile (409 otherwise)."""
+    try:
+        instance.save(expected_task_state=[None],
+                      expected_vm_state=list(METADATA_VM_STATES))
+    except (exception.UnexpectedTaskStateError,
+            exception.InstanceInvalidState):
+        raise exception.InstanceActionInvalidState(
+            action=action, instance_uuid=instance.uuid, attr='task_state',
+            state='(changed meanwhile)')

@@ -19,6 +19,7 @@ import string
 from oslo_log import log as logging
 from oslo_utils import uuidutils
 
+from nova_lite.compute import action_api
 from nova_lite.compute import rpcapi as compute_rpcapi
 from nova_lite.conductor import rpcapi as conductor_rpcapi
 from nova_lite import exception
@@ -32,8 +33,11 @@ COMPUTE_BINARY = 'nova-lite-compute'
 # A delete may start from any task state but its own: it interrupts a
 # build at any point (the conductor and compute notice the deleting task
 # state or the missing record and stop).
+# So may a server action (the compute notices the deleting task state
+# when it saves and leaves the instance to the delete).
 DELETABLE_TASK_STATES = [None, fields.TaskState.SCHEDULING,
-                         fields.TaskState.SPAWNING]
+                         fields.TaskState.SPAWNING] + list(
+    action_api.POWER_TASK_STATES)
 
 
 def _reservation_id():
@@ -193,10 +197,12 @@ class API:
     def delete(self, context, instance):
         """Start deleting ``instance``; a repeated delete is accepted.
 
-        Raises UnexpectedTaskStateError (409) if the instance moved to a
-        task that cannot be interrupted, InstanceNotFound (404) if it is
-        already gone.
+        Raises InstanceIsLocked (409) for a locked server unless the
+        caller is an administrator, UnexpectedTaskStateError (409) if the
+        instance moved to a task that cannot be interrupted,
+        InstanceNotFound (404) if it is already gone.
         """
+        action_api.check_lock(context, instance)
         if instance.task_state == fields.TaskState.DELETING:
             LOG.info('Instance %s is already being deleted', instance.uuid)
             return
@@ -233,6 +239,27 @@ class API:
         except exception.InstanceNotFound:
             return
         self.scheduler_api.update_provider_states(context, released)
+
+    # -- update ------------------------------------------------------
+
+    @staticmethod
+    def update(context, instance, values):
+        """Rename ``instance`` and/or set its description (``values``:
+        name, description; other keys are ignored). Locked servers refuse
+        non-admins (409). Recorded as the action "update"."""
+        changes = {}
+        if 'name' in values:
+            changes['display_name'] = values['name']
+        if 'description' in values:
+            changes['description'] = values['description']
+        action_api.check_lock(context, instance)
+        if not changes:
+            return instance
+        for name, value in changes.items():
+            setattr(instance, name, value)
+        instance.save()
+        action_api.record_action(context, instance, action_api.UPDATE)
+        return instance
 
     # -- reads -------------------------------------------------------
 

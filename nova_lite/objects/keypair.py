@@ -92,10 +92,12 @@ class KeyPair(base.NovaLiteObject, base.NovaLitePersistentObject):
 
     @staticmethod
     @db_api.writer
-    def _destroy_in_db(context, user_id, name):
+    def _destroy_in_db(context, keypair_id, user_id, name):
         model = models.KeyPair
+        # By id: a key pair deleted and created again under its name is
+        # another key pair, which this one's destroy must not remove.
         row = context.session.scalars(sa.select(model).filter_by(
-            user_id=user_id, name=name, deleted=0)).first()
+            id=keypair_id, deleted=0)).first()
         if row is None:
             raise exception.KeypairNotFound(user_id=user_id, name=name)
         row.deleted = row.id
@@ -104,7 +106,7 @@ class KeyPair(base.NovaLiteObject, base.NovaLitePersistentObject):
     @base.remotable
     def destroy(self):
         """Soft-delete it; KeypairNotFound (404) if already gone."""
-        self._destroy_in_db(self._context, self.user_id, self.name)
+        self._destroy_in_db(self._context, self.id, self.user_id, self.name)
 
 
 @base.NovaLiteObjectRegistry.register

@@ -16,10 +16,13 @@ from nova_lite.policies import flavors
 from nova_lite.policies import hosts
 from nova_lite.policies import hypervisors
 from nova_lite.policies import images
+from nova_lite.policies import instance_actions
+from nova_lite.policies import keypairs
 from nova_lite.policies import limits
 from nova_lite.policies import quota_sets
 from nova_lite.policies import server_actions
 from nova_lite.policies import server_groups
+from nova_lite.policies import server_metadata
 from nova_lite.policies import servers
 from nova_lite.policies import services
 from nova_lite.policies import simple_tenant_usage
@@ -36,10 +39,13 @@ def list_rules():
         hosts.list_rules(),
         hypervisors.list_rules(),
         images.list_rules(),
+        instance_actions.list_rules(),
+        keypairs.list_rules(),
         limits.list_rules(),
         quota_sets.list_rules(),
         server_actions.list_rules(),
         server_groups.list_rules(),
+        server_metadata.list_rules(),
         servers.list_rules(),
         services.list_rules(),
         simple_tenant_usage.list_rules(),

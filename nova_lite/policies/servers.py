@@ -55,6 +55,11 @@ rules = [
         operations=[{'method': 'POST', 'path': '/servers'}],
         scope_types=['project']),
     policy.DocumentedRuleDefault(
+        name=SERVERS % 'update', check_str=base.PROJECT_MEMBER_OR_ADMIN,
+        description='Rename a server or change its description.',
+        operations=[{'method': 'PUT', 'path': '/servers/{server_id}'}],
+        scope_types=['project']),
+    policy.DocumentedRuleDefault(
         name=SERVERS % 'delete', check_str=base.PROJECT_MEMBER_OR_ADMIN,
         description='Delete a server.',
         operations=[{'method': 'DELETE', 'path': '/servers/{server_id}'}],

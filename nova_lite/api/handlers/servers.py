@@ -22,25 +22,56 @@ from nova_lite.policies import servers as policies
 
 compute = compute_api.API()
 
+_V = fields.VMState
+_T = fields.TaskState
 STATUS_BY_VM_STATE = {
-    fields.VMState.BUILDING: 'BUILD',
-    fields.VMState.ACTIVE: 'ACTIVE',
-    fields.VMState.STOPPED: 'SHUTOFF',
-    fields.VMState.ERROR: 'ERROR',
-    fields.VMState.DELETED: 'DELETED',
+    _V.BUILDING: 'BUILD',
+    _V.ACTIVE: 'ACTIVE',
+    _V.STOPPED: 'SHUTOFF',
+    _V.PAUSED: 'PAUSED',
+    _V.SUSPENDED: 'SUSPENDED',
+    _V.RESCUED: 'RESCUE',
+    _V.RESIZED: 'VERIFY_RESIZE',
+    _V.SHELVED: 'SHELVED',
+    _V.SHELVED_OFFLOADED: 'SHELVED_OFFLOADED',
+    _V.ERROR: 'ERROR',
+    _V.DELETED: 'DELETED',
 }
 VM_STATE_BY_STATUS = {v: k for k, v in STATUS_BY_VM_STATE.items()}
-_PROGRESS_STATUSES = ('ACTIVE', 'BUILD')
+# Nova's statuses that a task shows over an active (or stopped) server.
+STATUS_BY_TASK_STATE = {
+    _T.REBOOTING: 'REBOOT',
+    _T.REBOOTING_HARD: 'HARD_REBOOT',
+    _T.REBUILDING: 'REBUILD',
+    _T.REBUILD_SPAWNING: 'REBUILD',
+    _T.RESIZE_PREP: 'RESIZE',
+    _T.RESIZE_MIGRATING: 'RESIZE',
+    _T.RESIZE_MIGRATED: 'RESIZE',
+    _T.RESIZE_FINISH: 'RESIZE',
+    _T.RESIZE_REVERTING: 'REVERT_RESIZE',
+    _T.MIGRATING: 'MIGRATING',
+}
+_TASK_STATUS_VM_STATES = (_V.ACTIVE, _V.STOPPED)
+_PROGRESS_STATUSES = ('ACTIVE', 'BUILD', 'REBUILD', 'RESIZE',
+                      'VERIFY_RESIZE', 'MIGRATING')
 _FAULT_STATUSES = ('ERROR', 'DELETED')
 _ADMIN_SORT_KEYS = ('host', 'node')
+# The keys of Nova's answer to PUT /servers/{id}.
+_UPDATE_KEYS = frozenset((
+    'id', 'name', 'status', 'image', 'flavor', 'user_id', 'tenant_id',
+    'created', 'updated', 'progress', 'metadata', 'links', 'addresses',
+    'hostId', 'fault', 'OS-DCF:diskConfig', 'accessIPv4', 'accessIPv6'))
 _PASSWORD_CHARS = string.ascii_letters + string.digits
 
 
 def server_status(instance):
-    """The API status of an instance: its vm_state's (Nova's map).
-
-    A task in progress (deleting included) does not change it.
-    """
+    """The API status of an instance (Nova's map): its vm_state's, or
+    for an active or stopped server in a reboot, rebuild, resize or
+    migration, that task's (REBOOT, HARD_REBOOT, RESIZE, ...). Other tasks
+    (deleting included) do not change it."""
+    task_status = STATUS_BY_TASK_STATE.get(instance.task_state)
+    if task_status and instance.vm_state in _TASK_STATUS_VM_STATES:
+        return task_status
     return STATUS_BY_VM_STATE.get(instance.vm_state, 'UNKNOWN')
 
 
@@ -101,6 +132,9 @@ def detail_view(req, instance, show_admin_fields):
         'OS-SRV-USG:terminated_at': common.isotime_usec(
             instance.terminated_at),
         'key_name': instance.key_name,
+        # locked (2.9), description (2.19) and locked_reason (2.73) are
+        # not shown: Nova's 2.1 and 2.2 views have no such keys, and
+        # clients validate that.
         'config_drive': '',
         'security_groups': [{'name': 'default'}],
         'os-extended-volumes:volumes_attached': [],
@@ -159,6 +193,16 @@ def _image_for_build(context, image_ref):
         raise exception.ImageNotFoundForBuild(image_id=image_id)
 
 
+def _check_key_name(context, key_name):
+    """400 unless the caller has a key pair called ``key_name``."""
+    if key_name is None:
+        return
+    try:
+        objects.KeyPair.get_by_name(context, context.user_id, key_name)
+    except exception.KeypairNotFound as exc:
+        raise exception.InvalidKeypair(reason=exc.format_message())
+
+
 def _scheduler_hints(body):
     return body.get('os:scheduler_hints',
                     body.get('OS-SCH-HNT:scheduler_hints')) or {}
@@ -205,6 +249,7 @@ def create(req, body):
                         'user_id': context.user_id,
                         'availability_zone': zone})
     min_count, max_count = _counts(server)
+    _check_key_name(context, server.get('key_name'))
     flavor = _flavor_for_build(context, server['flavorRef'])
     image = _image_for_build(context, _image_ref(server))
     instances, reservation_id = compute.create(
@@ -323,3 +368,20 @@ def delete(req, server_id):
                         'user_id': instance.user_id})
     compute.delete(context, instance)
     return wsgi.json_response(status=204)
+
+
+@validation.body(schema.UPDATE)
+def update(req, server_id, body):
+    """200 {"server": Nova's core view} with the new name; 404 for an
+    unknown server, 409 when it is locked (to non-admins)."""
+    context = req.context
+    instance = compute.get(context, server_id, expected_attrs=['fault'])
+    context.can(policies.SERVERS % 'update',
+                target={'project_id': instance.project_id,
+                        'user_id': instance.user_id})
+    compute.update(context, instance, body['server'])
+    view = detail_view(req, instance, show_admin_fields=False)
+    # Nova answers an update with the core view only: no extended
+    # attributes (OS-EXT-*), key name, security groups or volumes.
+    return wsgi.json_response({'server': {
+        key: value for key, value in view.items() if key in _UPDATE_KEYS}})

@@ -106,3 +106,27 @@ INDEX_QUERY = {
 }
 
 DETAIL_QUERY = copy.deepcopy(INDEX_QUERY)
+
+# PUT /servers/{id}. description is Nova's 2.19 field; nova_lite takes it
+# at 2.1. accessIPv4/6 and diskConfig are accepted and ignored, as at
+# create.
+UPDATE = {
+    'type': 'object',
+    'properties': {
+        'server': {
+            'type': 'object',
+            'properties': {
+                'name': types.name,
+                'description': {'type': ['string', 'null'],
+                                'maxLength': 255},
+                'accessIPv4': {'type': 'string'},
+                'accessIPv6': {'type': 'string'},
+                'OS-DCF:diskConfig': {'type': 'string',
+                                      'enum': ['AUTO', 'MANUAL']},
+            },
+            'additionalProperties': False,
+        },
+    },
+    'required': ['server'],
+    'additionalProperties': False,
+}

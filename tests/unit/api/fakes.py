@@ -44,7 +44,8 @@ def instance(uuid='c2e2a7d4-5b43-4a5e-9a58-0b9c0d1e2f30', **kwargs):
         availability_zone=None, key_name=None, reservation_id='r-abc',
         launch_index=0, launched_at=None, terminated_at=None, metadata={},
         created_at=CREATED, updated_at=UPDATED, deleted_at=None,
-        deleted=False)
+        deleted=False, locked=False, locked_by=None, locked_reason=None,
+        description=None)
     values.update(kwargs)
     return objects.Instance(**values)
 

@@ -154,8 +154,11 @@ def _service(up):
 class TestDelete:
     def test_no_host_deletes_locally(self, api, saved):
         api.delete(CTXT, fakes.instance(host=None))
-        assert saved['save'] == [('deleting', [None, 'scheduling',
-                                               'spawning'])]
+        # A delete interrupts a build or a server action.
+        assert saved['save'] == [('deleting', [
+            None, 'scheduling', 'spawning', 'rebooting', 'rebooting_hard',
+            'powering-off', 'powering-on', 'pausing', 'unpausing',
+            'suspending', 'resuming'])]
         assert saved['destroy'] == 1
         api._scheduler.update_provider_states.assert_called_once_with(
             CTXT, ['rp-1'])

@@ -35,8 +35,14 @@ def catalogue(monkeypatch):
         if image_id != IMAGE['id']:
             raise exception.ImageNotFound(image_id=image_id)
         return IMAGE
+    def get_keypair(cls, context, user_id, name):
+        if name != 'key':
+            raise exception.KeypairNotFound(user_id=user_id, name=name)
+        return objects.KeyPair(name=name, user_id=user_id)
     monkeypatch.setattr(objects.Flavor, 'get_by_flavor_id',
                         classmethod(get_flavor))
+    monkeypatch.setattr(objects.KeyPair, 'get_by_name',
+                        classmethod(get_keypair))
     monkeypatch.setattr(servers.image_api, 'get', get_image)
 
 

@@ -1,0 +1,170 @@
+"""/os-keypairs and /servers/{id}/os-instance-actions over fake stores."""
+
+import datetime
+
+import pytest
+
+from nova_lite.api.handlers import instance_actions
+from nova_lite import crypto
+from nova_lite import exception
+from nova_lite import objects
+from tests.unit.api import conftest
+from tests.unit.api import fakes
+
+UUID = 'c2e2a7d4-5b43-4a5e-9a58-0b9c0d1e2f30'
+WHEN = datetime.datetime(2026, 1, 2, 3, 4, 5)
+ADMIN = conftest.make_context('admin', 'adminproj')
+
+
+@pytest.fixture
+def keys(monkeypatch):
+    """user_id -> {name: KeyPair}; create refuses a taken name or a
+    full quota of 2."""
+    store = {}
+
+    def create(self):
+        mine = store.setdefault(self.user_id, {})
+        if self.name in mine:
+            raise exception.KeyPairExists(key_name=self.name)
+        if len(mine) >= 2:
+            raise exception.OverQuota(overs='key_pairs', details='2 of 2')
+        self.id = len(mine) + 1
+        self.created_at, self.updated_at, self.deleted = WHEN, None, False
+        mine[self.name] = self
+
+    def get_by_name(cls, context, user_id, name):
+        try:
+            return store[user_id][name]
+        except KeyError:
+            raise exception.KeypairNotFound(user_id=user_id, name=name)
+
+    def get_by_user(cls, context, user_id, limit=None, marker=None):
+        return objects.KeyPairList(objects=[
+            store[user_id][n] for n in sorted(store.get(user_id, {}))])
+
+    def destroy(self):
+        del store[self.user_id][self.name]
+    monkeypatch.setattr(objects.KeyPair, 'create', create)
+    monkeypatch.setattr(objects.KeyPair, 'destroy', destroy)
+    monkeypatch.setattr(objects.KeyPair, 'get_by_name',
+                        classmethod(get_by_name))
+    monkeypatch.setattr(objects.KeyPairList, 'get_by_user',
+                        classmethod(get_by_user))
+    return store
+
+
+class TestKeypairs:
+    def test_generate(self, api, keys):
+        resp = api()('POST', '/os-keypairs', {'keypair': {'name': 'k1'}})
+        assert resp.status_int == 200
+        kp = resp.json['keypair']
+        assert kp['name'] == 'k1' and kp['user_id'] == 'demo'
+        assert kp['private_key'].startswith('-----BEGIN RSA PRIVATE KEY')
+        assert kp['public_key'].startswith('ssh-rsa ')
+        assert kp['fingerprint'] == crypto.ssh_fingerprint(kp['public_key'])
+
+    def test_import(self, api, keys):
+        _private, public, fingerprint = crypto.generate_key_pair()
+        resp = api()('POST', '/os-keypairs', {'keypair': {
+            'name': 'mine', 'public_key': public}})
+        assert resp.status_int == 200
+        assert 'private_key' not in resp.json['keypair']
+        assert resp.json['keypair']['fingerprint'] == fingerprint
+
+    def test_bad_public_key_is_400(self, api, keys):
+        resp = api()('POST', '/os-keypairs', {'keypair': {
+            'name': 'k', 'public_key': 'ssh-rsa notbase64!'}})
+        assert resp.status_int == 400
+        assert 'Keypair data is invalid' in resp.json['badRequest'][
+            'message']
+        assert keys == {}
+
+    @pytest.mark.parametrize('name', ['', 'a/b', 'x' * 256])
+    def test_bad_name_is_400(self, api, keys, name):
+        resp = api()('POST', '/os-keypairs', {'keypair': {'name': name}})
+        assert resp.status_int == 400
+
+    def test_taken_name_is_409_and_quota_403(self, api, keys):
+        call = api()
+        assert call('POST', '/os-keypairs',
+                    {'keypair': {'name': 'a'}}).status_int == 200
+        resp = call('POST', '/os-keypairs', {'keypair': {'name': 'a'}})
+        assert resp.status_int == 409
+        assert "Key pair 'a' already exists." == resp.json[
+            'conflictingRequest']['message']
+        call('POST', '/os-keypairs', {'keypair': {'name': 'b'}})
+        resp = call('POST', '/os-keypairs', {'keypair': {'name': 'c'}})
+        assert resp.status_int == 403
+
+    def test_list_show_delete_are_per_user(self, api, keys):
+        call = api()
+        call('POST', '/os-keypairs', {'keypair': {'name': 'a'}})
+        listed = call('GET', '/os-keypairs').json['keypairs']
+        assert [k['keypair']['name'] for k in listed] == ['a']
+        assert set(listed[0]['keypair']) == {'name', 'public_key',
+                                             'fingerprint'}
+        shown = call('GET', '/os-keypairs/a').json['keypair']
+        assert shown['user_id'] == 'demo' and shown['deleted'] is False
+        other = api(conftest.make_context('eve', 'proj1'))
+        assert other('GET', '/os-keypairs').json == {'keypairs': []}
+        assert other('GET', '/os-keypairs/a').status_int == 404
+        assert other('DELETE', '/os-keypairs/a').status_int == 404
+        assert call('DELETE', '/os-keypairs/a').status_int == 202
+        assert call('GET', '/os-keypairs/a').status_int == 404
+
+
+@pytest.fixture
+def history(monkeypatch):
+    compute = fakes.FakeComputeAPI([fakes.instance()])
+    monkeypatch.setattr(instance_actions, 'compute', compute)
+    action = objects.InstanceAction(
+        id=4, action='reboot', instance_uuid=UUID, request_id='req-1',
+        user_id='demo', project_id='proj1', start_time=WHEN,
+        finish_time=None, message=None)
+    event = objects.InstanceActionEvent(
+        id=1, action_id=4, event='compute_reboot_instance', start_time=WHEN,
+        finish_time=WHEN, result='Error', traceback='Traceback...',
+        host='host1', details='boom')
+
+    def get_by_request_id(cls, context, instance_uuid, request_id):
+        if request_id != 'req-1':
+            raise exception.InstanceActionNotFound(
+                request_id=request_id, instance_uuid=instance_uuid)
+        return action
+    monkeypatch.setattr(
+        objects.InstanceActionList, 'get_by_instance_uuid',
+        classmethod(lambda cls, c, u, limit=None: objects.InstanceActionList(
+            objects=[action])))
+    monkeypatch.setattr(objects.InstanceAction, 'get_by_request_id',
+                        classmethod(get_by_request_id))
+    monkeypatch.setattr(
+        objects.InstanceActionEventList, 'get_by_action',
+        classmethod(lambda cls, c, a: objects.InstanceActionEventList(
+            objects=[event])))
+
+
+class TestInstanceActions:
+    def test_list(self, api, history):
+        resp = api()('GET', '/servers/%s/os-instance-actions' % UUID)
+        assert resp.json == {'instanceActions': [{
+            'action': 'reboot', 'instance_uuid': UUID, 'message': None,
+            'project_id': 'proj1', 'request_id': 'req-1',
+            'user_id': 'demo', 'start_time': '2026-01-02T03:04:05.000000'}]}
+
+    def test_show_with_events_details_for_admins_only(self, api, history):
+        path = '/servers/%s/os-instance-actions/req-1' % UUID
+        [event] = api()('GET', path).json['instanceAction']['events']
+        assert event == {'event': 'compute_reboot_instance',
+                         'result': 'Error',
+                         'start_time': '2026-01-02T03:04:05.000000',
+                         'finish_time': '2026-01-02T03:04:05.000000'}
+        [event] = api(ADMIN)('GET', path).json['instanceAction']['events']
+        assert (event['traceback'], event['host']) == ('Traceback...',
+                                                       'host1')
+
+    def test_unknown_request_and_server_are_404(self, api, history):
+        assert api()('GET', '/servers/%s/os-instance-actions/req-2'
+                     % UUID).status_int == 404
+        assert api(conftest.make_context('eve', 'proj2'))(
+            'GET', '/servers/%s/os-instance-actions' % UUID
+        ).status_int == 404

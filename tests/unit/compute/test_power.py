@@ -1,0 +1,141 @@
+"""compute/power.py: each action's outcome, failure and race, with the
+manager routing to it. No database: saves, faults and events are fakes."""
+
+from unittest import mock
+
+import pytest
+
+from nova_lite.compute import manager as compute_manager
+from nova_lite.compute import power
+from nova_lite import exception
+from nova_lite import objects
+from nova_lite.objects import fields
+from nova_lite.objects import instance_action
+from tests.unit.compute import fakes
+
+V = fields.VMState
+T = fields.TaskState
+P = fields.PowerState
+
+
+class Recorder:
+    def __init__(self):
+        self.saves, self.faults, self.events = [], [], []
+        self.save_error = None
+
+
+@pytest.fixture
+def rec(monkeypatch):
+    rec = Recorder()
+
+    def save(self, expected_task_state=None, expected_vm_state=None):
+        if rec.save_error:
+            raise rec.save_error
+        rec.saves.append((self.obj_get_changes(), expected_task_state))
+        self.obj_reset_changes()
+
+    def fault_create(self):
+        rec.faults.append(self.message)
+
+    def start(cls, context, instance_uuid, event, host=None):
+        rec.events.append(('start', event, host))
+
+    def finish(cls, context, instance_uuid, event, result=None,
+               traceback=None, details=None):
+        rec.events.append(('finish', event, result or 'Success'))
+    monkeypatch.setattr(objects.Instance, 'save', save)
+    monkeypatch.setattr(objects.InstanceFault, 'create', fault_create)
+    monkeypatch.setattr(instance_action.InstanceActionEvent, 'event_start',
+                        classmethod(start))
+    monkeypatch.setattr(instance_action.InstanceActionEvent, 'event_finish',
+                        classmethod(finish))
+    return rec
+
+
+def _instance(vm_state, task_state):
+    instance = fakes.instance(host='host1', node='host1-n0',
+                              vm_state=vm_state)
+    instance.task_state = task_state
+    instance.obj_reset_changes(recursive=True)
+    return instance
+
+
+# method, kwargs, task_state set by the API, start vm_state, end states
+OUTCOMES = [
+    ('reboot_instance', {'reboot_type': 'SOFT'}, T.REBOOTING, V.ACTIVE,
+     V.ACTIVE, P.RUNNING),
+    ('reboot_instance', {'reboot_type': 'HARD'}, T.REBOOTING_HARD,
+     V.STOPPED, V.ACTIVE, P.RUNNING),
+    ('stop_instance', {}, T.POWERING_OFF, V.ACTIVE, V.STOPPED, P.SHUTDOWN),
+    ('start_instance', {}, T.POWERING_ON, V.STOPPED, V.ACTIVE, P.RUNNING),
+    ('pause_instance', {}, T.PAUSING, V.ACTIVE, V.PAUSED, P.PAUSED),
+    ('unpause_instance', {}, T.UNPAUSING, V.PAUSED, V.ACTIVE, P.RUNNING),
+    ('suspend_instance', {}, T.SUSPENDING, V.ACTIVE, V.SUSPENDED,
+     P.SUSPENDED),
+    ('resume_instance', {}, T.RESUMING, V.SUSPENDED, V.ACTIVE, P.RUNNING),
+]
+
+
+@pytest.mark.parametrize('method,kwargs,task,start,vm_state,power_state',
+                         OUTCOMES)
+def test_manager_runs_the_action_and_saves_its_outcome(
+        rec, method, kwargs, task, start, vm_state, power_state):
+    manager = compute_manager.ComputeManager('host1')
+    instance = _instance(start, task)
+    driver_call = power.ACTIONS[method].driver_call
+    with mock.patch.object(manager.driver, driver_call) as call:
+        assert getattr(manager, method)(None, instance, **kwargs) is True
+    call.assert_called_once_with(None, instance, **kwargs)
+    [(changes, expected)] = rec.saves
+    assert changes == {'vm_state': vm_state, 'power_state': power_state,
+                       'task_state': None}
+    assert task in expected
+    event = 'compute_' + method
+    assert rec.events == [('start', event, 'host1'),
+                          ('finish', event, 'Success')]
+    assert rec.faults == []
+
+
+@pytest.mark.parametrize('method,kwargs,task,start,vm_state,power_state',
+                         OUTCOMES)
+def test_a_driver_failure_clears_the_task_with_a_fault(
+        rec, method, kwargs, task, start, vm_state, power_state):
+    instance = _instance(start, task)
+    driver = mock.Mock()
+    getattr(driver, power.ACTIONS[method].driver_call).side_effect = (
+        exception.InstanceOperationFailed(operation='x', instance_uuid='u',
+                                          reason='boom'))
+    assert power.run(None, driver, 'host1', instance, method,
+                     **kwargs) is False
+    [(changes, expected)] = rec.saves
+    # A failed reboot leaves the guest unknown: ERROR, as Nova.
+    if method == 'reboot_instance':
+        assert changes == {'vm_state': V.ERROR, 'task_state': None}
+    else:
+        assert changes == {'task_state': None}
+    assert len(rec.faults) == 1 and 'boom' in rec.faults[0]
+    assert rec.events[-1] == ('finish', 'compute_' + method, 'Error')
+
+
+def test_a_delete_meanwhile_wins(rec):
+    instance = _instance(V.ACTIVE, T.POWERING_OFF)
+    rec.save_error = exception.UnexpectedTaskStateError(
+        instance_uuid=instance.uuid, expected=[T.POWERING_OFF],
+        actual=T.DELETING)
+    assert power.run(None, mock.Mock(), 'host1', instance,
+                     'stop_instance') is False
+    assert rec.faults == []
+    assert rec.events[-1] == ('finish', 'compute_stop_instance', 'Error')
+
+
+def test_an_event_that_cannot_be_recorded_does_not_stop_the_action(
+        rec, monkeypatch):
+    def refuse(cls, context, instance_uuid, event, host=None):
+        raise exception.InstanceActionNotFound(request_id='r',
+                                               instance_uuid=instance_uuid)
+    monkeypatch.setattr(instance_action.InstanceActionEvent, 'event_start',
+                        classmethod(refuse))
+    instance = _instance(V.ACTIVE, T.PAUSING)
+    assert power.run(None, mock.Mock(), 'host1', instance,
+                     'pause_instance') is True
+    assert rec.saves[0][0]['vm_state'] == V.PAUSED
