@@ -36,6 +36,11 @@ class ConductorManager(manager.Manager):
         super().__init__(host or CONF.host, 'conductor')
         self.scheduler_api = scheduler_rpcapi.SchedulerAPI()
         self.compute_api = compute_rpcapi.ComputeAPI()
+        # The decorator's spacing is fixed at import, before the
+        # configuration is parsed; take the configured one here.
+        self._periodic_spacing = dict(self._periodic_spacing)
+        self._periodic_spacing['_fail_stuck_builds'] = (
+            CONF.conductor.build_timeout_check_interval)
 
     def ping(self, context, arg):
         return arg

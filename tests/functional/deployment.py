@@ -175,6 +175,9 @@ class ApiClient:
     def delete(self, path, **kw):
         return self.request('DELETE', path, **kw)
 
+    def put(self, path, body=None, **kw):
+        return self.request('PUT', path, body, **kw)
+
     def as_user(self, token):
         return ApiClient(self.endpoint, token)
 
