@@ -105,6 +105,9 @@ def _create_records(context, template, request_spec, reservation):
         for index in range(count):
             instance = _new_instance(context, template, index, count)
             instance.create()
+            # As Nova, a server's history starts with its create.
+            objects.InstanceAction.for_request(
+                context, instance.uuid, 'create').create()
             spec = request_spec.copy_for_instance(instance.uuid)
             spec._context = context
             spec.create()

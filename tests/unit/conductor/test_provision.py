@@ -75,6 +75,8 @@ def events(monkeypatch):
     monkeypatch.setattr(objects.Instance, 'create', create_instance)
     monkeypatch.setattr(objects.RequestSpec, 'create',
                         lambda self: state.log.append('create spec'))
+    monkeypatch.setattr(objects.InstanceAction, 'create',
+                        lambda self: state.log.append(self.action))
     monkeypatch.setattr(provision.quota_limits, 'get_limits',
                         lambda *a: (state.limits, state.limits))
     return state
@@ -91,8 +93,9 @@ def test_reserves_for_max_count_and_commits_with_the_records(events):
     assert len(created) == 2
     assert events.log == [
         ('reserve', {'instances': 1, 'cores': 2, 'ram': 2048}, 1, 2),
-        'begin', 'create instance', 'create spec', 'create instance',
-        'create spec', ('commit', 'session', 'r-1'), 'commit transaction']
+        'begin', 'create instance', 'create', 'create spec',
+        'create instance', 'create', 'create spec',
+        ('commit', 'session', 'r-1'), 'commit transaction']
 
 
 def test_creates_only_what_the_quota_granted(events):
