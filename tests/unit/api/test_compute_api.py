@@ -247,3 +247,15 @@ class TestReads:
         api.get_all(CTXT, {'vm_state': ['deleted']})
         assert query.call_args[0][0].read_deleted == 'yes'
         assert CTXT.read_deleted == 'no'
+
+
+class TestDeleteLocked:
+    def test_a_locked_server_refuses_its_owner(self, api, saved):
+        with pytest.raises(exception.InstanceIsLocked):
+            api.delete(CTXT, fakes.instance(host=None, locked=True))
+        assert saved['save'] == [] and saved['destroy'] == 0
+
+    def test_an_administrator_deletes_a_locked_server(self, api, saved):
+        admin = conftest.make_context('admin', 'adminproj')
+        api.delete(admin, fakes.instance(host=None, locked=True))
+        assert saved['destroy'] == 1
