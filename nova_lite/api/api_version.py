@@ -28,8 +28,8 @@ VERSIONS = [
     #      quota sets and classes, limits, os-availability-zone,
     #      os-simple-tenant-usage and os-hosts.
     '2.1',
-    # 2.2: keypair types and os-keypairs status codes. nova_lite serves
-    #      no os-keypairs (404 at every version): nothing changes here.
+    # 2.2: keypair types (ssh only here) and os-keypairs status codes
+    #      (create 201, delete 204).
     '2.2',
 ]
 

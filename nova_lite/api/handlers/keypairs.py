@@ -1,4 +1,7 @@
-"""/os-keypairs: a user's key pairs (Nova's 2.1 shapes).
+"""/os-keypairs: a user's key pairs (Nova's 2.1 and 2.2 shapes).
+
+From 2.2 a key pair shows its ``type`` (only ``ssh`` here), create
+answers 201 and delete 204 (2.1: 200 and 202).
 
 Create generates an RSA key pair (the private key is in the response,
 once, and never stored) or imports ``public_key``; either counts against
@@ -11,6 +14,7 @@ from nova_lite.api.schemas import keypairs as schema
 from nova_lite.api import validation
 from nova_lite.api import wsgi
 from nova_lite import crypto
+from nova_lite import exception
 from nova_lite import objects
 from nova_lite.policies import keypairs as policies
 
@@ -23,17 +27,27 @@ def _can(req, action):
     return context
 
 
-def _view(keypair, *names):
+def _at_2_2(req):
+    return req.api_version_request.matches('2.2')
+
+
+def _view(req, keypair, *names):
+    if _at_2_2(req):
+        names += ('type',)
     return {name: getattr(keypair, name) for name in names}
 
 
 @validation.body(schema.CREATE)
 def create(req, body):
-    """200 {"keypair": {name, public_key, fingerprint, user_id, and
-    private_key when generated}}; 400 for a malformed public key, 409 for
-    a taken name, 403 over quota."""
+    """200 (2.2: 201) {"keypair": {name, public_key, fingerprint,
+    user_id, (2.2) type, and private_key when generated}}; 400 for a
+    malformed public key or a type given before 2.2, 409 for a taken
+    name, 403 over quota."""
     context = _can(req, 'create')
     values = body['keypair']
+    if 'type' in values and not _at_2_2(req):
+        raise exception.ValidationError(
+            detail='keypair type needs microversion 2.2')
     private_key = None
     if values.get('public_key'):
         public_key = values['public_key'].strip()
@@ -44,10 +58,12 @@ def create(req, body):
         context, name=values['name'], user_id=context.user_id,
         public_key=public_key, fingerprint=fingerprint, type='ssh')
     keypair.create()
-    view = _view(keypair, 'name', 'public_key', 'fingerprint', 'user_id')
+    view = _view(req, keypair, 'name', 'public_key', 'fingerprint',
+                 'user_id')
     if private_key is not None:
         view['private_key'] = private_key
-    return wsgi.json_response({'keypair': view})
+    return wsgi.json_response({'keypair': view},
+                              status=201 if _at_2_2(req) else 200)
 
 
 @validation.query(schema.INDEX_QUERY)
@@ -59,7 +75,7 @@ def index(req):
     keypairs = objects.KeyPairList.get_by_user(
         context, context.user_id, limit=limit, marker=marker)
     return wsgi.json_response({'keypairs': [
-        {'keypair': _view(k, 'name', 'public_key', 'fingerprint')}
+        {'keypair': _view(req, k, 'name', 'public_key', 'fingerprint')}
         for k in keypairs]})
 
 
@@ -68,8 +84,8 @@ def show(req, keypair_name):
     context = _can(req, 'show')
     keypair = objects.KeyPair.get_by_name(context, context.user_id,
                                           keypair_name)
-    view = _view(keypair, 'name', 'public_key', 'fingerprint', 'user_id',
-                 'id', 'deleted')
+    view = _view(req, keypair, 'name', 'public_key', 'fingerprint',
+                 'user_id', 'id', 'deleted')
     view.update({'created_at': common.isotime_usec(keypair.created_at),
                  'updated_at': common.isotime_usec(keypair.updated_at),
                  'deleted_at': None})
@@ -77,10 +93,9 @@ def show(req, keypair_name):
 
 
 def delete(req, keypair_name):
-    """202 (Nova's 2.1 status); 404 if the caller has no such key
-    pair."""
+    """202 (2.2: 204); 404 if the caller has no such key pair."""
     context = _can(req, 'delete')
     keypair = objects.KeyPair.get_by_name(context, context.user_id,
                                           keypair_name)
     keypair.destroy()
-    return wsgi.json_response(status=202)
+    return wsgi.json_response(status=204 if _at_2_2(req) else 202)

@@ -14,7 +14,7 @@ CREATE = {
             'properties': {
                 'name': NAME,
                 'public_key': {'type': 'string', 'minLength': 1},
-                # Nova's 2.2 argument, accepted here for ssh keys only.
+                # 2.2 (the handler refuses it before); ssh keys only.
                 'type': {'type': 'string', 'enum': ['ssh']},
             },
             'required': ['name'],

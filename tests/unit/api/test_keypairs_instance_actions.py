@@ -168,3 +168,26 @@ class TestInstanceActions:
         assert api(conftest.make_context('eve', 'proj2'))(
             'GET', '/servers/%s/os-instance-actions' % UUID
         ).status_int == 404
+
+
+class TestKeypairsAt22:
+    HEADERS = {'OpenStack-API-Version': 'compute 2.2'}
+
+    def test_create_201_with_type_and_delete_204(self, api, keys):
+        call = api()
+        resp = call('POST', '/os-keypairs', {'keypair': {
+            'name': 'k', 'type': 'ssh'}}, headers=self.HEADERS)
+        assert resp.status_int == 201
+        assert resp.json['keypair']['type'] == 'ssh'
+        listed = call('GET', '/os-keypairs', headers=self.HEADERS).json
+        assert listed['keypairs'][0]['keypair']['type'] == 'ssh'
+        assert call('DELETE', '/os-keypairs/k',
+                    headers=self.HEADERS).status_int == 204
+
+    def test_type_before_2_2_or_x509_is_400(self, api, keys):
+        assert api()('POST', '/os-keypairs', {'keypair': {
+            'name': 'k', 'type': 'ssh'}}).status_int == 400
+        assert api()('POST', '/os-keypairs', {'keypair': {
+            'name': 'k', 'type': 'x509'}},
+            headers=self.HEADERS).status_int == 400
+        assert keys == {}
