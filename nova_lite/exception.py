@@ -542,3 +542,22 @@ class ComputeTooOldForAction(Conflict):
 
 class MetadataItemNotFound(NotFound):
     msg_fmt = 'Metadata item %(key)s was not found'
+
+
+# Resize and cold migration (issue 9).
+
+class CannotResizeToSameFlavor(Invalid):
+    msg_fmt = 'When resizing, instances must change flavor!'
+
+
+class CannotResizeDisk(Invalid):
+    msg_fmt = 'Server disk was unable to be resized because: %(reason)s'
+
+
+class CannotMigrateToSameHost(Invalid):
+    msg_fmt = ('Cannot migrate to the host where the server exists: '
+               '%(host)s.')
+
+
+class InstanceNotResized(Invalid):
+    msg_fmt = 'Instance %(instance_uuid)s has not been resized.'

@@ -19,6 +19,7 @@ import oslo_messaging as messaging
 from oslo_service import periodic_task
 from oslo_utils import timeutils
 
+from nova_lite.compute import moves
 from nova_lite.compute import power
 from nova_lite.compute import recovery
 from nova_lite.compute import resource_tracker
@@ -94,6 +95,10 @@ class ComputeManager(manager.Manager):
         self._conductor_api = None
         self._scheduler_api = None
         self._instance_locks = _InstanceLocks()
+        self._compute_api = None
+        self.moves = moves.Moves(self.host, self.driver, self.rt,
+                                 lambda: self.compute_api,
+                                 lambda: self.conductor_api)
         self._build_pool = concurrent.futures.ThreadPoolExecutor(
             max_workers=CONF.max_concurrent_builds,
             thread_name_prefix='build')
@@ -109,6 +114,13 @@ class ComputeManager(manager.Manager):
         if self._conductor_api is None:
             self._conductor_api = conductor_rpcapi.ConductorAPI()
         return self._conductor_api
+
+    @property
+    def compute_api(self):
+        # For the moves, which cast from one compute to the other.
+        if self._compute_api is None:
+            self._compute_api = compute_rpcapi.ComputeAPI()
+        return self._compute_api
 
     @property
     def scheduler_api(self):
@@ -351,6 +363,38 @@ class ComputeManager(manager.Manager):
     def resume_instance(self, context, instance):
         return self._run_action(context, instance, 'resume_instance')
 
+
+    # Resize and cold migration (RPC 1.2): compute/moves.py does the work.
+
+    def _run_move(self, context, instance, step, **kwargs):
+        with self._instance_locks(instance.uuid):
+            return getattr(self.moves, step)(context, instance, **kwargs)
+
+    def prep_resize(self, context, instance, migration, flavor,
+                    request_spec, host_list):
+        return self._run_move(context, instance, 'prep_resize',
+                              migration=migration, flavor=flavor,
+                              request_spec=request_spec, host_list=host_list)
+
+    def resize_instance(self, context, instance, migration, flavor):
+        return self._run_move(context, instance, 'resize_instance',
+                              migration=migration, flavor=flavor)
+
+    def finish_resize(self, context, instance, migration, flavor):
+        return self._run_move(context, instance, 'finish_resize',
+                              migration=migration, flavor=flavor)
+
+    def confirm_resize(self, context, instance, migration):
+        return self._run_move(context, instance, 'confirm_resize',
+                              migration=migration)
+
+    def revert_resize(self, context, instance, migration):
+        return self._run_move(context, instance, 'revert_resize',
+                              migration=migration)
+
+    def finish_revert_resize(self, context, instance, migration):
+        return self._run_move(context, instance, 'finish_revert_resize',
+                              migration=migration)
 
 def _image_meta(request_spec):
     if request_spec is not None and request_spec.obj_attr_is_set('image'):

@@ -22,6 +22,7 @@ import threading
 from oslo_log import log as logging
 
 from nova_lite.compute import claims
+from nova_lite.compute import migration_usage
 from nova_lite.compute import provider_report
 from nova_lite.conductor import rpcapi as conductor_rpcapi
 from nova_lite import exception
@@ -90,6 +91,51 @@ class ResourceTracker:
                  ', '.join('%s=%d' % kv for kv in sorted(resources.items())),
                  nodename, instance.uuid)
         return claims.Claim(self, instance.uuid, nodename, resources)
+
+    def resize_claim(self, context, instance, flavor, migration):
+        """Hold ``flavor`` on ``migration.dest_node`` for the move of
+        ``instance`` here; return a Claim (abort it if the move stops
+        here). Raises ComputeResourcesUnavailable like instance_claim."""
+        nodename = migration.dest_node
+        key = migration_usage.dest_key(migration.uuid)
+        resources = migration_usage.flavor_resources(flavor)
+        with self._lock:
+            totals = self._totals(nodename)
+            used = self._usage(nodename, exclude=key)
+            claims.check_fits(nodename, instance.uuid, resources, totals,
+                              used, self._ratios(nodename))
+            self._tracked[key] = migration_usage.entry(nodename, flavor,
+                                                       instance)
+        LOG.info('Claimed %s on node %s for the move of instance %s',
+                 ', '.join('%s=%d' % kv for kv in sorted(resources.items())),
+                 nodename, instance.uuid)
+        return claims.Claim(self, key, nodename, resources)
+
+    def move_finished(self, instance, migration):
+        """The instance now lives on ``migration.dest_node`` with its new
+        flavor: count it as itself rather than as the move's claim."""
+        with self._lock:
+            self._tracked.pop(migration_usage.dest_key(migration.uuid), None)
+            self._tracked[instance.uuid] = migration_usage.entry(
+                migration.dest_node, instance.flavor, instance)
+
+    def track_instance(self, instance):
+        """Count ``instance`` on its node as it is now (back from a
+        reverted move)."""
+        with self._lock:
+            self._tracked[instance.uuid] = migration_usage.entry(
+                instance.node, instance.flavor, instance)
+
+    def free_migration(self, migration):
+        """Stop counting what ``migration`` holds on this host (both
+        sides); the instance is counted where its record says from the
+        next update."""
+        with self._lock:
+            for key in (migration_usage.source_key(migration.uuid),
+                        migration_usage.dest_key(migration.uuid)):
+                self._tracked.pop(key, None)
+                if self._freed is not None:
+                    self._freed.add(key)
 
     def abort_claim(self, claim):
         """Give back what ``claim`` holds; see Claim.abort."""
@@ -168,8 +214,7 @@ class ResourceTracker:
 
     def _node_stats(self, nodename):
         with self._lock:
-            on_node = [t for t in self._tracked.values()
-                       if t.nodename == nodename]
+            on_node = _instances_on(self._tracked, nodename)
             failed = self._failed_builds.get(nodename)
         stats = _stats(on_node)
         if failed is not None:
@@ -273,18 +318,23 @@ class ResourceTracker:
             self._freed = set()
         try:
             instances = objects.InstanceList.get_by_host(context, self.host)
+            moves, moving = migration_usage.tracked(context, self.host,
+                                                    nodenames)
         finally:
             with self._lock:
                 freed, self._freed = self._freed, None
         with self._lock:
             tracked = {}
             for inst in instances:
-                if inst.uuid in freed or inst.node not in nodenames:
+                if (inst.uuid in freed or inst.uuid in moving
+                        or inst.node not in nodenames):
                     continue
                 tracked[inst.uuid] = claims.TrackedInstance(
                     inst.node, claims.instance_resources(inst),
                     inst.vm_state, inst.task_state, inst.project_id,
                     pending=False)
+            tracked.update((key, value) for key, value in moves.items()
+                           if key not in freed)
             # Builds claimed here whose record does not name this host
             # yet (or was listed before the claim) still hold resources.
             for uuid, entry in self._tracked.items():
@@ -348,8 +398,7 @@ class ResourceTracker:
         reserved = claims.reserved_amounts()
         with self._lock:
             used = self._usage(nodename)
-            on_node = [t for t in self._tracked.values()
-                       if t.nodename == nodename]
+            on_node = _instances_on(self._tracked, nodename)
         node.vcpus = int(resources['vcpus'])
         node.memory_mb = int(resources['memory_mb'])
         node.local_gb = int(resources['local_gb'])
@@ -434,6 +483,13 @@ class ResourceTracker:
                 for cache in (self._resources, self._compute_nodes,
                               self._placement_ratios, self._last_report):
                     cache.pop(gone, None)
+
+
+def _instances_on(tracked, nodename):
+    """The entries of instances on a node: what a move holds counts as
+    usage, not as another instance."""
+    return [t for key, t in tracked.items() if t.nodename == nodename
+            and not migration_usage.is_migration_key(key)]
 
 
 def _stats(tracked_instances):

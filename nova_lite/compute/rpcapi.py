@@ -7,10 +7,14 @@ API version history:
 * 1.1 - Server actions (release "bramble"): reboot_instance,
         stop_instance, start_instance, pause_instance, unpause_instance,
         suspend_instance, resume_instance.
+* 1.2 - Resize and cold migration (release "bramble"): prep_resize,
+        resize_instance, finish_resize, confirm_resize, revert_resize,
+        finish_revert_resize.
 
 A client pinned below 1.1 refuses the 1.1 methods with
 UnsupportedRPCVersion (a compute of that release cannot do them); the API
-checks ``can_send_actions`` first to answer 409 instead.
+checks ``can_send_actions`` first to answer 409 instead. The 1.2 moves
+likewise, with ``can_send_moves``.
 """
 
 import oslo_messaging as messaging
@@ -20,9 +24,11 @@ from nova_lite import rpc
 from nova_lite import rpc_pins
 
 RPC_TOPIC = 'compute'
-RPC_VERSION = '1.1'
+RPC_VERSION = '1.2'
 # The version that brought the server actions.
 ACTIONS_VERSION = '1.1'
+# The version that brought resize and cold migration.
+MOVES_VERSION = '1.2'
 
 VERSION_ALIASES = releases.rpc_aliases('compute')
 
@@ -94,3 +100,55 @@ class ComputeAPI:
         """Resume a suspended ``instance`` (cast)."""
         cctxt = self.client.prepare(server=instance.host, version='1.1')
         cctxt.cast(context, 'resume_instance', instance=instance)
+
+    # -- 1.2: resize and cold migration (see compute/moves.py) ----------
+
+    def can_send_moves(self):
+        """Whether the pin lets this client send the 1.2 moves (a pin
+        below refuses them with UnsupportedRPCVersion)."""
+        return self.client.can_send_version(MOVES_VERSION)
+
+    def prep_resize(self, context, instance, migration, flavor,
+                    request_spec, host_list):
+        """Claim ``flavor`` for ``instance`` on the destination
+        ``migration.dest_compute`` (cast); ``host_list`` is the claimed
+        Selection then the alternates, handed back on failure."""
+        self.client.prepare(
+            server=migration.dest_compute, version=MOVES_VERSION).cast(
+            context, 'prep_resize', instance=instance, migration=migration,
+            flavor=flavor, request_spec=request_spec, host_list=host_list)
+
+    def resize_instance(self, context, instance, migration, flavor):
+        """Power off and send away the source VM (cast to the source)."""
+        self.client.prepare(
+            server=migration.source_compute, version=MOVES_VERSION).cast(
+            context, 'resize_instance', instance=instance,
+            migration=migration, flavor=flavor)
+
+    def finish_resize(self, context, instance, migration, flavor):
+        """Start the VM on the destination, VERIFY_RESIZE (cast)."""
+        self.client.prepare(
+            server=migration.dest_compute, version=MOVES_VERSION).cast(
+            context, 'finish_resize', instance=instance, migration=migration,
+            flavor=flavor)
+
+    def confirm_resize(self, context, instance, migration):
+        """Remove what is left of the VM on the source (cast)."""
+        self.client.prepare(
+            server=migration.source_compute, version=MOVES_VERSION).cast(
+            context, 'confirm_resize', instance=instance,
+            migration=migration)
+
+    def revert_resize(self, context, instance, migration):
+        """Remove the VM from the destination (cast), which then casts
+        ``finish_revert_resize`` to the source."""
+        self.client.prepare(
+            server=migration.dest_compute, version=MOVES_VERSION).cast(
+            context, 'revert_resize', instance=instance, migration=migration)
+
+    def finish_revert_resize(self, context, instance, migration):
+        """Bring the VM back on the source (cast)."""
+        self.client.prepare(
+            server=migration.source_compute, version=MOVES_VERSION).cast(
+            context, 'finish_revert_resize', instance=instance,
+            migration=migration)

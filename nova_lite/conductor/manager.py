@@ -1,7 +1,8 @@
 """The conductor: database writes for the others, and the build workflow.
 
 Thin by design: object indirection is answered here, workflows live in
-``conductor/tasks`` (provision, build, timeouts) and placement reports in
+``conductor/tasks`` (provision, build, migrate, resize_outcome,
+timeouts) and placement reports in
 ``conductor/provider_report.py``.
 """
 
@@ -14,7 +15,9 @@ from nova_lite.compute import rpcapi as compute_rpcapi
 from nova_lite.conductor import provider_report
 from nova_lite.conductor import rpcapi
 from nova_lite.conductor.tasks import build
+from nova_lite.conductor.tasks import migrate
 from nova_lite.conductor.tasks import provision
+from nova_lite.conductor.tasks import resize_outcome
 from nova_lite.conductor.tasks import timeouts
 from nova_lite.conf import CONF
 from nova_lite import exception
@@ -107,6 +110,26 @@ class ConductorManager(manager.Manager):
                                self.scheduler_api, self.compute_api)
         task.execute()
 
+    # -- moves (1.1) ----------------------------------------------------
+
+    def migrate_server(self, context, instance, flavor, host=None,
+                       reservation=None, migration=None, host_list=None,
+                       request_spec=None):
+        migrate.MigrateTask(
+            context, instance, flavor, self.scheduler_api, self.compute_api,
+            host=host, reservation=reservation, migration=migration,
+            host_list=host_list, request_spec=request_spec).execute()
+
+    def confirm_resize(self, context, instance, migration):
+        resize_outcome.ConfirmTask(context, instance, migration,
+                                   self.scheduler_api,
+                                   self.compute_api).execute()
+
+    def revert_resize(self, context, instance, migration):
+        resize_outcome.RevertTask(context, instance, migration,
+                                  self.scheduler_api,
+                                  self.compute_api).execute()
+
     # -- compute reports ------------------------------------------------
 
     @messaging.expected_exceptions(exception.NovaLiteException)
@@ -132,6 +155,12 @@ class ConductorManager(manager.Manager):
             context, CONF.conductor.build_timeout_check_interval)
         self.scheduler_api.update_provider_states(context, released)
         timeouts.reset_stuck_tasks(context, CONF.conductor.task_timeout)
+
+    @periodic_task.periodic_task(
+        spacing=CONF.conductor.build_timeout_check_interval)
+    def _confirm_expired_resizes(self, context):
+        resize_outcome.confirm_expired(context, CONF.resize_confirm_window,
+                                       self.scheduler_api, self.compute_api)
 
     @periodic_task.periodic_task(
         spacing=CONF.quota.reservation_expire_check_interval,

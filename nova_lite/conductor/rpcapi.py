@@ -6,6 +6,9 @@ API version history:
         object_class_action_versions, object_action,
         object_backport_versions, provision_instances, build_instances,
         update_compute_provider.
+* 1.1 - Resize and cold migration (release "bramble"): migrate_server,
+        confirm_resize, revert_resize. A client pinned below refuses them
+        with UnsupportedRPCVersion; the API checks ``can_send_moves``.
 """
 
 from oslo_log import log as logging
@@ -19,7 +22,9 @@ from nova_lite import rpc_pins
 LOG = logging.getLogger(__name__)
 
 RPC_TOPIC = 'conductor'
-RPC_VERSION = '1.0'
+RPC_VERSION = '1.1'
+# The version that brought resize and cold migration.
+MOVES_VERSION = '1.1'
 
 # Release name -> the newest conductor RPC version that release speaks,
 # accepted by [upgrade_levels] conductor.
@@ -130,6 +135,42 @@ class ConductorAPI:
         return cctxt.call(context, 'update_compute_provider',
                           compute_node=compute_node, inventories=inventories,
                           traits=traits, owned_traits=owned_traits)
+
+    # Moves (1.1): see conductor/tasks/migrate.py and resize_outcome.py
+
+    def can_send_moves(self):
+        """Whether the pin lets this client send the 1.1 moves."""
+        return self.client.can_send_version(MOVES_VERSION)
+
+    def migrate_server(self, context, instance, flavor, host=None,
+                       reservation=None, migration=None, host_list=None,
+                       request_spec=None):
+        """Resize ``instance`` to ``flavor`` or cold-migrate it (the same
+        flavor), to ``host`` if given (cast).
+
+        ``reservation`` is the quota reservation of a larger flavor (the
+        fields of quota.reservations.Reservation), committed when the
+        move starts. A destination whose prep failed hands the move back
+        with its ``migration``, ``request_spec`` and the alternates left
+        (``host_list``).
+        """
+        cctxt = self.client.prepare(version=MOVES_VERSION)
+        cctxt.cast(context, 'migrate_server', instance=instance,
+                   flavor=flavor, host=host, reservation=reservation,
+                   migration=migration, host_list=host_list,
+                   request_spec=request_spec)
+
+    def confirm_resize(self, context, instance, migration):
+        """Keep the server where it moved and free the source (cast)."""
+        cctxt = self.client.prepare(version=MOVES_VERSION)
+        cctxt.cast(context, 'confirm_resize', instance=instance,
+                   migration=migration)
+
+    def revert_resize(self, context, instance, migration):
+        """Move the server back to its source, old flavor (cast)."""
+        cctxt = self.client.prepare(version=MOVES_VERSION)
+        cctxt.cast(context, 'revert_resize', instance=instance,
+                   migration=migration)
 
 
 def make_indirection_api():

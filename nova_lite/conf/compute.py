@@ -72,12 +72,28 @@ reserved_opts = [
                     'as whole GiB, rounded up.'),
 ]
 
+# Resize and cold migration (Nova's [DEFAULT] names).
+migration_opts = [
+    cfg.BoolOpt('allow_resize_to_same_host', default=False,
+                help='Let the scheduler choose the server\'s current host '
+                     'for a resize (it is excluded otherwise). Cold '
+                     'migrations always leave the host.'),
+    cfg.IntOpt('resize_confirm_window', default=0, min=0,
+               help='Seconds after which a resize or cold migration '
+                    'waiting in VERIFY_RESIZE is confirmed by the '
+                    'conductor on its own; 0 never confirms on its own. '
+                    'Checked every [conductor] '
+                    'build_timeout_check_interval seconds.'),
+]
+
 
 def register_opts(conf):
     conf.register_opts(compute_opts)
+    conf.register_opts(migration_opts)
     conf.register_opts(allocation_ratio_opts)
     conf.register_opts(reserved_opts)
 
 
 def list_opts():
-    return {'DEFAULT': compute_opts + allocation_ratio_opts + reserved_opts}
+    return {'DEFAULT': (compute_opts + migration_opts + allocation_ratio_opts
+                        + reserved_opts)}

@@ -15,7 +15,7 @@ from nova_lite.objects import base
 from nova_lite.objects import fields
 
 # Fields that describe one scheduling attempt rather than the request.
-_NOT_PERSISTED = ('id', 'ignore_hosts', 'retry')
+_NOT_PERSISTED = ('id', 'ignore_hosts', 'retry', 'requested_destination')
 # Of the server group, only what identifies it is stored: its members and
 # their hosts are read again before each scheduling.
 _GROUP_NOT_PERSISTED = ('members', 'hosts')
@@ -42,7 +42,8 @@ class SchedulerRetries(base.NovaLiteObject):
 class RequestSpec(base.NovaLiteObject):
     # Version 1.0: Initial version
     # Version 1.1: instance_group, retry, is_bfv; ImageMeta 1.1
-    VERSION = '1.1'
+    # Version 1.2: requested_destination
+    VERSION = '1.2'
 
     fields = {
         'id': fields.IntegerField(read_only=True),
@@ -66,6 +67,11 @@ class RequestSpec(base.NovaLiteObject):
         # Booted from a volume: always False here (no block storage), kept
         # for filters written against Nova.
         'is_bfv': fields.BooleanField(default=False),
+        # The host (and node) an administrator named for a move: the
+        # only candidates, still passed through every filter (unlike
+        # force_hosts). {'host': ..., 'node': ...}; one move's, not kept.
+        'requested_destination': fields.DictOfNullableStringsField(
+            nullable=True, default=None),
     }
 
     # The child versions each version carries, for backports made without
@@ -77,12 +83,20 @@ class RequestSpec(base.NovaLiteObject):
         'retry': [('1.1', '1.0')],
     }
 
+    def requested_host(self):
+        """The host named by ``requested_destination``, or None."""
+        if not self.obj_attr_is_set('requested_destination'):
+            return None
+        return (self.requested_destination or {}).get('host')
+
     def obj_make_compatible(self, primitive, target_version):
         super().obj_make_compatible(primitive, target_version)
         version = versionutils.convert_version_to_tuple(target_version)
         if version < (1, 1):
             for name in ('instance_group', 'retry', 'is_bfv'):
                 primitive.pop(name, None)
+        if version < (1, 2):
+            primitive.pop('requested_destination', None)
 
     def get_scheduler_hint(self, name, default=None):
         """A hint's value: a one-item list's item, else the list."""

@@ -162,6 +162,31 @@ def remove_in_session(session, consumer_uuid):
     return _uuids(session, _remove(session, consumer_uuid))
 
 
+def move_in_session(session, from_consumer, to_consumer, project_id,
+                    user_id):
+    """Hand every allocation of ``from_consumer`` to ``to_consumer``,
+    inside the caller's transaction; return the provider uuids concerned.
+
+    A move's source allocations pass between the instance and its
+    migration this way: the usage of each provider is the same before and
+    after, so nothing is checked and no generation changes.
+    ``to_consumer`` must hold nothing yet (a consumer's allocations on a
+    provider are one row per class).
+    """
+    model = models.Allocation
+    touched = set(session.scalars(
+        sa.select(model.resource_provider_id).where(
+            model.consumer_id == from_consumer).distinct()).all())
+    if touched:
+        session.execute(sa.update(model).where(
+            model.consumer_id == from_consumer).values(
+            consumer_id=to_consumer))
+        _ensure_consumer(session, to_consumer, project_id, user_id)
+    session.execute(sa.delete(models.Consumer).where(
+        models.Consumer.uuid == from_consumer))
+    return _uuids(session, touched)
+
+
 def _uuids(session, provider_ids):
     if not provider_ids:
         return set()
@@ -188,9 +213,21 @@ def get_for_consumer(context, consumer_uuid):
 @db_api.reader
 def orphaned_consumers(context, created_before):
     """Consumers holding allocations older than ``created_before`` that are
-    not live instances."""
+    neither live instances nor moves in progress (a migration holds its
+    source host until the move is confirmed, reverted or fails)."""
     live = sa.select(models.Instance.uuid).where(models.Instance.deleted == 0)
+    migration = models.Migration
+    moving = sa.select(migration.uuid).where(
+        migration.deleted == 0,
+        migration.status.not_in(MIGRATION_DONE_STATUSES),
+        migration.instance_uuid.in_(live))
     return context.session.scalars(
         sa.select(models.Allocation.consumer_id).where(
             models.Allocation.created_at < created_before,
-            models.Allocation.consumer_id.not_in(live)).distinct()).all()
+            models.Allocation.consumer_id.not_in(live),
+            models.Allocation.consumer_id.not_in(moving)).distinct()).all()
+
+
+# Migration statuses after which a migration holds nothing.
+MIGRATION_DONE_STATUSES = ('confirmed', 'reverted', 'error', 'failed',
+                           'done', 'completed', 'cancelled')

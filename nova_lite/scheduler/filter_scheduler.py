@@ -117,7 +117,9 @@ class PlacementStep(filters.BaseHostFilter):
 
 class RequestedHostsStep(filters.BaseHostFilter):
     """Passes hosts not in the request's ``ignore_hosts`` and, when it
-    forces hosts or nodes, only those (names compared case-blind)."""
+    forces hosts or nodes or names a ``requested_destination``, only
+    those (names compared case-blind). A requested destination, unlike a
+    forced host, still goes through the filters."""
 
     run_filter_once_per_request = True
     # A rebuild names the instance's host this way: kept on a rebuild.
@@ -128,6 +130,10 @@ class RequestedHostsStep(filters.BaseHostFilter):
         self.ignore = self._lowered(_spec_list(spec_obj, 'ignore_hosts'))
         self.hosts = self._lowered(_spec_list(spec_obj, 'force_hosts'))
         self.nodes = self._lowered(_spec_list(spec_obj, 'force_nodes'))
+        requested = getattr(spec_obj, 'requested_host', None)
+        self.destination = self._lowered(
+            [requested()] if requested is not None and requested() else
+            None)
 
     @staticmethod
     def _lowered(names):
@@ -151,6 +157,9 @@ class RequestedHostsStep(filters.BaseHostFilter):
         if self.nodes:
             passed = passed & population.codes_of('node_lower', _node_lower,
                                                   self.nodes)
+        if self.destination:
+            passed = passed & population.codes_of('host_lower', _host_lower,
+                                                  self.destination)
         return passed
 
     def rejection_reason(self, host_state, spec_obj):
@@ -161,6 +170,8 @@ class RequestedHostsStep(filters.BaseHostFilter):
             return 'not a forced host'
         if self.nodes and host_state.nodename.lower() not in self.nodes:
             return 'not a forced node'
+        if self.destination and host not in self.destination:
+            return 'not the requested destination'
         return None
 
 
@@ -338,7 +349,7 @@ class FilterScheduler:
     def _steps(self, spec_obj, resources, prefilters):
         steps = []
         requested = RequestedHostsStep(spec_obj)
-        if requested.ignore or requested.forced:
+        if requested.ignore or requested.forced or requested.destination:
             steps.append(requested)
         steps.extend(prefilters)
         steps.append(PlacementStep(resources))

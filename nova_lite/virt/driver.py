@@ -161,6 +161,38 @@ class ComputeDriver:
         """Restore a suspended ``instance``."""
         raise NotImplementedError()
 
+    # Moves (resize, cold migration): the destination prepares, the
+    # source sends the VM away (keeping a copy), the destination starts
+    # it; then confirm removes the source copy, or revert destroys the
+    # destination's VM (``destroy``) and starts the source copy again.
+
+    def prepare_for_move(self, context, instance, flavor, nodename):
+        """Check that ``nodename`` can take ``instance`` with ``flavor``
+        (destination); raise if it cannot."""
+        raise NotImplementedError()
+
+    def migrate_disk_and_power_off(self, context, instance, flavor,
+                                   dest_host, dest_node):
+        """Power ``instance`` off and send its disk to ``dest_host``
+        (source); its copy here stays until confirmed or reverted."""
+        raise NotImplementedError()
+
+    def finish_migration(self, context, instance, flavor, nodename,
+                         power_on):
+        """Create ``instance`` with ``flavor`` on ``nodename``
+        (destination), running if ``power_on``."""
+        raise NotImplementedError()
+
+    def confirm_migration(self, context, instance, nodename):
+        """Remove the source copy of a confirmed move (source)."""
+        raise NotImplementedError()
+
+    def finish_revert_migration(self, context, instance, nodename,
+                                power_on):
+        """Start the source copy again after a revert (source), running
+        if ``power_on``."""
+        raise NotImplementedError()
+
 
 def load_compute_driver(name=None):
     """Instantiate the driver named by ``name`` or [DEFAULT] compute_driver.

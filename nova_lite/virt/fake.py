@@ -27,6 +27,7 @@ from nova_lite.conf import CONF
 from nova_lite import exception
 from nova_lite.objects import fields
 from nova_lite.virt import driver
+from nova_lite.virt import fake_moves
 from nova_lite.virt import local_state
 
 LOG = logging.getLogger(__name__)
@@ -51,6 +52,8 @@ OPERATIONS = {
     'suspend': fields.PowerState.SUSPENDED,
     'resume': fields.PowerState.RUNNING,
 }
+# The moves' steps (fake_moves), which keep the power state they set.
+OPERATIONS.update(dict.fromkeys(fake_moves.MOVE_OPERATIONS))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -336,7 +339,7 @@ def numa_cells(vcpus, memory_mb, count):
     return cells
 
 
-class FakeDriver(driver.ComputeDriver):
+class FakeDriver(fake_moves.MovesMixin, driver.ComputeDriver):
     """In-memory driver exposing the [fake_driver] nodes.
 
     ``spawn`` waits ``spawn_delay`` seconds, then raises
@@ -414,16 +417,19 @@ class FakeDriver(driver.ComputeDriver):
         if CONF.fake_driver.spawn_delay:
             time.sleep(CONF.fake_driver.spawn_delay)
         self._check_spawn(instance, node)
-        flavor = instance.flavor
-        # Disk as placement counts it: swap (MiB) rounds up to whole GiB.
-        local_gb = (flavor.root_gb + flavor.ephemeral_gb
-                    + (flavor.swap + 1023) // 1024)
-        record = FakeInstance(
-            uuid=instance.uuid, node=nodename, vcpus=flavor.vcpus,
-            memory_mb=flavor.memory_mb, local_gb=local_gb)
+        record = self._new_record(instance, instance.flavor, nodename)
         with self._lock:
             self._instances[instance.uuid] = record
         LOG.debug('Spawned instance %s on node %s', instance.uuid, nodename)
+
+    @staticmethod
+    def _new_record(instance, flavor, nodename):
+        # Disk as placement counts it: swap (MiB) rounds up to whole GiB.
+        local_gb = (flavor.root_gb + flavor.ephemeral_gb
+                    + (flavor.swap + 1023) // 1024)
+        return FakeInstance(
+            uuid=instance.uuid, node=nodename, vcpus=flavor.vcpus,
+            memory_mb=flavor.memory_mb, local_gb=local_gb)
 
     def _check_spawn(self, instance, node):
         """Raise the failure injected for this spawn, if any."""

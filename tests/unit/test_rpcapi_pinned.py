@@ -110,6 +110,37 @@ for _method in ('stop_instance', 'start_instance', 'pause_instance',
 NEWER_THAN_ACORN = {(compute_rpcapi.ComputeAPI, m) for m in (
     'reboot_instance', 'stop_instance', 'start_instance', 'pause_instance',
     'unpause_instance', 'suspend_instance', 'resume_instance')}
+
+
+def _migration():
+    return objects.Migration(uuid=UUID, source_compute='compute1',
+                             source_node='n1', dest_compute='compute2',
+                             dest_node='n2', status='pre-migrating',
+                             instance_uuid=UUID)
+
+
+# Moves (compute 1.2, conductor 1.1): refused when pinned to acorn too.
+_MOVES = {
+    (compute_rpcapi.ComputeAPI, 'prep_resize'): {
+        'instance': _instance(), 'migration': _migration(),
+        'flavor': _flavor(), 'request_spec': _spec(), 'host_list': []},
+    (compute_rpcapi.ComputeAPI, 'resize_instance'): {
+        'instance': _instance(), 'migration': _migration(),
+        'flavor': _flavor()},
+    (compute_rpcapi.ComputeAPI, 'finish_resize'): {
+        'instance': _instance(), 'migration': _migration(),
+        'flavor': _flavor()},
+    (conductor_rpcapi.ConductorAPI, 'migrate_server'): {
+        'instance': _instance(), 'flavor': _flavor(), 'host': 'compute2'},
+}
+for _method in ('confirm_resize', 'revert_resize', 'finish_revert_resize'):
+    _MOVES[(compute_rpcapi.ComputeAPI, _method)] = {
+        'instance': _instance(), 'migration': _migration()}
+for _method in ('confirm_resize', 'revert_resize'):
+    _MOVES[(conductor_rpcapi.ConductorAPI, _method)] = {
+        'instance': _instance(), 'migration': _migration()}
+CALLS.update(_MOVES)
+NEWER_THAN_ACORN |= set(_MOVES)
 SERVICES = {conductor_rpcapi.ConductorAPI: 'conductor',
             scheduler_rpcapi.SchedulerAPI: 'scheduler',
             compute_rpcapi.ComputeAPI: 'compute'}
@@ -197,3 +228,19 @@ def test_compute_actions_are_refused_when_pinned_to_acorn(wire, conf):
     assert api.can_send_actions()
     conf.config(compute='acorn', group='upgrade_levels')
     assert not api.can_send_actions()
+
+
+def test_moves_are_refused_when_pinned_to_the_actions_release(wire, conf):
+    """Compute 1.1 (actions, no moves) and conductor 1.0 say no, and the
+    API's checks see it first."""
+    compute, conductor = (compute_rpcapi.ComputeAPI(),
+                          conductor_rpcapi.ConductorAPI())
+    assert compute.can_send_moves() and conductor.can_send_moves()
+    conf.config(compute='1.1', conductor='1.0', group='upgrade_levels')
+    assert not compute.can_send_moves()
+    assert not conductor.can_send_moves()
+    with pytest.raises(exception.UnsupportedRPCVersion) as err:
+        compute.confirm_resize(nl_context.get_admin_context(),
+                               _instance(), _migration())
+    assert 'confirm_resize' in err.value.format_message()
+    assert wire.sent == []

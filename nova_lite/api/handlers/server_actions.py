@@ -13,6 +13,7 @@ message. A handler ``handler(req, instance, body)`` checks policy and
 returns the response (202 with no body for most).
 """
 
+from nova_lite.api.handlers import server_moves
 from nova_lite.api.handlers import server_power
 from nova_lite.api import validation
 from nova_lite.compute import api as compute_api
@@ -23,7 +24,7 @@ compute = compute_api.API()
 # action name -> (schema, handler)
 ACTIONS = {}
 # Action modules, each with an ACTIONS dict {name: (schema, handler)}.
-ACTION_MODULES = (server_power,)
+ACTION_MODULES = (server_power, server_moves)
 
 
 def register(actions):

@@ -32,7 +32,7 @@ def _env(driver_class=fake.FakeDriver):
     ns = types.SimpleNamespace(
         driver=driver, conductor=conductor, instances=[],
         ctxt=nl_context.get_admin_context(), created=[], saved=[],
-        records={},
+        records={}, migrations=[], by_uuid={},
         service=fakes.service())
     ns.tracker = resource_tracker.ResourceTracker('host1', driver,
                                                   conductor_api=conductor)
@@ -59,6 +59,10 @@ def _env(driver_class=fake.FakeDriver):
     patches = [
         mock.patch.object(objects.InstanceList, 'get_by_host',
                           side_effect=lambda c, h: list(ns.instances)),
+        mock.patch.object(objects.MigrationList, 'get_by_filters',
+                          side_effect=lambda c, f: list(ns.migrations)),
+        mock.patch.object(objects.Instance, 'get_by_uuid',
+                          side_effect=lambda c, u: ns.by_uuid[u]),
         mock.patch.object(objects.Service, 'get_by_host_and_binary',
                           side_effect=lambda c, h, b: ns.service),
         mock.patch.object(objects.ComputeNode, 'get_by_uuid',

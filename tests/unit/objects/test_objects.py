@@ -32,7 +32,7 @@ OBJECT_VERSIONS = {
     'Migration': '1.0-8518d12c8c737000656604ae4ce0b20d',
     'MigrationList': '1.0-8f1752a5588a029c8a2234a0a5872124',
     'Quotas': '1.0-db0f4bbbd576c32d6132ac2ca2d8bed0',
-    'RequestSpec': '1.1-21653935f078cb9cf1ce94108ffdaa1a',
+    'RequestSpec': '1.2-ddb146fd534112d6296fde0e08b04ef4',
     'SchedulerRetries': '1.0-842099775ad19981c5dd0b1b006f2e3e',
     'Selection': '1.0-fad5b825936250a6210785d905eaa60e',
     'Service': '1.0-3f8fd46a2af22b2a1551372eaa9001df',

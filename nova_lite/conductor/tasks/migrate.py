@@ -1,0 +1,207 @@
+"""Resize and cold migration: from the request to the destination's prep.
+
+Steps (each undone when a later one fails, see ``base.TaskBase``):
+
+1. ``move_records.start_move``: the Migration (pre-migrating), the
+   source allocations handed to it, the larger flavor counted and its
+   quota committed, in one transaction (undo: clear the task state and
+   roll the quota reservation back);
+2. the scheduler chooses and claims a destination for the instance with
+   the new flavor (cold migration: the same one), the source excluded
+   (``ignore_hosts``; a resize may stay with ``allow_resize_to_same_host``)
+   and an administrator's named host as ``requested_destination``, which
+   the filters still check; the server group is read again, so its policy
+   holds (undo of steps 1-2: ``move_records.abandon_move``);
+3. the destination and the new flavor are recorded (migration and saved
+   RequestSpec), then ``prep_resize`` is cast to the destination with the
+   alternates.
+
+A destination whose prep fails hands the move back (``host_list`` set):
+the instance's allocation moves to the next alternate that still has room
+and the prep is cast there; when none is left, or nothing fits at all,
+the server stays where it was, in its vm_state, with a fault and an
+Error event naming why (the scheduler's per-filter account), and the
+migration is in error.
+"""
+
+from oslo_log import log as logging
+import oslo_messaging as messaging
+
+from nova_lite.conductor.tasks import base
+from nova_lite.conductor.tasks import move_records as records
+from nova_lite.conf import CONF
+from nova_lite import exception
+from nova_lite import objects
+from nova_lite.objects import fields
+from nova_lite.placement import allocations
+from nova_lite.quota import reservations as quota_reservations
+
+LOG = logging.getLogger(__name__)
+
+EVENT = 'conductor_migrate_server'
+_GONE = (exception.InstanceNotFound, exception.UnexpectedTaskStateError)
+# An alternate that filled up or went away since it was chosen.
+_ALTERNATE_GONE = (exception.InsufficientCapacity, exception.ClaimConflict,
+                   exception.ResourceProviderNotFound)
+
+
+class MigrateTask(base.TaskBase):
+    """Start (or reschedule) a resize or cold migration; see the module
+    docstring."""
+
+    def __init__(self, context, instance, flavor, scheduler_api,
+                 compute_api, host=None, reservation=None, migration=None,
+                 host_list=None, request_spec=None):
+        super().__init__(context, instance)
+        self.flavor = flavor
+        self.host = host
+        self.reservation = reservation
+        self.migration = migration
+        self.host_list = host_list
+        self.request_spec = request_spec
+        self.saved_spec = None
+        self.scheduler_api = scheduler_api
+        self.compute_api = compute_api
+
+    @property
+    def is_resize(self):
+        return self.flavor.flavorid != self.instance.flavor.flavorid
+
+    def _execute(self):
+        self.event_start(EVENT)
+        if self.migration is None:
+            self._start()
+        else:
+            self._reschedule()
+        self.event_finish(EVENT)
+
+    def _start(self):
+        self.on_failure(self._clear_task)
+        self.migration = records.start_move(
+            self.context, self.instance, self.flavor,
+            'resize' if self.is_resize else 'migration', self.reservation)
+        # From here the records say "moving": undo them as one.
+        self._undo = [self._abandon]
+        self.saved_spec = objects.RequestSpec.get_by_instance_uuid(
+            self.context, self.instance.uuid)
+        spec = self._scheduling_spec(self.saved_spec)
+        try:
+            host_lists = self.scheduler_api.select_destinations(
+                self.context, spec, [self.instance.uuid],
+                return_alternates=True)
+        except messaging.MessagingTimeout:
+            # It may have claimed: the undo removes the instance's
+            # allocations whatever they are.
+            raise exception.NoValidHost(
+                reason='the scheduler did not answer in time')
+        self._send(host_lists[0], spec)
+
+    def _scheduling_spec(self, saved):
+        """The saved RequestSpec as this move asks it: new flavor, source
+        excluded, named host required, nothing forced, no attempts yet."""
+        spec = saved.obj_clone()
+        spec._context = self.context
+        spec.flavor = self.flavor
+        spec.num_instances = 1
+        spec.instance_uuid = self.instance.uuid
+        same_host = self.is_resize and CONF.allow_resize_to_same_host
+        spec.ignore_hosts = [] if same_host else [self.instance.host]
+        spec.force_hosts = None
+        spec.force_nodes = None
+        spec.retry = None
+        spec.requested_destination = (
+            {'host': self.host, 'node': None} if self.host else None)
+        _load_server_group(self.context, spec)
+        return spec
+
+    def _send(self, host_list, spec):
+        selection = host_list[0]
+        records.record_destination(self.context, self.migration, selection,
+                                   self.saved_spec, self.flavor)
+        spec.record_attempt(selection.service_host, selection.nodename)
+        LOG.info('Moving instance %s from %s to %s (%s), %d alternate(s)',
+                 self.instance.uuid, self.migration.source_compute,
+                 selection.service_host, selection.nodename,
+                 len(host_list) - 1)
+        self.compute_api.prep_resize(self.context, self.instance,
+                                     self.migration, self.flavor, spec,
+                                     host_list)
+
+    def _reschedule(self):
+        self._undo = [self._abandon]
+        try:
+            self.saved_spec = objects.RequestSpec.get_by_instance_uuid(
+                self.context, self.instance.uuid)
+        except exception.RequestSpecNotFound:
+            self.saved_spec = None
+        for index, selection in enumerate(self.host_list or ()):
+            try:
+                released, claimed = allocations.replace(
+                    self.context, self.instance.uuid,
+                    self.instance.project_id, self.instance.user_id,
+                    selection.allocations)
+            except _ALTERNATE_GONE as exc:
+                LOG.info('Alternate %s for the move of %s is no longer '
+                         'usable: %s', selection.service_host,
+                         self.instance.uuid, exc.format_message())
+                continue
+            self.scheduler_api.update_provider_states(
+                self.context, set(released) | set(claimed))
+            self._send(self.host_list[index:], self.request_spec)
+            return
+        raise exception.MaxRetriesExceeded(reason=self._tried())
+
+    def _tried(self):
+        spec = self.request_spec
+        retry = (spec.retry if spec is not None
+                 and spec.obj_attr_is_set('retry') else None)
+        hosts = ['%s (%s)' % tuple(pair) for pair in (retry.hosts
+                                                      if retry else ())]
+        return 'The move failed on every destination tried: %s.' % (
+            ', '.join(hosts) or 'none')
+
+    # Undos and the failure record
+
+    def _clear_task(self):
+        if self.reservation:
+            quota_reservations.rollback(self.context,
+                                        self.reservation['uuid'])
+        self.instance.task_state = None
+        try:
+            self.instance.save(
+                expected_task_state=[fields.TaskState.RESIZE_PREP])
+        except _GONE:
+            pass
+
+    def _abandon(self):
+        try:
+            released = records.abandon_move(self.context, self.instance,
+                                            self.migration, self.saved_spec)
+        except _GONE:
+            LOG.info('Instance %s was deleted during its move',
+                     self.instance.uuid)
+            return
+        self.scheduler_api.update_provider_states(self.context, released)
+
+    def rollback(self, error):
+        try:
+            objects.InstanceFault.from_exception(
+                self.context, self.instance.uuid, error).create()
+        except Exception:
+            LOG.exception('Recording the fault of instance %s failed',
+                          self.instance.uuid)
+        self.event_finish(EVENT, error)
+
+
+def _load_server_group(context, spec):
+    """Fill the request's server group with its current members and their
+    hosts, as for a boot, so its policy holds for the move."""
+    group = (spec.instance_group
+             if spec.obj_attr_is_set('instance_group') else None)
+    if group is None:
+        return
+    group._context = context
+    try:
+        group.load_for_scheduling()
+    except exception.InstanceGroupNotFound:
+        spec.instance_group = None
