@@ -1,0 +1,193 @@
+"""The resource tracker and the compute side of a move: a move is
+counted on both hosts until it settles, and each compute step moves the
+instance through Nova's states.
+
+The database is replaced as in test_resource_tracker; the fake driver
+is real.
+"""
+
+from unittest import mock
+
+from oslo_utils import uuidutils
+import pytest
+
+from nova_lite.compute import moves as moves_mod
+from nova_lite import exception
+from nova_lite import objects
+from nova_lite.objects import fields
+from tests.unit.compute import fakes
+from tests.unit.compute import test_resource_tracker as rt_tests
+
+V, T = fields.VMState, fields.TaskState
+env = rt_tests.env
+ZERO = {'VCPU': 0, 'MEMORY_MB': 0, 'DISK_GB': 0}
+
+
+@pytest.fixture(autouse=True)
+def _stop_patches():
+    yield
+    mock.patch.stopall()
+
+
+def _migration(inst, source_node, dest_node, status='finished'):
+    return objects.Migration(uuid=uuidutils.generate_uuid(),
+                             instance_uuid=inst.uuid,
+                             source_compute='host1', source_node=source_node,
+                             dest_compute='host1', dest_node=dest_node,
+                             status=status)
+
+
+def _resizing(old, new, **where):
+    inst = fakes.instance(vm_state=V.ACTIVE, task_state=None, **old)
+    inst.old_flavor = inst.flavor
+    inst.new_flavor = fakes.flavor(**new)
+    for name, value in where.items():
+        setattr(inst, name, value)
+    return inst
+
+
+def test_resize_claim_holds_the_new_flavor_on_the_destination(env):
+    inst = fakes.instance(vcpus=1, memory_mb=1024, root_gb=10)
+    migration = _migration(inst, 'host1-n0', 'host1-n1', 'pre-migrating')
+    claim = env.tracker.resize_claim(env.ctxt, inst,
+                                     fakes.flavor(vcpus=4, memory_mb=4096,
+                                                  root_gb=10), migration)
+    assert env.tracker.usage('host1-n1') == {'VCPU': 4, 'MEMORY_MB': 4096,
+                                             'DISK_GB': 10}
+    claim.abort()
+    assert env.tracker.usage('host1-n1') == ZERO
+
+
+def test_resize_claim_that_does_not_fit_says_why(env):
+    inst = fakes.instance()
+    migration = _migration(inst, 'host1-n0', 'host1-n1', 'pre-migrating')
+    with pytest.raises(exception.ComputeResourcesUnavailable) as err:
+        env.tracker.resize_claim(env.ctxt, inst,
+                                 fakes.flavor(memory_mb=70000), migration)
+    assert 'MEMORY_MB: 70000 requested' in err.value.format_message()
+    assert env.tracker.usage('host1-n1') == ZERO
+
+
+def test_an_unsettled_move_counts_on_both_nodes_then_only_where_it_is(env):
+    inst = _resizing({'vcpus': 1, 'memory_mb': 1024},
+                     {'vcpus': 2, 'memory_mb': 2048},
+                     host='host1', node='host1-n1')
+    migration = _migration(inst, 'host1-n0', 'host1-n1')
+    env.instances.append(inst)
+    env.migrations.append(migration)
+    env.by_uuid[inst.uuid] = inst
+    env.tracker.update_available_resource(env.ctxt)
+    assert env.tracker.usage('host1-n0')['MEMORY_MB'] == 1024
+    assert env.tracker.usage('host1-n1')['MEMORY_MB'] == 2048
+    # The move's source share is usage, not another instance.
+    assert env.tracker._node_stats('host1-n0')['num_instances'] == '0'
+    # Confirmed: the migration is no longer listed as active.
+    env.migrations.clear()
+    inst.flavor = inst.new_flavor
+    env.tracker.update_available_resource(env.ctxt)
+    assert env.tracker.usage('host1-n0') == ZERO
+    assert env.tracker.usage('host1-n1')['MEMORY_MB'] == 2048
+
+
+def test_free_migration_and_track_instance_after_a_revert(env):
+    inst = _resizing({'vcpus': 1, 'memory_mb': 1024},
+                     {'vcpus': 2, 'memory_mb': 2048},
+                     host='host1', node='host1-n0')
+    migration = _migration(inst, 'host1-n0', 'host1-n1', 'pre-migrating')
+    env.tracker.resize_claim(env.ctxt, inst, inst.new_flavor, migration)
+    env.tracker.free_migration(migration)
+    env.tracker.track_instance(inst)
+    assert env.tracker.usage('host1-n1') == ZERO
+    assert env.tracker.usage('host1-n0')['MEMORY_MB'] == 1024
+
+
+# The compute steps, with the fake driver and fake RPC clients.
+
+@pytest.fixture
+def compute(env, monkeypatch):
+    saves = []
+
+    def save(self, expected_task_state=None, expected_vm_state=None):
+        saves.append((dict(self.obj_get_changes()), expected_task_state))
+        self.obj_reset_changes()
+    monkeypatch.setattr(objects.Instance, 'save', save)
+    monkeypatch.setattr(objects.Migration, 'save',
+                        lambda self: saves.append(({'migration':
+                                                    self.status}, None)))
+    monkeypatch.setattr(objects.InstanceFault, 'create', lambda self: None)
+    rpc, conductor = mock.Mock(), mock.Mock()
+    steps = moves_mod.Moves('host1', env.driver, env.tracker, lambda: rpc,
+                            lambda: conductor)
+    with mock.patch('nova_lite.compute.power.event_start'), \
+            mock.patch('nova_lite.compute.power.event_finish'):
+        yield steps, rpc, conductor, saves
+
+
+def _spawned(env, inst, node='host1-n0'):
+    env.driver.spawn(None, inst, None, node)
+
+
+def test_a_full_move_through_the_compute_steps(env, compute):
+    steps, rpc, _conductor, saves = compute
+    inst = _resizing({'vcpus': 1}, {'vcpus': 2}, host='host1',
+                     node='host1-n0', task_state=T.RESIZE_PREP)
+    inst.obj_reset_changes(recursive=True)
+    _spawned(env, inst)
+    migration = _migration(inst, 'host1-n0', 'host1-n1', 'pre-migrating')
+    assert steps.prep_resize(None, inst, migration, inst.new_flavor, None,
+                             [])
+    rpc.resize_instance.assert_called_once()
+    assert steps.resize_instance(None, inst, migration, inst.new_flavor)
+    assert [s[0] for s in saves] == [
+        {'migration': 'migrating'}, {'task_state': T.RESIZE_MIGRATING},
+        {'migration': 'post-migrating'}, {'task_state': T.RESIZE_MIGRATED}]
+    rpc.finish_resize.assert_called_once()
+    assert steps.finish_resize(None, inst, migration, inst.new_flavor)
+    assert inst.vm_state == V.RESIZED and inst.task_state is None
+    assert (inst.host, inst.node, inst.flavor.vcpus) == ('host1',
+                                                         'host1-n1', 2)
+    assert migration.status == 'finished'
+    assert env.driver.get_info(inst) == fields.PowerState.RUNNING
+    # Revert: the destination's VM goes, the source copy comes back.
+    inst.task_state = T.RESIZE_REVERTING
+    inst.node = 'host1-n0'
+    inst.obj_reset_changes()
+    assert steps.revert_resize(None, inst, migration)
+    rpc.finish_revert_resize.assert_called_once()
+    assert steps.finish_revert_resize(None, inst, migration)
+    assert (inst.vm_state, migration.status) == (V.ACTIVE, 'reverted')
+    assert env.driver.get_info(inst) == fields.PowerState.RUNNING
+
+
+def test_a_failed_prep_hands_the_move_back_with_the_alternates(env,
+                                                               compute, conf):
+    steps, rpc, conductor, _saves = compute
+    conf.config(fail_operations=['prep_resize:host1-n1'],
+                group='fake_driver')
+    env.driver.init_host('host1')
+    inst = _resizing({'vcpus': 1}, {'vcpus': 2}, host='host1',
+                     node='host1-n0')
+    migration = _migration(inst, 'host1-n0', 'host1-n1', 'pre-migrating')
+    host_list = ['chosen', 'alt1', 'alt2']
+    assert not steps.prep_resize(None, inst, migration, inst.new_flavor,
+                                 'spec', host_list)
+    rpc.resize_instance.assert_not_called()
+    kwargs = conductor.migrate_server.call_args.kwargs
+    assert kwargs['host_list'] == ['alt1', 'alt2']
+    assert kwargs['migration'] is migration
+    # The failed destination holds nothing.
+    assert env.tracker.usage('host1-n1') == ZERO
+
+
+def test_a_failed_send_puts_the_server_in_error(env, compute, conf):
+    steps, rpc, _conductor, _saves = compute
+    conf.config(fail_operations=['migrate_disk_and_power_off:host1-n0'],
+                group='fake_driver')
+    env.driver.init_host('host1')
+    inst = _resizing({'vcpus': 1}, {'vcpus': 2}, host='host1',
+                     node='host1-n0', task_state=T.RESIZE_PREP)
+    _spawned(env, inst)
+    migration = _migration(inst, 'host1-n0', 'host1-n1', 'pre-migrating')
+    assert not steps.resize_instance(None, inst, migration, inst.new_flavor)
+    assert (inst.vm_state, migration.status) == (V.ERROR, 'error')
+    rpc.finish_resize.assert_not_called()

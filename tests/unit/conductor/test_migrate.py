@@ -1,0 +1,239 @@
+"""The move workflow in the conductor: the steps in order, what each
+failure undoes, rescheduling on the alternates, and confirm/revert.
+
+The database steps (move_records), placement, the scheduler and the
+compute RPC are fakes that record what happened, in order.
+"""
+
+import json
+import types
+
+import pytest
+
+from nova_lite.conductor.tasks import migrate
+from nova_lite.conductor.tasks import move_records
+from nova_lite.conductor.tasks import resize_outcome
+from nova_lite import context as nl_context
+from nova_lite import exception
+from nova_lite import objects
+from nova_lite.objects import instance_action
+from nova_lite.placement import allocations
+from nova_lite.quota import reservations
+
+UUID = '8b6f0d1e-3c2a-4f5b-9e7d-1a2b3c4d5e6f'
+
+
+def _flavor(flavorid, vcpus=1, memory_mb=512):
+    return objects.Flavor(id=int(flavorid), flavorid=flavorid, name=flavorid,
+                          vcpus=vcpus, memory_mb=memory_mb, root_gb=1,
+                          ephemeral_gb=0, swap=0, extra_specs={})
+
+
+def _instance():
+    return objects.Instance(uuid=UUID, project_id='p', user_id='u',
+                            flavor=_flavor('1'), vcpus=1, memory_mb=512,
+                            host='src', node='src-n0', vm_state='active',
+                            task_state='resize_prep')
+
+
+def _selection(host):
+    request = {'allocations': {host: {'resources': {'VCPU': 1}}}}
+    return objects.Selection(service_host=host, nodename=host + '-n0',
+                             compute_node_uuid=UUID,
+                             allocation_request=json.dumps(request))
+
+
+class Recorder:
+    def __init__(self, log, name, answers=None):
+        self.log, self.name, self.answers = log, name, answers or {}
+
+    def __getattr__(self, method):
+        def call(context, *args, **kwargs):
+            self.log.append((self.name + '.' + method, args, kwargs))
+            answer = self.answers.get(method)
+            if isinstance(answer, Exception):
+                raise answer
+            return answer
+        return call
+
+
+@pytest.fixture
+def w(monkeypatch, conf):
+    w = types.SimpleNamespace(log=[], events=[], faults=[])
+    w.ctxt = nl_context.get_admin_context()
+    w.migration = objects.Migration(id=1, uuid=UUID, source_compute='src',
+                                    source_node='src-n0', status='x')
+    w.spec = objects.RequestSpec(instance_uuid=UUID, project_id='p',
+                                 user_id='u', flavor=_flavor('1'),
+                                 force_hosts=['src'], instance_group=None)
+    w.scheduler = Recorder(w.log, 'scheduler', {
+        'select_destinations': [[_selection('dst'), _selection('alt')]]})
+    w.compute = Recorder(w.log, 'compute')
+
+    def record(name, result=None):
+        def fake(*args, **kwargs):
+            w.log.append((name, args, kwargs))
+            if isinstance(w.fail.get(name), Exception):
+                raise w.fail[name]
+            return result
+        return fake
+    w.fail = {}
+    monkeypatch.setattr(move_records, 'start_move',
+                        record('start_move', w.migration))
+    monkeypatch.setattr(move_records, 'record_destination',
+                        record('record_destination'))
+    monkeypatch.setattr(move_records, 'abandon_move',
+                        record('abandon_move', {'dst'}))
+    monkeypatch.setattr(move_records, 'confirm_move',
+                        record('confirm_move', {'src'}))
+    monkeypatch.setattr(move_records, 'revert_move',
+                        record('revert_move', {'dst'}))
+    monkeypatch.setattr(reservations, 'rollback', record('rollback'))
+    monkeypatch.setattr(objects.RequestSpec, 'get_by_instance_uuid',
+                        classmethod(lambda cls, c, u: w.spec))
+    monkeypatch.setattr(objects.InstanceFault, 'create',
+                        lambda self: w.faults.append(self.message))
+    monkeypatch.setattr(objects.Instance, 'save',
+                        lambda self, **kw: w.log.append(('save', (), kw)))
+    monkeypatch.setattr(objects.Migration, 'get_by_id',
+                        classmethod(lambda cls, c, i: w.migration))
+    monkeypatch.setattr(objects.Migration, 'save',
+                        lambda self: w.log.append(('migration', self.status,
+                                                   {})))
+    monkeypatch.setattr(
+        instance_action.InstanceActionEvent, 'event_finish',
+        classmethod(lambda cls, c, u, event, **kw: w.events.append(
+            (event, kw.get('result'), kw.get('details')))))
+    monkeypatch.setattr(instance_action.InstanceActionEvent, 'event_start',
+                        classmethod(lambda cls, *a, **kw: None))
+    return w
+
+
+def _task(w, flavor='2', **kwargs):
+    return migrate.MigrateTask(w.ctxt, _instance(), _flavor(flavor),
+                               w.scheduler, w.compute, **kwargs)
+
+
+def _names(w):
+    return [entry[0] for entry in w.log]
+
+
+def test_resize_schedules_without_the_source_and_casts_prep(w):
+    _task(w, reservation={'uuid': 'r'}).execute()
+    assert _names(w) == ['start_move', 'scheduler.select_destinations',
+                         'record_destination', 'compute.prep_resize']
+    assert w.log[0][1][3] == 'resize'
+    spec = w.log[1][1][0]
+    assert spec.ignore_hosts == ['src']
+    assert spec.flavor.flavorid == '2'
+    assert spec.force_hosts is None and spec.requested_destination is None
+    prep = w.log[3][1]
+    assert [s.service_host for s in prep[4]] == ['dst', 'alt']
+    assert prep[3].retry.hosts == [['dst', 'dst-n0']]
+    assert w.events == [(migrate.EVENT, None, None)]
+
+
+def test_a_named_host_is_a_requested_destination_not_forced(w):
+    _task(w, flavor='1', host='dst').execute()
+    assert w.log[0][1][3] == 'migration'
+    spec = w.log[1][1][0]
+    assert spec.requested_destination == {'host': 'dst', 'node': None}
+    assert spec.force_hosts is None
+
+
+@pytest.mark.parametrize('flavor,ignored', [('2', []), ('1', ['src'])])
+def test_same_host_only_for_a_resize_when_allowed(w, conf, flavor,
+                                                  ignored):
+    conf.config(allow_resize_to_same_host=True)
+    _task(w, flavor=flavor).execute()
+    assert w.log[1][1][0].ignore_hosts == ignored
+
+
+def test_no_valid_host_undoes_the_move_and_says_why(w):
+    w.scheduler.answers['select_destinations'] = exception.NoValidHost(
+        reason='RamFilter: 2 -> 0')
+    _task(w).execute()
+    assert _names(w) == ['start_move', 'scheduler.select_destinations',
+                         'abandon_move', 'scheduler.update_provider_states']
+    assert 'RamFilter: 2 -> 0' in w.faults[0]
+    [(event, result, details)] = w.events
+    assert (event, result) == (migrate.EVENT, 'Error')
+    assert 'No valid host was found. RamFilter: 2 -> 0' in details
+
+
+def test_a_failed_start_rolls_the_quota_back_and_clears_the_task(w):
+    w.fail['start_move'] = exception.UnexpectedTaskStateError(
+        instance_uuid=UUID, expected='resize_prep', actual='deleting')
+    _task(w, reservation={'uuid': 'r'}).execute()
+    assert _names(w) == ['start_move', 'rollback', 'save']
+    assert w.log[1][1][1] == 'r'
+
+
+def test_reschedule_skips_a_full_alternate_and_casts_the_next(w,
+                                                             monkeypatch):
+    calls = []
+
+    def replace(context, consumer, project, user, requests):
+        calls.append(sorted(requests))
+        if 'alt1' in requests:
+            raise exception.InsufficientCapacity(
+                uuid='alt1', amount=1, resource_class='VCPU', free=0,
+                capacity=1)
+        return {'dst'}, {'alt2': 3}
+    monkeypatch.setattr(allocations, 'replace', replace)
+    alternates = [_selection('alt1'), _selection('alt2')]
+    spec = w.spec.obj_clone()
+    spec.record_attempt('dst', 'dst-n0')
+    _task(w, migration=w.migration, host_list=alternates,
+          request_spec=spec).execute()
+    assert calls == [['alt1'], ['alt2']]
+    assert _names(w) == ['scheduler.update_provider_states',
+                         'record_destination', 'compute.prep_resize']
+    assert [s.service_host for s in w.log[2][1][4]] == ['alt2']
+    assert w.log[2][1][3].retry.hosts == [['dst', 'dst-n0'],
+                                          ['alt2', 'alt2-n0']]
+
+
+def test_reschedule_with_no_alternate_left_gives_up(w):
+    spec = w.spec.obj_clone()
+    spec.record_attempt('dst', 'dst-n0')
+    _task(w, migration=w.migration, host_list=[],
+          request_spec=spec).execute()
+    assert _names(w) == ['abandon_move', 'scheduler.update_provider_states']
+    assert 'Exceeded maximum number of retries' in w.faults[0]
+    assert 'dst (dst-n0)' in w.faults[0]
+
+
+def test_confirm_settles_records_then_tells_the_source(w):
+    resize_outcome.ConfirmTask(w.ctxt, _instance(), w.migration,
+                               w.scheduler, w.compute).execute()
+    assert _names(w) == ['confirm_move', 'scheduler.update_provider_states',
+                         'compute.confirm_resize']
+
+
+def test_revert_settles_records_then_tells_the_destination(w):
+    resize_outcome.RevertTask(w.ctxt, _instance(), w.migration,
+                              w.scheduler, w.compute).execute()
+    assert _names(w) == ['revert_move', 'scheduler.update_provider_states',
+                         'compute.revert_resize']
+
+
+def test_a_failed_confirm_puts_the_migration_back_to_finished(w):
+    w.fail['confirm_move'] = exception.InstanceInvalidState(
+        instance_uuid=UUID, attr='vm_state', state='active', method='save')
+    w.migration.status = 'confirming'
+    resize_outcome.ConfirmTask(w.ctxt, _instance(), w.migration,
+                               w.scheduler, w.compute).execute()
+    assert _names(w) == ['confirm_move', 'migration']
+    assert w.migration.status == 'finished'
+    assert w.events[-1][1] == 'Error'
+
+
+def test_a_failed_confirm_leaves_a_settled_migration_alone(w):
+    w.fail['confirm_move'] = exception.InstanceInvalidState(
+        instance_uuid=UUID, attr='vm_state', state='active', method='save')
+    w.migration.status = 'confirmed'
+    resize_outcome.ConfirmTask(w.ctxt, _instance(), w.migration,
+                               w.scheduler, w.compute).execute()
+    assert _names(w) == ['confirm_move']
+    assert w.migration.status == 'confirmed'
