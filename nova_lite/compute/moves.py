@@ -92,12 +92,14 @@ class Moves:
             instance.flavor = flavor
             instance.root_gb = flavor.root_gb
             instance.ephemeral_gb = flavor.ephemeral_gb
+            # The migration first, as Nova: whoever sees VERIFY_RESIZE can
+            # confirm or revert at once (both look for a finished one).
+            migration.status = 'finished'
+            migration.save()
             instance.vm_state = _V.RESIZED
             instance.power_state = _P.RUNNING if power_on else _P.SHUTDOWN
             instance.task_state = None
             instance.save(expected_task_state=[_T.RESIZE_FINISH])
-            migration.status = 'finished'
-            migration.save()
             self.rt.move_finished(instance, migration)
         except _GONE as exc:
             power.event_finish(context, instance, event, exc)
