@@ -29,6 +29,7 @@ from nova_lite.api.handlers import images
 from nova_lite.api.handlers import instance_actions
 from nova_lite.api.handlers import keypairs
 from nova_lite.api.handlers import limits
+from nova_lite.api.handlers import migrations
 from nova_lite.api.handlers import quota_sets
 from nova_lite.api.handlers import server_actions
 from nova_lite.api.handlers import server_groups
@@ -57,6 +58,8 @@ ROUTES = {
     '/servers/{server_id}/metadata/{key}': {
         'GET': server_metadata.show, 'PUT': server_metadata.update,
         'DELETE': server_metadata.delete},
+    '/servers/{server_id}/migrations': {'GET': migrations.server_index},
+    '/os-migrations': {'GET': migrations.index},
     '/servers/{server_id}/os-instance-actions': {
         'GET': instance_actions.index},
     '/servers/{server_id}/os-instance-actions/{request_id}': {

@@ -19,6 +19,7 @@ from nova_lite.policies import images
 from nova_lite.policies import instance_actions
 from nova_lite.policies import keypairs
 from nova_lite.policies import limits
+from nova_lite.policies import migrations
 from nova_lite.policies import quota_sets
 from nova_lite.policies import server_actions
 from nova_lite.policies import server_groups
@@ -43,6 +44,7 @@ def list_rules():
         instance_actions.list_rules(),
         keypairs.list_rules(),
         limits.list_rules(),
+        migrations.list_rules(),
         quota_sets.list_rules(),
         server_actions.list_rules(),
         server_groups.list_rules(),

@@ -173,6 +173,11 @@ def test_resize_then_confirm(deploy):
     assert _allocations(deploy, uuid) == {'c2-n0': _size(2, 2048)}
     assert _usage(deploy) == during
     _verify_clean(deploy)
+    status, _, body = deploy.admin_api.get(
+        '/os-migrations?migration_type=resize&instance_uuid=' + uuid)
+    assert status == 200, body
+    assert [(m['status'], m['source_compute'], m['dest_compute'])
+            for m in body['migrations']] == [('confirmed', 'c1', 'c2')]
     # Nothing left to confirm: 409 (the server is not in VERIFY_RESIZE).
     _action(deploy, uuid, {'confirmResize': None}, expected=409)
     _delete(deploy, uuid)

@@ -1,0 +1,83 @@
+"""GET /os-migrations and GET /servers/{id}/migrations: filters, policy
+and Nova's 2.1 shapes (checked against tempest.lib's schema)."""
+
+import datetime
+
+import pytest
+from tempest.lib.api_schema.response.compute.v2_1 import migrations
+
+from nova_lite.api.handlers import migrations as handler
+from nova_lite import objects
+from tests.unit.api import conftest
+from tests.unit.api import fakes
+from tests.unit.api.shapes import conftest as shapes
+
+UUID = 'c2e2a7d4-5b43-4a5e-9a58-0b9c0d1e2f30'
+ADMIN = conftest.make_context('admin', 'adminproj')
+WHEN = datetime.datetime(2026, 1, 2, 3, 4, 5)
+
+
+def _migration(**kwargs):
+    values = dict(id=7, uuid='5b0e3c7a-8f7d-4b0e-9d3f-2a1c6e4b7d90',
+                  instance_uuid=UUID, source_compute='c1',
+                  source_node='c1-n0', dest_compute='c2', dest_host='c2',
+                  dest_node='c2-n0', status='finished',
+                  old_instance_type_id=1, new_instance_type_id=2,
+                  migration_type='resize', hidden=False, created_at=WHEN,
+                  updated_at=None)
+    values.update(kwargs)
+    return objects.Migration(**values)
+
+
+@pytest.fixture
+def listed(monkeypatch):
+    asked = []
+
+    def get_by_filters(cls, context, filters, limit=None):
+        asked.append(filters)
+        return objects.MigrationList(objects=[_migration()])
+    monkeypatch.setattr(objects.MigrationList, 'get_by_filters',
+                        classmethod(get_by_filters))
+    monkeypatch.setattr(handler, 'compute', fakes.FakeComputeAPI(
+        [fakes.instance(host='c2')]))
+    return asked
+
+
+def test_index_passes_the_filters_and_hides_hidden_ones(api, listed):
+    resp = api(ADMIN)('GET', '/os-migrations?host=c1&status=finished'
+                             '&migration_type=resize&instance_uuid=' + UUID
+                             + '&bogus=1')
+    assert resp.status_int == 200, resp.text
+    assert listed == [{'host': 'c1', 'status': 'finished',
+                       'migration_type': 'resize', 'instance_uuid': UUID,
+                       'hidden': False}]
+    [view] = resp.json['migrations']
+    assert view['source_compute'] == 'c1' and view['dest_node'] == 'c2-n0'
+    assert view['created_at'] == '2026-01-02T03:04:05.000000'
+    shapes.check_shape(resp, migrations.list_migrations)
+
+
+def test_index_shows_hidden_ones_when_asked(api, listed):
+    api(ADMIN)('GET', '/os-migrations?hidden=true')
+    assert listed == [{}]
+
+
+def test_index_is_for_administrators(api, listed):
+    resp = api(conftest.make_context())('GET', '/os-migrations')
+    assert resp.status_int == 403
+    assert listed == []
+
+
+def test_server_migrations_are_its_live_ones_in_progress(api, listed):
+    resp = api(ADMIN)('GET', '/servers/%s/migrations' % UUID)
+    assert resp.status_int == 200, resp.text
+    [filters] = listed
+    assert filters['instance_uuid'] == UUID
+    assert filters['migration_type'] == 'live-migration'
+    assert 'running' in filters['status']
+
+
+def test_server_migrations_of_an_unknown_server_is_404(api, listed):
+    resp = api(ADMIN)('GET', '/servers/%s/migrations'
+                      % '11111111-2222-3333-4444-555555555555')
+    assert resp.status_int == 404
