@@ -1,4 +1,5 @@
-"""Resize and cold migration on the real daemons (RabbitMQ, PostgreSQL).
+"""Resize and cold migration on the real daemons: RabbitMQ with
+PostgreSQL, then with MariaDB.
 
 Three computes of one node each: ``c1`` and ``c2`` (8 GiB) and
 ``prepfail`` (4 GiB), whose every ``prep_resize`` fails (fault
@@ -27,9 +28,10 @@ FLAVORS = {'m1': (1, 1024), 'm2': (2, 2048), 'huge': (1, 9000),
            'filler': (1, 5120)}
 
 
-@pytest.fixture(scope='module')
+@pytest.fixture(scope='module', params=['postgresql', 'mysql'])
 def deploy(request, module_tmp):
-    d = conftest.start_deployment(module_tmp, request, computes=COMPUTES,
+    d = conftest.start_deployment(module_tmp / request.param, request,
+                                  backend=request.param, computes=COMPUTES,
                                   conf={'scheduler': {'max_attempts': 3}})
     try:
         d.image_id = d.register_image()

@@ -5,6 +5,7 @@ The database steps (move_records), placement, the scheduler and the
 compute RPC are fakes that record what happened, in order.
 """
 
+import datetime
 import json
 import types
 
@@ -237,3 +238,36 @@ def test_a_failed_confirm_leaves_a_settled_migration_alone(w):
                                w.scheduler, w.compute).execute()
     assert _names(w) == ['confirm_move']
     assert w.migration.status == 'confirmed'
+
+
+def _n(number):
+    return '00000000-0000-4000-8000-%012d' % number
+
+
+def test_confirm_expired_confirms_only_old_moves_in_verify_resize(
+        w, monkeypatch):
+    now = datetime.datetime.utcnow()
+    old, fresh, moving = (
+        objects.Migration(id=n, uuid=UUID, instance_uuid=_n(n),
+                          status='finished', created_at=now,
+                          updated_at=now - datetime.timedelta(seconds=age))
+        for n, age in ((1, 120), (2, 5), (3, 120)))
+    monkeypatch.setattr(objects.MigrationList, 'get_by_filters',
+                        classmethod(lambda cls, c, f: [old, fresh, moving]))
+
+    def get_instance(cls, context, uuid):
+        instance = _instance()
+        instance.uuid = UUID
+        instance.vm_state = 'resized'
+        instance.task_state = 'resize_reverting' if uuid == _n(3) else None
+        return instance
+    monkeypatch.setattr(objects.Instance, 'get_by_uuid',
+                        classmethod(get_instance))
+    assert resize_outcome.confirm_expired(w.ctxt, 60, w.scheduler,
+                                          w.compute) == [UUID]
+    assert _names(w) == ['migration', 'confirm_move',
+                         'scheduler.update_provider_states',
+                         'compute.confirm_resize']
+    assert old.status == 'confirming' and fresh.status == 'finished'
+    assert resize_outcome.confirm_expired(w.ctxt, 0, w.scheduler,
+                                          w.compute) == []
