@@ -135,9 +135,11 @@ class Moves:
         event = 'compute_resize_instance'
         power.event_start(context, instance, event, self.host)
         try:
+            # The task first: a move the conductor gave up on (timed out
+            # in resize_prep) stops here with its migration left alone.
+            self._set_task(instance, _T.RESIZE_MIGRATING, _T.RESIZE_PREP)
             migration.status = 'migrating'
             migration.save()
-            self._set_task(instance, _T.RESIZE_MIGRATING, _T.RESIZE_PREP)
             self.driver.migrate_disk_and_power_off(
                 context, instance, flavor, migration.dest_compute,
                 migration.dest_node)

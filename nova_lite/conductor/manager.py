@@ -16,6 +16,7 @@ from nova_lite.conductor import provider_report
 from nova_lite.conductor import rpcapi
 from nova_lite.conductor.tasks import build
 from nova_lite.conductor.tasks import migrate
+from nova_lite.conductor.tasks import move_timeouts
 from nova_lite.conductor.tasks import provision
 from nova_lite.conductor.tasks import resize_outcome
 from nova_lite.conductor.tasks import timeouts
@@ -158,9 +159,11 @@ class ConductorManager(manager.Manager):
 
     @periodic_task.periodic_task(
         spacing=CONF.conductor.build_timeout_check_interval)
-    def _confirm_expired_resizes(self, context):
+    def _settle_moves(self, context):
         resize_outcome.confirm_expired(context, CONF.resize_confirm_window,
                                        self.scheduler_api, self.compute_api)
+        move_timeouts.fail_stuck_moves(context, CONF.conductor.task_timeout,
+                                       self.scheduler_api)
 
     @periodic_task.periodic_task(
         spacing=CONF.quota.reservation_expire_check_interval,

@@ -34,7 +34,10 @@ conductor_opts = [
                     'A conductor periodic task then clears the task '
                     'state, keeps the vm_state and records a fault: a '
                     'compute that died mid-operation leaves no server '
-                    'stuck.'),
+                    'stuck. A move (resize_prep, resize_migrating, ...) '
+                    'is undone if no compute touched the VM yet, else '
+                    'the server goes to ERROR (conductor.tasks.'
+                    'move_timeouts).'),
 ]
 
 

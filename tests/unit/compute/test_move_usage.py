@@ -139,7 +139,7 @@ def test_a_full_move_through_the_compute_steps(env, compute):
     rpc.resize_instance.assert_called_once()
     assert steps.resize_instance(None, inst, migration, inst.new_flavor)
     assert [s[0] for s in saves] == [
-        {'migration': 'migrating'}, {'task_state': T.RESIZE_MIGRATING},
+        {'task_state': T.RESIZE_MIGRATING}, {'migration': 'migrating'},
         {'migration': 'post-migrating'}, {'task_state': T.RESIZE_MIGRATED}]
     rpc.finish_resize.assert_called_once()
     assert steps.finish_resize(None, inst, migration, inst.new_flavor)

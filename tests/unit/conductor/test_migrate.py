@@ -13,6 +13,7 @@ import pytest
 
 from nova_lite.conductor.tasks import migrate
 from nova_lite.conductor.tasks import move_records
+from nova_lite.conductor.tasks import move_timeouts
 from nova_lite.conductor.tasks import resize_outcome
 from nova_lite import context as nl_context
 from nova_lite import exception
@@ -271,3 +272,41 @@ def test_confirm_expired_confirms_only_old_moves_in_verify_resize(
     assert old.status == 'confirming' and fresh.status == 'finished'
     assert resize_outcome.confirm_expired(w.ctxt, 0, w.scheduler,
                                           w.compute) == []
+
+
+@pytest.mark.parametrize('task_state,status,outcome', [
+    ('resize_prep', 'pre-migrating', 'undone'),
+    ('resize_prep', None, 'cleared'),
+    ('resize_migrating', 'migrating', 'error'),
+    ('resize_finish', 'post-migrating', 'error'),
+    ('resize_reverting', 'reverting', 'error')])
+def test_a_move_stuck_past_the_timeout_is_settled(w, monkeypatch, task_state,
+                                                  status, outcome):
+    instance = _instance()
+    instance.task_state = task_state
+    instance.obj_reset_changes()
+    asked = {}
+
+    def stuck(cls, context, filters, **kwargs):
+        asked.update(filters)
+        return [instance]
+    monkeypatch.setattr(objects.InstanceList, 'get_by_filters',
+                        classmethod(stuck))
+    w.migration.status = status
+    monkeypatch.setattr(
+        objects.MigrationList, 'get_by_filters',
+        classmethod(lambda cls, c, f, limit=None: [w.migration]
+                    if status else []))
+    assert move_timeouts.fail_stuck_moves(w.ctxt, 600, w.scheduler) == [
+        UUID]
+    assert 'resize_migrating' in asked['task_state']
+    assert 'for more than 600 seconds' in w.faults[0]
+    if outcome == 'undone':
+        assert _names(w) == ['abandon_move',
+                             'scheduler.update_provider_states']
+    elif outcome == 'cleared':
+        assert _names(w) == ['save']
+        assert instance.task_state is None
+    else:
+        assert _names(w) == ['save', 'migration']
+        assert (instance.vm_state, w.migration.status) == ('error', 'error')
