@@ -310,3 +310,16 @@ def test_a_move_stuck_past_the_timeout_is_settled(w, monkeypatch, task_state,
     else:
         assert _names(w) == ['save', 'migration']
         assert (instance.vm_state, w.migration.status) == ('error', 'error')
+
+
+def test_the_server_group_is_read_again_so_its_policy_holds(w,
+                                                            monkeypatch):
+    loaded = []
+    group = objects.InstanceGroup(uuid=UUID, policy='anti-affinity',
+                                  members=[], hosts=[])
+    monkeypatch.setattr(objects.InstanceGroup, 'load_for_scheduling',
+                        lambda self: loaded.append(self.uuid))
+    w.spec.instance_group = group
+    _task(w).execute()
+    assert loaded == [UUID]
+    assert w.log[1][1][0].instance_group.uuid == UUID
