@@ -30,6 +30,8 @@ from nova_lite.scheduler import rpcapi as scheduler_rpcapi
 LOG = logging.getLogger(__name__)
 
 COMPUTE_BINARY = 'nova-lite-compute'
+# Nova's instance action for the confirm a delete makes first.
+CONFIRM_RESIZE = 'confirmResize'
 # A delete may start from any task state but its own: it interrupts a
 # build at any point (the conductor and compute notice the deleting task
 # state or the missing record and stop).
@@ -206,6 +208,10 @@ class API:
         if instance.task_state == fields.TaskState.DELETING:
             LOG.info('Instance %s is already being deleted', instance.uuid)
             return
+        # Only a move waiting for its decision is confirmed; one still
+        # in flight is interrupted as before.
+        resized = (instance.vm_state == fields.VMState.RESIZED
+                   and instance.task_state is None)
         instance.task_state = fields.TaskState.DELETING
         try:
             instance.save(expected_task_state=DELETABLE_TASK_STATES)
@@ -218,7 +224,27 @@ class API:
                 context, instance.host):
             self._local_delete(context, instance)
             return
+        if resized and self._confirm_on_deleting(context, instance):
+            return
         self.compute_rpcapi.terminate_instance(context, instance)
+
+    def _confirm_on_deleting(self, context, instance):
+        """As Nova, a server waiting in VERIFY_RESIZE is confirmed before
+        it goes: the conductor frees the source (allocations, VM), marks
+        the migration confirmed, then casts the delete to the
+        destination. True if the conductor took the delete over."""
+        if not self.conductor_api.can_send_moves():
+            return False
+        try:
+            migration = objects.Migration.get_by_instance_and_status(
+                context, instance.uuid, 'finished')
+        except exception.MigrationNotFound:
+            return False
+        migration.status = 'confirming'
+        migration.save()
+        action_api.record_action(context, instance, CONFIRM_RESIZE)
+        self.conductor_api.confirm_resize(context, instance, migration)
+        return True
 
     @staticmethod
     def _compute_is_up(context, host):

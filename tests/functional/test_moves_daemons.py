@@ -203,6 +203,25 @@ def test_resize_then_revert(deploy):
     _delete(deploy, uuid)
 
 
+def test_delete_in_verify_resize_confirms_first(deploy):
+    """As Nova, deleting a server waiting in VERIFY_RESIZE confirms the
+    move first: the migration is confirmed and its source allocations go
+    with the instance's, and the quota is back where it was."""
+    uuid = _boot(deploy)
+    before = _usage(deploy)
+    _server_, migration = _resized(deploy, uuid)
+    _delete(deploy, uuid)
+    _wait_migration(deploy, uuid, 'confirmed')
+    deployment.wait_for(
+        lambda: (_allocations(deploy, migration.uuid) == {}
+                 and _allocations(deploy, uuid) == {}),
+        timeout=60, message='allocations of %s freed' % uuid)
+    after = _usage(deploy)
+    assert after['cores'] == (before['cores'][0] - 1, 0)
+    assert after['ram'] == (before['ram'][0] - 1024, 0)
+    _verify_clean(deploy)
+
+
 def test_cold_migrate_to_a_named_host(deploy):
     uuid = _boot(deploy)
     before = _usage(deploy)

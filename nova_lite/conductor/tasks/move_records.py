@@ -134,7 +134,8 @@ def confirm_move(context, instance, migration):
     released), the server is ACTIVE again (STOPPED if it was off) and the
     migration confirmed. Raises InstanceInvalidState or
     UnexpectedTaskStateError, writing nothing, unless the server is in
-    VERIFY_RESIZE with no task. Returns the provider uuids freed."""
+    VERIFY_RESIZE with no task (or being deleted). Returns the provider
+    uuids freed."""
     return _confirm(context, instance, migration,
                     instance.new_flavor or instance.flavor, _held(instance))
 
@@ -147,8 +148,9 @@ def _confirm(context, instance, migration, new, held):
         instance.old_flavor = None
         instance.new_flavor = None
         instance.vm_state = _settled_vm_state(instance)
+        # A delete confirms first (Nova's order), so DELETING is fine.
         instance.save(expected_vm_state=[_V.RESIZED],
-                      expected_task_state=[None])
+                      expected_task_state=[None, _T.DELETING])
         migration.status = CONFIRMED
         migration.save()
     return released

@@ -4,10 +4,11 @@
 Both change the records first, in one transaction each
 (``move_records.confirm_move`` / ``revert_move``), then cast the computes
 to tidy up the VMs: confirm tells the source to remove what is left
-there; revert tells the destination to remove the new VM, which then
-tells the source to start the old one again. If the records cannot be
-changed (the server moved on meanwhile), the migration goes back to
-``finished`` and nothing else changes.
+there (and, when the confirm comes from a delete, the destination to
+delete the server); revert tells the destination to remove the new VM,
+which then tells the source to start the old one again. If the records
+cannot be changed (the server moved on meanwhile), the migration goes
+back to ``finished`` and nothing else changes.
 """
 
 import datetime
@@ -66,6 +67,19 @@ class ConfirmTask(_OutcomeTask):
     def _cast(self):
         self.compute_api.confirm_resize(self.context, self.instance,
                                         self.migration)
+        self._delete_if_asked()
+
+    def rollback(self, error):
+        super().rollback(error)
+        # A delete waits for no confirm: it goes on even if this failed.
+        self._delete_if_asked()
+
+    def _delete_if_asked(self):
+        # A delete of a server in VERIFY_RESIZE confirms first (the API
+        # leaves the delete to this task, so the source is freed before
+        # the record goes).
+        if self.instance.task_state == fields.TaskState.DELETING:
+            self.compute_api.terminate_instance(self.context, self.instance)
 
 
 class RevertTask(_OutcomeTask):

@@ -217,6 +217,69 @@ class TestDelete:
         api._scheduler.update_provider_states.assert_not_called()
 
 
+class TestDeleteInVerifyResize:
+    """As Nova, a delete in VERIFY_RESIZE confirms the move first: the
+    conductor frees the source and then casts the delete."""
+
+    @pytest.fixture
+    def resized(self, api, saved, monkeypatch):
+        monkeypatch.setattr(objects.Service, 'get_by_host_and_binary',
+                            mock.Mock(return_value=_service(True)))
+        migration = objects.Migration(id=7, status='finished')
+        w = mock.Mock(migration=migration, statuses=[], actions=[])
+        monkeypatch.setattr(
+            objects.Migration, 'get_by_instance_and_status',
+            mock.Mock(return_value=migration))
+        monkeypatch.setattr(objects.Migration, 'save',
+                            lambda self: w.statuses.append(self.status))
+        monkeypatch.setattr(
+            compute_api.action_api, 'record_action',
+            lambda ctxt, inst, action: w.actions.append(action))
+        w.lookup = objects.Migration.get_by_instance_and_status
+        return w
+
+    def test_confirms_through_the_conductor_instead_of_terminating(
+            self, api, saved, resized):
+        instance = fakes.instance(host='h1', vm_state='resized',
+                                  task_state=None)
+        api.delete(CTXT, instance)
+        assert saved['save'][0][0] == 'deleting'
+        resized.lookup.assert_called_once_with(CTXT, instance.uuid,
+                                               'finished')
+        assert resized.statuses == ['confirming']
+        assert resized.actions == ['confirmResize']
+        api._conductor.confirm_resize.assert_called_once_with(
+            CTXT, instance, resized.migration)
+        api._compute.terminate_instance.assert_not_called()
+
+    def test_no_finished_migration_terminates_as_usual(self, api, saved,
+                                                        resized):
+        resized.lookup.side_effect = exception.MigrationNotFound(
+            migration_id='x')
+        instance = fakes.instance(host='h1', vm_state='resized',
+                                  task_state=None)
+        api.delete(CTXT, instance)
+        api._conductor.confirm_resize.assert_not_called()
+        api._compute.terminate_instance.assert_called_once_with(
+            CTXT, instance)
+
+    def test_a_pinned_conductor_terminates_as_usual(self, api, saved,
+                                                    resized):
+        api._conductor.can_send_moves.return_value = False
+        api.delete(CTXT, fakes.instance(host='h1', vm_state='resized',
+                                        task_state=None))
+        assert resized.statuses == []
+        api._conductor.confirm_resize.assert_not_called()
+        api._compute.terminate_instance.assert_called_once()
+
+    def test_an_active_server_does_not_look_for_a_migration(
+            self, api, saved, resized):
+        api.delete(CTXT, fakes.instance(host='h1', vm_state='active',
+                                        task_state=None))
+        resized.lookup.assert_not_called()
+        api._compute.terminate_instance.assert_called_once()
+
+
 class TestReads:
     def test_get_checks_project(self, api, monkeypatch):
         instance = fakes.instance(project_id='proj2')

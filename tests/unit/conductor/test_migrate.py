@@ -213,6 +213,28 @@ def test_confirm_settles_records_then_tells_the_source(w):
                          'compute.confirm_resize']
 
 
+def test_a_confirm_for_a_delete_then_casts_the_delete(w):
+    # Nova's order: the source is freed before the record goes.
+    instance = _instance()
+    instance.task_state = 'deleting'
+    resize_outcome.ConfirmTask(w.ctxt, instance, w.migration,
+                               w.scheduler, w.compute).execute()
+    assert _names(w) == ['confirm_move', 'scheduler.update_provider_states',
+                         'compute.confirm_resize',
+                         'compute.terminate_instance']
+
+
+def test_a_failed_confirm_for_a_delete_still_deletes(w):
+    w.fail['confirm_move'] = exception.InstanceNotFound(instance_id=UUID)
+    w.migration.status = 'confirming'
+    instance = _instance()
+    instance.task_state = 'deleting'
+    resize_outcome.ConfirmTask(w.ctxt, instance, w.migration,
+                               w.scheduler, w.compute).execute()
+    assert _names(w) == ['confirm_move', 'migration',
+                         'compute.terminate_instance']
+
+
 def test_revert_settles_records_then_tells_the_destination(w):
     resize_outcome.RevertTask(w.ctxt, _instance(), w.migration,
                               w.scheduler, w.compute).execute()
