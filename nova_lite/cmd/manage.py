@@ -152,8 +152,6 @@ def _placement_audit():
     """Orphaned and missing allocations; with --fix, repair them."""
     ctxt = nl_context.get_admin_context()
     findings = placement_audit.find(ctxt)
-    if not findings.migrations_checked:
-        print('No migrations table: only instances count as consumers.')
     every = findings.orphans + findings.missing
     for finding in every:
         print(_describe(finding))

@@ -116,18 +116,14 @@ class Checks(upgradecheck.UpgradeCommands):
     @_needs_schema
     def _check_placement(self):
         findings = placement_audit.find(nl_context.get_admin_context())
-        scope = ('' if findings.migrations_checked else
-                 ' (no migrations table: only instances count as '
-                 'consumers)')
         if not findings.orphans and not findings.missing:
-            return Result(Code.SUCCESS, 'Allocations match the instances'
-                          '%s.' % scope)
+            return Result(Code.SUCCESS, 'Allocations match the instances '
+                          'and the moves in progress.')
         return Result(Code.WARNING, '%d orphaned allocation(s) and %d '
-                      'instance(s) with a host but no allocations%s. Run '
+                      'instance(s) with a host but no allocations. Run '
                       '"nova-lite-manage placement audit" to see them, '
                       'with --fix to repair them.' % (
-                          len(findings.orphans), len(findings.missing),
-                          scope))
+                          len(findings.orphans), len(findings.missing)))
 
     _upgrade_checks = (
         ('Database schema', _check_schema),

@@ -215,17 +215,28 @@ def orphaned_consumers(context, created_before):
     """Consumers holding allocations older than ``created_before`` that are
     neither live instances nor moves in progress (a migration holds its
     source host until the move is confirmed, reverted or fails)."""
-    live = sa.select(models.Instance.uuid).where(models.Instance.deleted == 0)
-    migration = models.Migration
-    moving = sa.select(migration.uuid).where(
-        migration.deleted == 0,
-        migration.status.not_in(MIGRATION_DONE_STATUSES),
-        migration.instance_uuid.in_(live))
+    live = live_instances()
+    moving = moves_in_progress()
     return context.session.scalars(
         sa.select(models.Allocation.consumer_id).where(
             models.Allocation.created_at < created_before,
             models.Allocation.consumer_id.not_in(live),
             models.Allocation.consumer_id.not_in(moving)).distinct()).all()
+
+
+def live_instances():
+    """A select of the uuids of instances not deleted."""
+    return sa.select(models.Instance.uuid).where(models.Instance.deleted == 0)
+
+
+def moves_in_progress():
+    """A select of the uuids of migrations that may still hold their
+    source host: not done, and of an instance that still exists."""
+    migration = models.Migration
+    return sa.select(migration.uuid).where(
+        migration.deleted == 0,
+        migration.status.not_in(MIGRATION_DONE_STATUSES),
+        migration.instance_uuid.in_(live_instances()))
 
 
 # Migration statuses after which a migration holds nothing.

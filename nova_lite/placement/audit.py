@@ -4,11 +4,8 @@ Two kinds of finding (``nova-lite-manage placement audit``, and a line of
 ``nova-lite-status upgrade check``):
 
 * an *orphaned allocation*: a consumer holds allocations but is neither a
-  live instance nor a migration. nova_lite has no migrations table yet;
-  the audit looks for one by name at run time (a ``migrations`` table with
-  a ``uuid`` column) and counts its live rows as consumers when it exists,
-  so an audit run by this code beside a newer schema never deletes a move
-  in progress;
+  live instance nor a move in progress (a migration holds its source host
+  until the move is confirmed, reverted or fails);
 * a *missing allocation*: a live instance with a host that holds its
   quota but no allocation. A build that failed for good gave its quota
   back and holds nothing on purpose, so it is not a finding.
@@ -31,52 +28,26 @@ from nova_lite.db import models
 from nova_lite import exception
 from nova_lite.placement import allocations
 
-MIGRATIONS_TABLE = 'migrations'
-
 Orphan = collections.namedtuple(
     'Orphan', 'consumer project_id user_id usage created_at')
 Missing = collections.namedtuple(
     'Missing', 'instance project_id user_id host node provider resources '
                'vm_state')
-Findings = collections.namedtuple('Findings',
-                                  'orphans missing migrations_checked')
+Findings = collections.namedtuple('Findings', 'orphans missing')
 
 
 def find(context):
-    """Findings(orphans, missing, migrations_checked) of the database now.
-
-    ``migrations_checked`` says whether a migrations table was found and
-    its consumers spared.
-    """
+    """Findings(orphans, missing) of the database now."""
     return _find(context)
 
 
 @db_api.reader
 def _find(context):
     session = context.session
-    migrations = _migration_consumers(session)
-    return Findings(_orphans(session, migrations), _missing(session),
-                    migrations is not None)
+    return Findings(_orphans(session), _missing(session))
 
 
-def _migration_consumers(session):
-    """A subquery of live migration uuids, or None without that table."""
-    inspector = sa.inspect(session.connection())
-    if not inspector.has_table(MIGRATIONS_TABLE):
-        return None
-    columns = {col['name'] for col in inspector.get_columns(
-        MIGRATIONS_TABLE)}
-    if 'uuid' not in columns:
-        return None
-    table = sa.table(MIGRATIONS_TABLE, *(sa.column(c) for c in columns))
-    query = sa.select(table.c.uuid)
-    if 'deleted' in columns:
-        query = query.where(table.c.deleted == 0)
-    return query
-
-
-def _orphans(session, migrations):
-    live = sa.select(models.Instance.uuid).where(models.Instance.deleted == 0)
+def _orphans(session):
     alloc = models.Allocation
     query = (sa.select(alloc.consumer_id, models.ResourceProvider.uuid,
                        alloc.resource_class, alloc.used, alloc.created_at,
@@ -85,10 +56,10 @@ def _orphans(session, migrations):
                    models.ResourceProvider.id == alloc.resource_provider_id)
              .outerjoin(models.Consumer,
                         models.Consumer.uuid == alloc.consumer_id)
-             .where(alloc.consumer_id.not_in(live))
+             .where(alloc.consumer_id.not_in(allocations.live_instances()),
+                    alloc.consumer_id.not_in(
+                        allocations.moves_in_progress()))
              .order_by(alloc.consumer_id, alloc.id))
-    if migrations is not None:
-        query = query.where(alloc.consumer_id.not_in(migrations))
     found = {}
     for row in session.execute(query):
         orphan = found.setdefault(row.consumer_id, Orphan(

@@ -89,7 +89,6 @@ def _update(context, uuid, **values):
 def test_audit_finds_orphans_and_missing(ctxt):
     node, healthy, missing, orphan, gone = _setup(ctxt)
     found = audit.find(ctxt)
-    assert not found.migrations_checked
     assert sorted(o.consumer for o in found.orphans) == sorted(
         [orphan, gone.uuid])
     by_consumer = {o.consumer: o for o in found.orphans}
@@ -131,19 +130,27 @@ def test_fix_never_overcommits_and_never_doubles(ctxt):
         node: {'VCPU': 1}}
 
 
-def test_a_migrations_table_spares_its_consumers(ctxt, database):
+def test_moves_in_progress_keep_their_allocations(ctxt):
+    """A migration holds the source host of a move until it is confirmed,
+    reverted or fails; then what it still holds is an orphan."""
     node = _provider(ctxt, 'node1')
-    moving, deleted = uuidutils.generate_uuid(), uuidutils.generate_uuid()
-    for consumer in (moving, deleted):
+    instance = _instance(ctxt, _flavor(ctxt), 'node1', node)
+    allocations.claim(ctxt, instance.uuid, 'p1', 'u1', {node: {'VCPU': 1}})
+    moving, done = uuidutils.generate_uuid(), uuidutils.generate_uuid()
+    for consumer in (moving, done):
         allocations.claim(ctxt, consumer, 'p1', 'u1', {node: {'VCPU': 1}})
-    with database.engine.begin() as conn:
-        conn.execute(sa.text('CREATE TABLE migrations (id INTEGER PRIMARY '
-                             'KEY, uuid VARCHAR(36), deleted INTEGER)'))
-        conn.execute(sa.text("INSERT INTO migrations VALUES (1, :a, 0), "
-                             "(2, :b, 2)"), {'a': moving, 'b': deleted})
+    _migration(ctxt, moving, instance.uuid, 'finished')
+    _migration(ctxt, done, instance.uuid, 'confirmed')
     found = audit.find(ctxt)
-    assert found.migrations_checked
-    assert [o.consumer for o in found.orphans] == [deleted]
+    assert [o.consumer for o in found.orphans] == [done]
+
+
+@db_api.writer
+def _migration(context, uuid, instance_uuid, status):
+    context.session.execute(sa.insert(models.Migration).values(
+        uuid=uuid, instance_uuid=instance_uuid, status=status,
+        migration_type='resize', source_compute='compute1',
+        dest_compute='compute2', project_id='p1', user_id='u1'))
 
 
 def _run(database, tmp_path, *argv):
@@ -168,7 +175,6 @@ def test_commands_report_fix_and_exit_codes(ctxt, database, tmp_path):
     assert 'orphaned allocation: consumer %s' % orphan in audit_run.stdout
     assert 'missing allocation: instance %s' % missing.uuid in \
         audit_run.stdout
-    assert 'No migrations table' in audit_run.stdout
     fixed = _run(database, tmp_path, 'nova-lite-manage', 'placement',
                  'audit', '--fix')
     assert fixed.returncode == 4, fixed.stdout + fixed.stderr
