@@ -12,6 +12,7 @@ consuming, or the API accepting connections.
 """
 
 import os
+import sys
 import time
 
 from oslo_log import log as logging
@@ -26,6 +27,7 @@ from nova_lite.conductor import rpcapi as conductor_rpcapi
 from nova_lite.conf import CONF
 from nova_lite import context as nl_context
 from nova_lite.db import api as db_api
+from nova_lite import diagnostics
 from nova_lite import exception
 from nova_lite import objects
 from nova_lite import releases
@@ -286,6 +288,7 @@ class _Notifying(service.ServiceBase):
         self.watchdog = None
 
     def start(self):
+        diagnostics.start()
         self.wrapped.start()
         if self.notify_socket:
             os.environ['NOTIFY_SOCKET'] = self.notify_socket
@@ -300,6 +303,8 @@ class _Notifying(service.ServiceBase):
         if self.watchdog is not None:
             self.watchdog.stop()
         self.wrapped.stop(graceful=graceful)
+        diagnostics.stop(getattr(self.wrapped, 'binary', None)
+                         or os.path.basename(sys.argv[0]))
 
     def wait(self):
         self.wrapped.wait()
