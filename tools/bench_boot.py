@@ -222,9 +222,11 @@ def _after_stop(args, deploy, xacts_before):
 
 def run_once(args, workdir):
     deploy = _deployment(args, workdir)
-    deploy.start()
     xacts_before = None
     try:
+        # Inside the try: daemons that did start are stopped and the
+        # database and vhost dropped even if another never got ready.
+        deploy.start()
         first, started, active, cpu, xacts_before = _measure(args, deploy)
     finally:
         codes = deploy.stop()

@@ -28,7 +28,7 @@ from tests import db_fixtures
 BIN = os.path.dirname(sys.executable)
 RABBIT = os.environ.get('NOVA_LITE_TEST_RABBIT',
                         'rabbit://guest:guest@127.0.0.1:5672')
-READY_TIMEOUT = 90
+READY_TIMEOUT = float(os.environ.get('NOVA_LITE_TEST_READY_TIMEOUT', 90))
 
 
 def free_port():
