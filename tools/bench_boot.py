@@ -39,7 +39,6 @@ shared and noisy. Example:
 """
 
 import argparse
-import ast
 import datetime
 import os
 import re
@@ -133,20 +132,15 @@ def _watch(engine, threads, servers, timeout):
 
 
 def _rpc_messages(deploy):
-    """(total messages, {daemon: counts}) from the daemons' stop logs."""
-    by_daemon = {}
-    for daemon in deploy.daemons:
-        with open(daemon.log) as log:
-            for line in log:
-                match = STATS_LINE.search(line)
-                if match:
-                    # The last line (logged at stop) has the totals.
-                    by_daemon[daemon.name] = ast.literal_eval(match.group(1))
+    """(total messages, {daemon: [counts per process]}) from the daemons'
+    stop logs."""
+    by_daemon = boot_metrics.last_logged(deploy, STATS_LINE)
     total = 0
-    for counts in by_daemon.values():
-        user = counts.get('user', {})
-        total += (2 * user.get('call', 0) + user.get('cast', 0)
-                  + user.get('fanout', 0))
+    for processes in by_daemon.values():
+        for counts in processes:
+            user = counts.get('user', {})
+            total += (2 * user.get('call', 0) + user.get('cast', 0)
+                      + user.get('fanout', 0))
     return total, by_daemon
 
 
@@ -172,7 +166,8 @@ def _deployment(args, workdir):
                 for i in range(args.computes)}
     return deployment.Deployment(
         workdir, backend=args.backend, computes=computes,
-        conf={'DEFAULT': _daemon_defaults(args)},
+        conf={'DEFAULT': _daemon_defaults(args),
+              'conductor': {'workers': args.conductor_workers}},
         env=_daemon_env(args, workdir))
 
 
@@ -290,12 +285,14 @@ def _print_medians(args, results):
     cpu = {kind: statistics.median(r['cpu_ms'].get(kind, 0.0)
                                    for r in results)
            for kind in CPU_ORDER}
-    print('median of %d runs (%d servers, %d clients, %d nodes, %s): '
+    print('median of %d runs (%d servers, %d clients, %d nodes, %s, '
+          '%d conductor worker(s)): '
           '%.1f boots/s sustained, API-to-ACTIVE p50 %.0f ms, p99 %.0f ms, '
           '%.1f RPC messages per boot, %.1f SQL statements and %.1f '
           'transactions per boot (database: %.1f)' % (
               args.runs, args.servers, args.clients, args.nodes,
-              args.backend, med('boots_per_s'), med('p50_ms'),
+              args.backend, args.conductor_workers, med('boots_per_s'),
+              med('p50_ms'),
               med('p99_ms'), med('rpc_per_boot'), med('sql_per_boot'),
               med('xact_per_boot'), med('db_xact_per_boot')))
     print('CPU per boot, ms (each the median of its own): %s' % (
@@ -315,6 +312,8 @@ def main():
     parser.add_argument('--executor-threads', type=int,
                         help='[DEFAULT] executor_thread_pool_size of the '
                              'daemons (default: nova_lite\'s)')
+    parser.add_argument('--conductor-workers', type=int, default=1,
+                        help='[conductor] workers of the conductor')
     parser.add_argument('--verbose', action='store_true',
                         help='print each daemon\'s RPC message and SQL '
                              'counts and CPU')

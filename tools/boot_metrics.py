@@ -136,26 +136,43 @@ def by_kind(used):
     return totals
 
 
-def sql_counts(deploy):
-    """{daemon: {'user'|'service': {key: n}}} from the daemons' logs (the
-    line logged at stop, with NOVA_LITE_SQL_STATS set)."""
-    counts = {}
+PID = re.compile(r'^\S+ \S+ (\d+) ')
+
+
+def last_logged(deploy, pattern):
+    """{daemon name: [dict]}: per daemon, the last dict each of its
+    processes (a daemon may fork several workers) logged on a line
+    matching ``pattern``, whose group 1 is the dict."""
+    found = {}
     for daemon in deploy.daemons:
+        by_pid = {}
         with open(daemon.log) as log:
             for line in log:
-                match = SQL_LINE.search(line)
+                match = pattern.search(line)
                 if match:
-                    counts[daemon.name] = ast.literal_eval(match.group(1))
-    return counts
+                    pid = PID.match(line)
+                    by_pid[pid.group(1) if pid else None] = \
+                        ast.literal_eval(match.group(1))
+        found[daemon.name] = list(by_pid.values())
+    return found
+
+
+def sql_counts(deploy):
+    """{daemon: [{'user'|'service': {key: n}}, one per process]} from the
+    daemons' logs (the line logged at stop, with NOVA_LITE_SQL_STATS
+    set)."""
+    return last_logged(deploy, SQL_LINE)
 
 
 def sql_user_totals(counts):
     """(statements, transactions) done for the boots, all daemons."""
     statements = transactions = 0
-    for origins in counts.values():
-        user = origins.get('user', {})
-        statements += user.get('statements', 0)
-        transactions += user.get('commits', 0) + user.get('rollbacks', 0)
+    for processes in counts.values():
+        for origins in processes:
+            user = origins.get('user', {})
+            statements += user.get('statements', 0)
+            transactions += (user.get('commits', 0)
+                             + user.get('rollbacks', 0))
     return statements, transactions
 
 
