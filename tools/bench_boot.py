@@ -114,7 +114,12 @@ def _watch(engine, threads, servers, timeout):
                 rows = conn.execute(query).all()
             errors = [r.uuid for r in rows if r.vm_state == 'error']
             if errors:
-                raise RuntimeError('servers in ERROR: %s' % errors[:5])
+                with engine.connect() as conn:
+                    faults = conn.execute(sa.text(
+                        'SELECT message FROM instance_faults WHERE '
+                        'instance_uuid = :uuid'), {'uuid': errors[0]}).all()
+                raise RuntimeError('servers in ERROR: %s (first: %s)' % (
+                    errors[:5], [f.message for f in faults]))
             active = {r.uuid: r.updated_at for r in rows
                       if r.vm_state == 'active'}
             if len(active) >= servers:
