@@ -12,6 +12,7 @@ consuming, or the API accepting connections.
 """
 
 import os
+import sys
 import time
 
 from oslo_log import log as logging
@@ -26,6 +27,7 @@ from nova_lite.conductor import rpcapi as conductor_rpcapi
 from nova_lite.conf import CONF
 from nova_lite import context as nl_context
 from nova_lite.db import api as db_api
+from nova_lite import diagnostics
 from nova_lite import exception
 from nova_lite import objects
 from nova_lite import releases
@@ -33,6 +35,7 @@ from nova_lite import rpc
 from nova_lite import rpc_stats
 from nova_lite import version
 from nova_lite import watchdog
+from nova_lite import workers
 
 LOG = logging.getLogger(__name__)
 
@@ -260,8 +263,9 @@ class ServiceGroup(service.ServiceBase):
         pass
 
 
-def launch(server):
-    """Run ``server`` under oslo.service until SIGTERM; return exit code."""
+def launch(server, count=1):
+    """Run ``server`` under oslo.service until SIGTERM, in ``count``
+    forked worker processes; return the exit code."""
     # oslo.service's launcher (cotyledon) would tell systemd READY=1 from
     # its master process as soon as it forked the worker, long before the
     # worker consumes anything. Keep the socket from it and let the worker
@@ -272,22 +276,27 @@ def launch(server):
     # log_dir, without stopping anything. Set up before the launcher
     # forks, so the worker inherits the handler and answers too.
     gmr.TextGuruMeditation.setup_autorun(version, conf=CONF)
-    launcher = service.launch(CONF, _Notifying(server, notify_socket),
-                              restart_method='mutate')
+    launcher = service.launch(
+        CONF, _Notifying(server, notify_socket, workers.ReadyCount(count)),
+        workers=count, restart_method='mutate')
     return launcher.wait()
 
 
 class _Notifying(service.ServiceBase):
     """Tell systemd we are ready once the wrapped service has started."""
 
-    def __init__(self, wrapped, notify_socket):
+    def __init__(self, wrapped, notify_socket, ready=None):
         self.wrapped = wrapped
         self.notify_socket = notify_socket
+        self.ready = ready
         self.watchdog = None
 
     def start(self):
+        diagnostics.start()
         self.wrapped.start()
-        if self.notify_socket:
+        # With several workers, the last one to consume says READY.
+        last = self.ready is None or self.ready.started()
+        if self.notify_socket and last:
             os.environ['NOTIFY_SOCKET'] = self.notify_socket
             systemd.notify_once()
         # WATCHDOG=1 while healthy, if the unit has WatchdogSec=.
@@ -300,6 +309,8 @@ class _Notifying(service.ServiceBase):
         if self.watchdog is not None:
             self.watchdog.stop()
         self.wrapped.stop(graceful=graceful)
+        diagnostics.stop(getattr(self.wrapped, 'binary', None)
+                         or os.path.basename(sys.argv[0]))
 
     def wait(self):
         self.wrapped.wait()

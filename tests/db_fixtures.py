@@ -82,6 +82,7 @@ class MigratedDatabase(ScratchDatabase):
         # oslo.db's exception filters (duplicate entry, deadlock) apply.
         manager = enginefacade.transaction_context()
         manager.configure(connection=self.url)
+        manager.append_on_engine_create(db_api.ping_only_idle)
         self.engine = manager.writer.get_engine()
         migration.db_sync(engine=self.engine)
         self._restore = db_api.context_manager.patch_factory(manager)

@@ -15,7 +15,22 @@ through HTTP from C client threads, and reports:
 * RPC messages per boot (every daemon counts the calls and casts it sends
   on behalf of user requests, apart from its own start-up, heartbeats and
   periodic work, and logs the totals when it stops; a call counts twice:
-  request and reply).
+  request and reply),
+* CPU per boot of each kind of process and in total (see
+  ``boot_metrics``: the daemons' process trees, the PostgreSQL backends of
+  the bench's database, RabbitMQ's whole broker), from the first POST to
+  the last server seen ACTIVE, so it includes the daemons' own periodic
+  work in that window,
+* SQL statements and transactions per boot (counted by the daemons for
+  user requests, ``nova_lite.diagnostics``), and PostgreSQL's count of
+  the database's transactions over the run (periodic work, start-up and
+  stop included).
+
+``--profile conductor`` (or api, scheduler, bench0, ...) runs that daemon
+under a profiler of every thread and prints the top of its profile; the
+pstats file is kept (``--profile-out``) for ``python -m pstats``. The
+profiler slows the daemon: read the other figures of such a run as
+indicative only.
 
 Repeat with --runs and the medians are reported, since this machine is
 shared and noisy. Example:
@@ -24,10 +39,10 @@ shared and noisy. Example:
 """
 
 import argparse
-import ast
 import datetime
 import os
 import re
+import shutil
 import statistics
 import sys
 import tempfile
@@ -39,6 +54,7 @@ sys.path.insert(0, ROOT)
 
 import sqlalchemy as sa  # noqa: E402
 
+import boot_metrics  # noqa: E402  (tools/, beside this script)
 from tests.functional import deployment  # noqa: E402
 
 STATS_LINE = re.compile(r'RPC statistics: (\{.*\})')
@@ -87,9 +103,8 @@ def _boot_all(api, image, servers, clients):
     return first, started, threads
 
 
-def _watch(deploy, started, threads, servers, timeout):
+def _watch(engine, threads, servers, timeout):
     """Wait until every server is ACTIVE; return {uuid: when it was}."""
-    engine = sa.create_engine(deploy.database.url)
     query = sa.text("SELECT uuid, vm_state, updated_at FROM instances "
                     "WHERE deleted = 0")
     deadline = time.monotonic() + timeout
@@ -99,14 +114,19 @@ def _watch(deploy, started, threads, servers, timeout):
                 rows = conn.execute(query).all()
             errors = [r.uuid for r in rows if r.vm_state == 'error']
             if errors:
-                raise RuntimeError('servers in ERROR: %s' % errors[:5])
+                with engine.connect() as conn:
+                    faults = conn.execute(sa.text(
+                        'SELECT message FROM instance_faults WHERE '
+                        'instance_uuid = :uuid'), {'uuid': errors[0]}).all()
+                raise RuntimeError('servers in ERROR: %s (first: %s)' % (
+                    errors[:5], [f.message for f in faults]))
             active = {r.uuid: r.updated_at for r in rows
                       if r.vm_state == 'active'}
             if len(active) >= servers:
                 break
             time.sleep(0.5)
     finally:
-        engine.dispose()
+        engine.dispose()  # its connection is not left to count as busy
     for thread in threads:
         thread.join()
     if len(active) < servers:
@@ -117,20 +137,15 @@ def _watch(deploy, started, threads, servers, timeout):
 
 
 def _rpc_messages(deploy):
-    """(total messages, {daemon: counts}) from the daemons' stop logs."""
-    by_daemon = {}
-    for daemon in deploy.daemons:
-        with open(daemon.log) as log:
-            for line in log:
-                match = STATS_LINE.search(line)
-                if match:
-                    # The last line (logged at stop) has the totals.
-                    by_daemon[daemon.name] = ast.literal_eval(match.group(1))
+    """(total messages, {daemon: [counts per process]}) from the daemons'
+    stop logs."""
+    by_daemon = boot_metrics.last_logged(deploy, STATS_LINE)
     total = 0
-    for counts in by_daemon.values():
-        user = counts.get('user', {})
-        total += (2 * user.get('call', 0) + user.get('cast', 0)
-                  + user.get('fanout', 0))
+    for processes in by_daemon.values():
+        for counts in processes:
+            user = counts.get('user', {})
+            total += (2 * user.get('call', 0) + user.get('cast', 0)
+                      + user.get('fanout', 0))
     return total, by_daemon
 
 
@@ -141,36 +156,152 @@ def _daemon_defaults(args):
     return options
 
 
-def run_once(args, workdir):
+def _daemon_env(args, workdir):
+    env = {'*': {'NOVA_LITE_SQL_STATS': '1'}}
+    if args.profile:
+        env[args.profile] = {'NOVA_LITE_PROFILE': os.path.join(
+            workdir, '%s.pstats' % args.profile)}
+    return env
+
+
+def _deployment(args, workdir):
     per_compute = max(1, args.nodes // args.computes)
     computes = {'bench%d' % i: {'node_count': per_compute, 'vcpus': 64,
                                 'memory_mb': 262144, 'local_gb': 4000}
                 for i in range(args.computes)}
-    deploy = deployment.Deployment(
+    return deployment.Deployment(
         workdir, backend=args.backend, computes=computes,
-        conf={'DEFAULT': _daemon_defaults(args)})
-    deploy.start()
+        conf={'DEFAULT': _daemon_defaults(args),
+              'conductor': {'workers': args.conductor_workers}},
+        env=_daemon_env(args, workdir))
+
+
+def _measure(args, deploy):
+    """Boot, watch; (first POST, {uuid: POSTed}, {uuid: ACTIVE},
+    {group: cpu seconds}, database transactions before)."""
+    api = deploy.api.as_user('bench:bench')
+    image = _setup(deploy)
+    engine = boot_metrics.bench_engine(deploy.database.url)
+    pg = engine if args.backend == 'postgresql' else None
+    xacts = boot_metrics.pg_transactions(pg, deploy.database.name) if pg \
+        else None
+    cpu_before = boot_metrics.cpu_sample(deploy, pg)
+    first, started, threads = _boot_all(api, image, args.servers,
+                                        args.clients)
     try:
-        api = deploy.api.as_user('bench:bench')
-        image = _setup(deploy)
-        first, started, threads = _boot_all(api, image, args.servers,
-                                            args.clients)
-        active = _watch(deploy, started, threads, args.servers,
-                        args.timeout)
+        active = _watch(engine, threads, args.servers, args.timeout)
+        cpu = boot_metrics.cpu_used(cpu_before,
+                                    boot_metrics.cpu_sample(deploy, pg))
+    finally:
+        engine.dispose()
+    return first, started, active, cpu, xacts
+
+
+def _after_stop(args, deploy, xacts_before):
+    """What the daemons' stop left: RPC messages, SQL counts, database
+    transactions (their backends flushed their statistics on exit), and
+    the profile's report."""
+    messages, by_daemon = _rpc_messages(deploy)
+    sql = boot_metrics.sql_counts(deploy)
+    xacts = None
+    if xacts_before is not None:
+        engine = boot_metrics.bench_engine(deploy.database.url)
+        try:
+            xacts = boot_metrics.pg_transactions(
+                engine, deploy.database.name) - xacts_before
+        finally:
+            engine.dispose()
+    report = None
+    if args.profile:
+        path = os.path.join(deploy.workdir, '%s.pstats' % args.profile)
+        if os.path.exists(path):
+            shutil.copy(path, args.profile_out)
+            report = boot_metrics.profile_report(args.profile_out)
+    return messages, by_daemon, sql, xacts, report
+
+
+def run_once(args, workdir):
+    deploy = _deployment(args, workdir)
+    xacts_before = None
+    try:
+        # Inside the try: daemons that did start are stopped and the
+        # database and vhost dropped even if another never got ready.
+        deploy.start()
+        first, started, active, cpu, xacts_before = _measure(args, deploy)
     finally:
         codes = deploy.stop()
-        messages, by_daemon = _rpc_messages(deploy)
-        deploy.cleanup()
+        try:
+            messages, by_daemon, sql, xacts, report = _after_stop(
+                args, deploy, xacts_before)
+        finally:
+            deploy.cleanup()
     if args.verbose:
         print('RPC messages sent, by daemon: %s' % by_daemon)
+        print('SQL by daemon: %s' % sql)
+        print('CPU seconds by process: %s' % {
+            k: round(v, 2) for k, v in sorted(cpu.items())})
+    if report:
+        print('profile of %s (kept in %s):\n%s' % (
+            args.profile, args.profile_out, report))
     if set(codes.values()) != {0}:
         print('warning: unclean exits %s' % codes, file=sys.stderr)
     latencies = [active[uuid] - started[uuid] for uuid in active]
     elapsed = max(active.values()) - first
+    statements, transactions = boot_metrics.sql_user_totals(sql)
+    per_boot = 1.0 / args.servers
+    cpu_ms = {kind: 1000 * seconds * per_boot
+              for kind, seconds in boot_metrics.by_kind(cpu).items()}
+    cpu_ms['total'] = sum(cpu_ms.values())
     return {'boots_per_s': args.servers / elapsed,
             'p50_ms': 1000 * _percentile(latencies, 50),
             'p99_ms': 1000 * _percentile(latencies, 99),
-            'rpc_per_boot': messages / float(args.servers)}
+            'rpc_per_boot': messages * per_boot,
+            'sql_per_boot': statements * per_boot,
+            'xact_per_boot': transactions * per_boot,
+            'db_xact_per_boot': (xacts * per_boot if xacts is not None
+                                 else float('nan')),
+            'cpu_ms': cpu_ms}
+
+
+CPU_ORDER = ('api', 'conductor', 'scheduler', 'compute', 'postgresql',
+             'rabbitmq', 'total')
+
+
+def _cpu_line(cpu_ms):
+    return ', '.join('%s %.1f' % (kind, cpu_ms[kind])
+                     for kind in CPU_ORDER if kind in cpu_ms)
+
+
+def _print_run(run, result):
+    print('run %d: %.1f boots/s, p50 %.0f ms, p99 %.0f ms, '
+          '%.1f RPC messages/boot, %.1f SQL statements and %.1f '
+          'transactions/boot (database: %.1f transactions/boot); '
+          'CPU ms/boot: %s' % (
+              run + 1, result['boots_per_s'], result['p50_ms'],
+              result['p99_ms'], result['rpc_per_boot'],
+              result['sql_per_boot'], result['xact_per_boot'],
+              result['db_xact_per_boot'], _cpu_line(result['cpu_ms'])),
+          flush=True)
+
+
+def _print_medians(args, results):
+    def med(key):
+        return statistics.median(r[key] for r in results)
+    cpu = {kind: statistics.median(r['cpu_ms'].get(kind, 0.0)
+                                   for r in results)
+           for kind in CPU_ORDER}
+    print('median of %d runs (%d servers, %d clients, %d nodes, %s, '
+          '%d conductor worker(s)): '
+          '%.1f boots/s sustained, API-to-ACTIVE p50 %.0f ms, p99 %.0f ms, '
+          '%.1f RPC messages per boot, %.1f SQL statements and %.1f '
+          'transactions per boot (database: %.1f)' % (
+              args.runs, args.servers, args.clients, args.nodes,
+              args.backend, args.conductor_workers, med('boots_per_s'),
+              med('p50_ms'),
+              med('p99_ms'), med('rpc_per_boot'), med('sql_per_boot'),
+              med('xact_per_boot'), med('db_xact_per_boot')))
+    print('CPU per boot, ms (each the median of its own): %s' % (
+        _cpu_line(cpu)))
 
 
 def main():
@@ -186,27 +317,26 @@ def main():
     parser.add_argument('--executor-threads', type=int,
                         help='[DEFAULT] executor_thread_pool_size of the '
                              'daemons (default: nova_lite\'s)')
+    parser.add_argument('--conductor-workers', type=int, default=1,
+                        help='[conductor] workers of the conductor')
     parser.add_argument('--verbose', action='store_true',
-                        help='print each daemon\'s RPC message counts')
+                        help='print each daemon\'s RPC message and SQL '
+                             'counts and CPU')
+    parser.add_argument('--profile', metavar='DAEMON',
+                        help='profile this daemon (api, conductor, '
+                             'scheduler, bench0, ...) and print the top '
+                             'of its profile')
+    parser.add_argument('--profile-out', default='bench-profile.pstats',
+                        help='where to keep the pstats file of --profile '
+                             '(the last run\'s)')
     args = parser.parse_args()
     results = []
     for run in range(args.runs):
         with tempfile.TemporaryDirectory(prefix='nl-bench-') as workdir:
             result = run_once(args, workdir)
         results.append(result)
-        print('run %d: %.1f boots/s, p50 %.0f ms, p99 %.0f ms, '
-              '%.1f RPC messages/boot' % (
-                  run + 1, result['boots_per_s'], result['p50_ms'],
-                  result['p99_ms'], result['rpc_per_boot']), flush=True)
-    print('median of %d runs (%d servers, %d clients, %d nodes, %s): '
-          '%.1f boots/s sustained, API-to-ACTIVE p50 %.0f ms, p99 %.0f ms, '
-          '%.1f RPC messages per boot' % (
-              args.runs, args.servers, args.clients, args.nodes,
-              args.backend,
-              statistics.median(r['boots_per_s'] for r in results),
-              statistics.median(r['p50_ms'] for r in results),
-              statistics.median(r['p99_ms'] for r in results),
-              statistics.median(r['rpc_per_boot'] for r in results)))
+        _print_run(run, result)
+    _print_medians(args, results)
 
 
 if __name__ == '__main__':

@@ -12,7 +12,9 @@ a boot minus the server records. Reports per level:
 * reservations per second sustained,
 * latency p50 and p99 of one reservation,
 * the share of reservations that hit a deadlock retry (and how many
-  retries there were in all: deadlocks and duplicate first inserts).
+  retries there were in all: deadlocks and duplicate first inserts),
+* the CPU time of this process (the clients and the quota engine, not
+  the database) per reservation.
 
 Limits are unlimited, so nothing is refused and the numbers measure the
 locking. Repeat with --runs and the medians are reported. Example:
@@ -60,7 +62,8 @@ def _client(project, user, deadline, results):
         before = usages.thread_retries()['DBDeadlock']
         started = time.monotonic()
         held = reservations.reserve(ctxt, project, user, PER_VM)
-        reservations.commit(ctxt, held.uuid)
+        # A boot commits the Reservation it holds (commit_in_session).
+        reservations.commit(ctxt, held)
         latencies.append(time.monotonic() - started)
         deadlocked += usages.thread_retries()['DBDeadlock'] > before
     results.append((latencies, deadlocked))
@@ -84,11 +87,13 @@ def run_level(clients, seconds, run):
                                       results))
                for i in range(clients)]
     started = time.monotonic()
+    cpu_started = time.process_time()
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
     elapsed = time.monotonic() - started
+    cpu = time.process_time() - cpu_started
     latencies = [v for lat, _d in results for v in lat]
     retries = collections.Counter(usages.RETRIES)
     retries.subtract(retries_before)
@@ -98,6 +103,7 @@ def run_level(clients, seconds, run):
         'p99_ms': 1000 * _percentile(latencies, 99),
         'deadlock_share': sum(d for _l, d in results) / len(latencies),
         'retries': sum(retries.values()),
+        'cpu_ms': 1000 * cpu / len(latencies),
     }
 
 
@@ -119,17 +125,18 @@ def main(argv=None):
     try:
         print('%s, %gs per run, median of %d run(s)' % (
             args.backend, args.seconds, args.runs))
-        print('%8s %14s %9s %9s %15s %8s' % (
+        print('%8s %14s %9s %9s %15s %8s %8s' % (
             'clients', 'reservations/s', 'p50 ms', 'p99 ms',
-            'deadlock share', 'retries'))
+            'deadlock share', 'retries', 'CPU ms'))
         for clients in [int(c) for c in args.clients.split(',')]:
             runs = [run_level(clients, args.seconds, run)
                     for run in range(args.runs)]
             med = {key: statistics.median(r[key] for r in runs)
                    for key in runs[0]}
-            print('%8d %14.1f %9.1f %9.1f %14.2f%% %8d' % (
+            print('%8d %14.1f %9.1f %9.1f %14.2f%% %8d %8.2f' % (
                 clients, med['rate'], med['p50_ms'], med['p99_ms'],
-                100 * med['deadlock_share'], med['retries']))
+                100 * med['deadlock_share'], med['retries'],
+                med['cpu_ms']))
             print('%8s runs: %s' % ('', ', '.join(
                 '%.1f/s' % r['rate'] for r in runs)))
     finally:

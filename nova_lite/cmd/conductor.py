@@ -3,6 +3,7 @@
 import sys
 
 from nova_lite import config
+from nova_lite.conf import CONF
 from nova_lite import service
 
 
@@ -10,4 +11,4 @@ def main():
     config.parse_args(sys.argv[1:])
     server = service.Service('nova-lite-conductor',
                              db_access=service.DB_DIRECT)
-    sys.exit(service.launch(server))
+    sys.exit(service.launch(server, count=CONF.conductor.workers))

@@ -38,6 +38,17 @@ conductor_opts = [
                     'is undone if no compute touched the VM yet, else '
                     'the server goes to ERROR (conductor.tasks.'
                     'move_timeouts).'),
+    cfg.IntOpt('workers',
+               default=1, min=1,
+               help='Conductor worker processes, forked once the '
+                    'configuration is loaded; each has its own database '
+                    'pool and RPC connection and consumes the conductor '
+                    'topic, so the busiest service can use more than one '
+                    'core (its threads share one interpreter lock). The '
+                    'service tells systemd it is ready once every worker '
+                    'consumes, and SIGTERM stops them all. Periodic tasks '
+                    'run in every worker. Up to the number of cores is '
+                    'useful.'),
 ]
 
 

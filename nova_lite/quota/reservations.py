@@ -87,33 +87,72 @@ def reserve(context, project_id, user_id, per_unit, min_count=1,
     if not per_unit:
         return Reservation(uuidutils.generate_uuid(), project_id, user_id,
                            max_count, {})
-    project_limits, user_limits = quota_limits.get_limits(
-        context, project_id, user_id, quota_class)
     resources = quota_resources.sync_group(per_unit)
     usages.ensure_rows(context, project_id, user_id, resources)
     return _reserve(context, project_id, user_id, per_unit, min_count,
-                    max_count, (project_limits, user_limits), resources)
+                    max_count, quota_class, resources)
 
 
 @usages.retry
 @db_api.writer
 def _reserve(context, project_id, user_id, per_unit, min_count, max_count,
-             limits, resources):
+             quota_class, resources):
     return reserve_in_session(context.session, project_id, user_id,
-                              per_unit, min_count, max_count, limits,
-                              resources)
+                              per_unit, min_count, max_count, resources,
+                              quota_class)
 
 
 def reserve_in_session(session, project_id, user_id, per_unit, min_count,
-                       max_count, limits, resources):
-    """The reservation's transaction: lock, recount if stale, fit, record.
+                       max_count, resources, quota_class=None):
+    """The reservation's transaction: lock, read the limits, fit, record.
 
-    ``limits`` is (project limits, user limits); ``resources`` the whole
-    sync groups of ``per_unit``'s resources, locked together. This must
-    be the first thing the transaction does (see the protocol in
-    ``usages``: a recount relies on it).
+    ``resources`` are the whole sync groups of ``per_unit``'s resources,
+    locked together. This must be the first thing the transaction does
+    (see the protocol in ``usages``: a recount relies on it), which is
+    also why the limits are read after the locks.
+
+    The common case takes four statements: the lock, the limits, one
+    UPDATE of the usage rows and one INSERT of the reservation's rows
+    (the locks are held from the first to the commit, so every statement
+    saved shortens the queue of the project's other reservations). Rows
+    that are missing, stale or that would refuse go the long way
+    (``_reserve_counted``).
     """
     now = usages.utcnow()
+    values = usages.lock_values(session, project_id, [user_id], resources)
+    limits = quota_limits.read_limits(session, project_id, user_id,
+                                      quota_class)
+    keys = {(user, resource) for user in (PROJECT, user_id)
+            for resource in resources}
+    if set(values) != keys or any(
+            engine.refresh_due(_ticked(row), now, CONF.quota.max_age)
+            for row in values.values()):
+        return _reserve_counted(session, project_id, user_id, per_unit,
+                                min_count, max_count, limits, resources,
+                                now)
+    try:
+        count = engine.how_many_fit(
+            per_unit, min_count, max_count,
+            _checks(values, limits, user_id, per_unit))
+    except exception.OverQuota:
+        return _reserve_counted(session, project_id, user_id, per_unit,
+                                min_count, max_count, limits, resources,
+                                now)
+    deltas = _deltas(per_unit, count)
+    usages.add_reserved(session, project_id, user_id, resources, deltas)
+    return _insert(session, project_id, user_id, count, deltas, now)
+
+
+def _ticked(row):
+    engine.tick(row)
+    return row
+
+
+def _reserve_counted(session, project_id, user_id, per_unit, min_count,
+                     max_count, limits, resources, now):
+    """The long way, through the ORM: create missing rows, recount stale
+    ones (and recount before refusing), fit, record. The rows are locked
+    already; they are read again here."""
     rows = usages.lock(session, project_id, [user_id], resources,
                        create=True)
     stale = False
@@ -151,21 +190,44 @@ def _checks(rows, limits, user_id, per_unit):
     return checks
 
 
+def _deltas(per_unit, count):
+    return {r: a * count for r, a in sorted(per_unit.items()) if a * count}
+
+
 def _record(session, rows, project_id, user_id, per_unit, count, now):
-    uuid = uuidutils.generate_uuid()
-    expire = now + datetime.timedelta(seconds=CONF.quota.reservation_expire)
-    deltas = {r: a * count for r, a in sorted(per_unit.items())
-              if a * count}
+    deltas = _deltas(per_unit, count)
     for resource, delta in deltas.items():
-        session.add(models.Reservation(
-            uuid=uuid, project_id=project_id, user_id=user_id,
-            resource=resource, delta=delta, expire=expire))
         for user in (PROJECT, user_id):
             rows[(user, resource)].reserved += delta
     session.flush()
+    return _insert(session, project_id, user_id, count, deltas, now)
+
+
+def _insert(session, project_id, user_id, count, deltas, now):
+    """Write the reservation's rows (one statement) and return it."""
+    uuid = uuidutils.generate_uuid()
+    expire = now + datetime.timedelta(seconds=CONF.quota.reservation_expire)
+    if deltas:
+        _write_rows(session, [
+            {'uuid': uuid, 'project_id': project_id, 'user_id': user_id,
+             'resource': resource, 'delta': delta, 'expire': expire}
+            for resource, delta in deltas.items()])
     LOG.debug('Reserved %s for %d unit(s) of project %s user %s: %s',
               uuid, count, project_id, user_id, deltas)
     return Reservation(uuid, project_id, user_id, count, deltas)
+
+
+# Built once (see ``usages._STATEMENTS``).
+_INSERT = sa.insert(models.Reservation.__table__)
+_DELETE = sa.delete(models.Reservation.__table__).where(
+    models.Reservation.__table__.c.uuid == sa.bindparam('b_uuid'))
+
+
+def _write_rows(session, rows):
+    """INSERT a reservation's rows (dicts of columns): one statement on
+    PostgreSQL and MariaDB, whose drivers batch an executemany of an
+    INSERT."""
+    session.execute(_INSERT, rows)
 
 
 def _find(session, uuid):
@@ -183,8 +245,8 @@ def _find(session, uuid):
 
 def _take(session, uuid, known=None):
     """Lock the usage rows a reservation touches, then delete its rows;
-    return ([(user_id, resource, delta)] this transaction deleted, the
-    locked rows). Nothing is returned if another transaction committed,
+    return (project_id, [(user_id, resource, delta)] this transaction
+    deleted). Nothing is returned if another transaction committed,
     rolled back or expired the reservation first: every one of them
     deletes under the same project locks, so the delete either takes
     every row read here or none.
@@ -194,30 +256,35 @@ def _take(session, uuid, known=None):
     """
     project_id, found = known or _find(session, uuid)
     if not found:
-        return [], {}
+        return project_id, []
     resources = quota_resources.sync_group({r for _u, r, _d in found})
-    rows = usages.lock(session, project_id, {u for u, _r, _d in found},
-                       resources)
-    model = models.Reservation
-    deleted = session.execute(sa.delete(model).where(
-        model.uuid == uuid)).rowcount
+    usages.lock_keys(session, project_id, {u for u, _r, _d in found},
+                     resources)
+    deleted = session.execute(_DELETE, {'b_uuid': uuid}).rowcount
     if deleted != len(found):
-        return [], rows
-    return found, rows
+        return project_id, []
+    return project_id, found
 
 
 def _apply(session, uuid, commit, known=None):
-    taken, rows = _take(session, uuid, known)
-    for user_id, resource, delta in taken:
-        for user in (PROJECT, user_id):
-            row = rows.get((user, resource))
-            if row is None:
-                continue
-            row.reserved = max(row.reserved - delta, 0)
-            if commit and row.in_use >= 0:
-                row.in_use += delta
-    session.flush()
+    """Take a reservation (``_take``) and move its amounts out of
+    ``reserved`` (into ``in_use`` if ``commit``) in one statement;
+    return what was taken."""
+    project_id, taken = _take(session, uuid, known)
+    amounts = {}
+    for _user_id, resource, delta in taken:
+        amounts[resource] = amounts.get(resource, 0) + delta
+    if taken:
+        # A reservation's rows all belong to one user.
+        usages.apply_reserved(session, project_id, taken[0][0], amounts,
+                              commit)
     return taken
+
+
+def _known(reservation):
+    return (reservation.project_id,
+            [(reservation.user_id, resource, delta)
+             for resource, delta in sorted(reservation.deltas.items())])
 
 
 def commit_in_session(session, reservation):
@@ -228,10 +295,8 @@ def commit_in_session(session, reservation):
     already committed), so the caller's transaction does not create what
     no quota accounts for.
     """
-    known = (reservation.project_id,
-             [(reservation.user_id, resource, delta)
-              for resource, delta in sorted(reservation.deltas.items())])
-    taken = _apply(session, reservation.uuid, commit=True, known=known)
+    taken = _apply(session, reservation.uuid, commit=True,
+                   known=_known(reservation))
     if len(taken) != len(reservation.deltas):
         raise exception.ReservationExpired(uuid=reservation.uuid)
 
@@ -239,8 +304,13 @@ def commit_in_session(session, reservation):
 @usages.retry
 @db_api.writer
 def commit(context, uuid):
-    """Commit a reservation by uuid; True if this call applied it, False
-    if it was already committed, rolled back or expired."""
+    """Commit a reservation, given by uuid or as the Reservation that
+    ``reserve`` returned (whose rows are then not read again); True if
+    this call applied it, False if it was already committed, rolled back
+    or expired."""
+    if isinstance(uuid, Reservation):
+        return bool(_apply(context.session, uuid.uuid, commit=True,
+                           known=_known(uuid)))
     return bool(_apply(context.session, uuid, commit=True))
 
 

@@ -112,6 +112,11 @@ class HostManager:
         self.population = population_mod.Population(owned=True)
         self._dirty = set()
         self._dirty_lock = threading.Lock()
+        # Held while notices taken from _dirty are being applied, so a
+        # request does not decide on a view another request has taken
+        # the notices of but not yet refreshed (at start-up that view
+        # can be empty: "No compute nodes are known").
+        self._refresh_lock = threading.Lock()
         # host -> (ServiceView source, is_up), re-read when older than
         # _service_cache_seconds().
         self._services = {}
@@ -400,13 +405,14 @@ class HostManager:
                 if not self.loaded:
                     self.load_all(ctxt)
             return self.population
-        dirty = self._take_dirty()
-        if dirty:
-            try:
-                self.refresh(ctxt, dirty)
-            except Exception:
-                self.mark_dirty(dirty)
-                raise
+        with self._refresh_lock:
+            dirty = self._take_dirty()
+            if dirty:
+                try:
+                    self.refresh(ctxt, dirty)
+                except Exception:
+                    self.mark_dirty(dirty)
+                    raise
         if self._services_overdue():
             self.sync_services(ctxt)
         return self.population

@@ -28,7 +28,7 @@ from tests import db_fixtures
 BIN = os.path.dirname(sys.executable)
 RABBIT = os.environ.get('NOVA_LITE_TEST_RABBIT',
                         'rabbit://guest:guest@127.0.0.1:5672')
-READY_TIMEOUT = 90
+READY_TIMEOUT = float(os.environ.get('NOVA_LITE_TEST_READY_TIMEOUT', 90))
 
 
 def free_port():
@@ -197,16 +197,19 @@ class Deployment:
     ``computes`` maps a compute host name to its [fake_driver] options.
     ``schedulers`` scheduler daemons run side by side (active/active on
     the one topic): the first is named "scheduler", the others
-    "scheduler2", ..., each with its own ``host``.
+    "scheduler2", ..., each with its own ``host``. ``env`` maps a daemon
+    name to environment variables added to that daemon's (``'*'``: every
+    daemon's).
     """
 
     def __init__(self, workdir, backend='postgresql', computes=None,
-                 conf=None, schedulers=1):
+                 conf=None, schedulers=1, env=None):
         self.workdir = str(workdir)
         self.backend = backend
         self.computes = computes or {'compute1': {'node_count': 5}}
         self.schedulers = schedulers
         self.extra_conf = conf or {}
+        self.env = env or {}
         self.database = db_fixtures.ScratchDatabase(backend)
         self.vhost = RabbitVhost()
         self.port = free_port()
@@ -245,7 +248,8 @@ class Deployment:
         argv = [os.path.join(BIN, binary)]
         for path in (self.config_file,) + config_files:
             argv += ['--config-file', path]
-        daemon = Daemon(name, argv, self.workdir)
+        env = dict(self.env.get('*', {}), **self.env.get(name, {}))
+        daemon = Daemon(name, argv, self.workdir, env=env or None)
         self.daemons.append(daemon)
         return daemon
 

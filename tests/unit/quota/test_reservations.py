@@ -10,6 +10,7 @@ import types
 import pytest
 
 from nova_lite import exception
+from nova_lite.quota import limits as quota_limits
 from nova_lite.quota import reservations
 from nova_lite.quota import usages
 
@@ -17,6 +18,7 @@ NOW = datetime.datetime(2026, 3, 1, 12, 0, 0)
 RESOURCES = ('cores', 'instances', 'ram')
 PER_VM = {'instances': 1, 'cores': 2, 'ram': 1024}
 UNLIMITED = {r: -1 for r in RESOURCES}
+LIMITS = [(UNLIMITED, UNLIMITED)]
 
 
 def row(in_use=0, reserved=0, until_refresh=None, refreshed_at=NOW):
@@ -55,6 +57,26 @@ def store(monkeypatch, clock):
         return {key: r for key, r in state.rows.items()
                 if key[1] in resources}
 
+    def lock_values(session, project_id, user_ids, resources):
+        return {key: usages.Values(r.in_use, r.reserved, r.until_refresh,
+                                   r.refreshed_at)
+                for key, r in lock(session, project_id, user_ids,
+                                   resources).items()}
+
+    def add_reserved(session, project_id, user_id, resources, amounts):
+        for (user, resource), r in state.rows.items():
+            if user in ('', user_id) and resource in resources:
+                r.reserved += amounts.get(resource, 0)
+                if r.until_refresh is not None:
+                    r.until_refresh -= 1
+
+    def apply_reserved(session, project_id, user_id, amounts, commit):
+        for (user, resource), r in state.rows.items():
+            if user in ('', user_id) and resource in amounts:
+                r.reserved = max(r.reserved - amounts[resource], 0)
+                if commit and r.in_use >= 0:
+                    r.in_use += amounts[resource]
+
     def refresh(session, project_id, resources, now=None):
         state.refreshes += 1
         for key, value in (state.counted or {}).items():
@@ -64,15 +86,26 @@ def store(monkeypatch, clock):
         return dict(state.rows)
 
     monkeypatch.setattr(usages, 'lock', lock)
+    monkeypatch.setattr(usages, 'lock_values', lock_values)
+    monkeypatch.setattr(usages, 'add_reserved', add_reserved)
+    monkeypatch.setattr(usages, 'apply_reserved', apply_reserved)
     monkeypatch.setattr(usages, 'refresh', refresh)
+    monkeypatch.setattr(quota_limits, 'read_limits',
+                        lambda session, project_id, user_id, quota_class:
+                        LIMITS[0])
+    monkeypatch.setattr(reservations, '_write_rows',
+                        lambda session, rows: session.added.extend(
+                            types.SimpleNamespace(**r) for r in rows))
     return state
 
 
 def _reserve(session, per_unit=PER_VM, min_count=1, max_count=1,
              limits=(UNLIMITED, UNLIMITED)):
+    # The limits are read inside the transaction: the store's fake of
+    # read_limits answers these.
+    LIMITS[:] = [limits]
     return reservations.reserve_in_session(
-        session, 'p1', 'u1', per_unit, min_count, max_count, limits,
-        RESOURCES)
+        session, 'p1', 'u1', per_unit, min_count, max_count, RESOURCES)
 
 
 def test_reserve_records_each_resource_for_the_count(store, conf):
@@ -146,7 +179,7 @@ def taken(monkeypatch, store):
     def take(session, uuid, known=None):
         state.known.append(known)
         found, state.rows = state.rows, []
-        return found, store.rows
+        return 'p1', found
     monkeypatch.setattr(reservations, '_take', take)
     return state
 

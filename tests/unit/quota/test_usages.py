@@ -20,10 +20,15 @@ def test_drift_is_a_known_record_that_disagrees(recorded, counted, drift):
     assert audit.drift is drift
 
 
+class FakeEngine:
+    def __init__(self, url):
+        self.url = types.SimpleNamespace(render_as_string=lambda: url)
+
+
 def test_rows_seen_once_are_not_looked_up_again(monkeypatch):
     monkeypatch.setattr(usages, '_KNOWN', set())
-    engine = types.SimpleNamespace(url='postgresql://db1')
-    monkeypatch.setattr(usages.db_api, 'get_engine', lambda: engine)
+    engines = [FakeEngine('postgresql://db1')]
+    monkeypatch.setattr(usages.db_api, 'get_engine', lambda: engines[-1])
     looked_up, inserted = [], []
 
     def existing(context, project_id, keys):
@@ -42,6 +47,6 @@ def test_rows_seen_once_are_not_looked_up_again(monkeypatch):
     usages.ensure_rows(None, 'p1', 'u2', ['instances'])
     assert looked_up == ['p1', 'p1']
     # So is the same project in another database.
-    engine.url = 'postgresql://db2'
+    engines.append(FakeEngine('postgresql://db2'))
     usages.ensure_rows(None, 'p1', 'u1', ['instances'])
     assert looked_up == ['p1', 'p1', 'p1']

@@ -1,5 +1,7 @@
 """HostManager over a fake loader: loading, change notices, services."""
 
+import threading
+
 import pytest
 
 from nova_lite.scheduler import host_manager
@@ -258,3 +260,39 @@ def test_sync_reads_only_the_services_to_recheck(clock):
     loader.calls.clear()
     manager.sync_services(None)
     assert loader.calls == [('recheck', [])]
+
+
+def test_a_request_waits_for_the_notices_another_is_applying(clock):
+    """Regression: with the computes registered after the scheduler
+    started, two requests arrived together; the first took the dirty
+    notices and read the new nodes, the second found no notices left and
+    decided on the empty view: NoValidHost, "No compute nodes are known".
+    """
+    loader = _loader()
+    nodes = loader.nodes
+    loader.nodes = []
+    manager = _manager(loader, clock)
+    assert manager.get_host_states(None) == []
+    loader.nodes = nodes
+    reading, release = threading.Event(), threading.Event()
+    original = loader.compute_nodes
+
+    def slow_compute_nodes(ctxt, uuids=None):
+        reading.set()
+        release.wait(5)
+        return original(ctxt, uuids)
+
+    loader.compute_nodes = slow_compute_nodes
+    manager.mark_dirty([U[0], U[1]])
+    first = threading.Thread(target=manager.get_host_states, args=(None,))
+    first.start()
+    assert reading.wait(5)
+    seen = []
+    second = threading.Thread(
+        target=lambda: seen.append(manager.get_host_states(None)))
+    second.start()
+    second.join(0.2)
+    release.set()
+    first.join(5)
+    second.join(5)
+    assert len(seen[0]) == 2
