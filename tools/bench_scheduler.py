@@ -10,7 +10,8 @@ what is measured is the decision (host states current, prefilters,
 placement step, filters, weighers, claim, selections). Reports, per
 fleet size and filter set:
 
-* scheduling decisions per second (one instance per decision),
+* scheduling decisions per second (one request per decision, of
+  ``--instances-per-request`` instances, 1 by default),
 * p50, p99 and max latency of one decision,
 * CPU time per decision (the whole process, so the periodic service
   sync, which runs in a thread beside the decisions as the scheduler
@@ -31,6 +32,8 @@ the per-host plug-in path, for comparison. Examples:
     tools/bench_scheduler.py --hosts 1000 10000 100000 --runs 3
     tools/bench_scheduler.py --hosts 1000 10000 --decisions 20 --runs 1 \
         --reference
+    tools/bench_scheduler.py --hosts 10000 --sets default \
+        --instances-per-request 10
 """
 
 import argparse
@@ -257,21 +260,22 @@ HEAVY_KINDS = ['plain', 'plain', 'plain', 'capabilities', 'aggregate',
                'different_host', 'query']
 
 
-def requests(filter_set, count, rng, kinds=None):
-    """[(RequestSpec, instance uuid)]: one instance each, varied
-    flavors; for the heavy set, varied requests (HEAVY_KINDS, or
-    ``kinds`` in turn)."""
+def requests(filter_set, count, rng, kinds=None, per_request=1):
+    """[(RequestSpec, [instance uuids])]: ``per_request`` instances
+    each, varied flavors; for the heavy set, varied requests
+    (HEAVY_KINDS, or ``kinds`` in turn)."""
     result = []
     for index in range(count):
         name, vcpus, memory, root = rng.choice(FLAVORS)
         spec = objects.RequestSpec(
             project_id='p%d' % rng.randint(0, 50), user_id='u',
-            flavor=_flavor(name, vcpus, memory, root), num_instances=1,
+            flavor=_flavor(name, vcpus, memory, root),
+            num_instances=per_request,
             scheduler_hints={}, image=_image(rng=rng))
         if filter_set == 'heavy':
             _heavy_variant(spec, rng, kinds[index % len(kinds)] if kinds
                            else rng.choice(HEAVY_KINDS))
-        result.append((spec, _uuid(rng)))
+        result.append((spec, [_uuid(rng) for _ in range(per_request)]))
     return result
 
 
@@ -356,10 +360,10 @@ def _decide_all(sched, specs):
     latencies = []
     failures = 0
     start = time.perf_counter()
-    for spec, uuid in specs:
+    for spec, uuids in specs:
         begin = time.perf_counter()
         try:
-            sched.select_destinations(None, spec, [uuid])
+            sched.select_destinations(None, spec, uuids)
         except Exception as exc:
             # NoValidHost, wrapped by the RPC layer's ExpectedException:
             # still a decision.
@@ -377,15 +381,17 @@ def _percentile(values, pct):
     return ordered[index]
 
 
-def measure(sched, filter_set, decisions, runs, rng):
-    """Per run: (decisions/s, p50, p99, max latency, NoValidHosts)."""
+def measure(sched, filter_set, decisions, runs, rng, per_request=1):
+    """Per run: (decisions/s, p50, p99, max latency, NoValidHosts, CPU
+    per decision); a decision places ``per_request`` instances."""
     rows = []
     for _run in range(runs):
         # Every kind of request once first: the columns a kind needs
         # are built on its first use, then kept current.
         _decide(sched, requests(filter_set, 2 * len(HEAVY_KINDS), rng,
                                 kinds=HEAVY_KINDS))
-        specs = requests(filter_set, decisions, rng)
+        specs = requests(filter_set, decisions, rng,
+                         per_request=per_request)
         gc.collect()
         cpu = time.process_time()
         latencies, wall, failures = _decide(sched, specs)
@@ -423,7 +429,8 @@ def bench_fleet(count, args):
             rng=random.Random(1), whole_population=not args.reference)
         decisions = args.decisions or (1000 if count != 10000 else 3000)
         results[filter_set] = measure(sched, filter_set, decisions,
-                                      args.runs, random.Random(count))
+                                      args.runs, random.Random(count),
+                                      args.instances_per_request)
         if memory is None:
             memory = (load_seconds, per_host,
                       sched.host_manager.population.nbytes / count)
@@ -452,7 +459,16 @@ def _report(count, memory, results):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     parser.add_argument('--hosts', type=int, nargs='+',
-                        default=[1000, 10000, 100000])
+                        default=[1000, 10000, 100000],
+                        help='fleet sizes, up to 1000000; memory today is '
+                             'about 12 KB per host (host states and their '
+                             'instances; the columns are ~300 B of it), so '
+                             '1,000,000 hosts take ~12 GB of RAM and '
+                             'minutes to build: check free memory first')
+    parser.add_argument('--instances-per-request', type=int, default=1,
+                        help='instances per request (num_instances): a '
+                             'decision places them all, so its latency '
+                             'and CPU cover every instance of it')
     parser.add_argument('--sets', nargs='+', default=['default', 'heavy'],
                         choices=['default', 'heavy'])
     parser.add_argument('--runs', type=int, default=3)
@@ -466,10 +482,10 @@ def main():
     objects.register_all()
     # Heartbeats do not move here: keep every "up" service up.
     CONF.set_override('service_down_time', 10**6)
-    print('python %s, %d CPUs, %s' % (sys.version.split()[0],
-                                      os.cpu_count(),
-                                      'reference (per host)' if args.reference
-                                      else 'whole-population'))
+    print('python %s, %d CPUs, %s, %d instance(s) per request' % (
+        sys.version.split()[0], os.cpu_count(),
+        'reference (per host)' if args.reference else 'whole-population',
+        args.instances_per_request))
     for count in args.hosts:
         memory, results = bench_fleet(count, args)
         _report(count, memory, results)

@@ -32,7 +32,9 @@ import collections
 
 import numpy as np
 
+from nova_lite.scheduler import evaluation
 from nova_lite.scheduler import partitions
+from nova_lite.scheduler import population_aggregates
 from nova_lite.scheduler import population_index
 from nova_lite.scheduler import utils
 
@@ -56,8 +58,6 @@ _ABSENT_RC = (0.0, -np.inf, np.inf, 1.0, 0.0, 0.0, -np.inf)
 # Bounds on the caches of request-specific columns (rebuilt on demand).
 MAX_DERIVED = 64
 MAX_PARTITIONS = 32
-# Requests whose answers a partition keeps (see Population.evaluate).
-MAX_CACHED_ANSWERS = 64
 # Discarded rows are compacted away once they are this share of rows.
 _COMPACT_SHARE = 0.25
 
@@ -97,7 +97,8 @@ class Population:
     ``owned``: the population registers itself with its HostStates so
     their changes mark their rows (one owner per HostState).
     ``candidates`` is set by the scheduling pipeline to the rows still in
-    play while a filter or weigher runs.
+    play while a filter or weigher runs (the default ``among`` of
+    ``evaluate``; callers that know their rows pass them instead).
     """
 
     def __init__(self, host_states=(), owned=False):
@@ -350,61 +351,13 @@ class Population:
         return part
 
     def evaluate(self, name, key_fn, fn, default=False, dtype=bool,
-                 cache=None):
-        """Per row, ``fn(host)`` evaluated once per distinct
-        ``key_fn(host)`` (the representative's answer is its key's).
-
-        Without ``cache``, only for the keys of the candidate rows; other
-        rows get ``default``. With ``cache`` (a hashable naming all that
-        ``fn`` reads besides the key's inputs: the request's relevant
-        fields), the answers are kept per key and reused by the next
-        requests with an equal ``cache``.
-        """
-        part = self.partition(name, key_fn)
-        if cache is not None:
-            return self._evaluate_cached(part, fn, default, dtype, cache)
-        among = self.candidates if self.candidates is not None \
-            else self.mask()
-        values = np.full(len(part.keys), default, dtype)
-        hosts = self.hosts
-        for code in part.needed(among):
-            row = part.rep(code)
-            if row >= 0:
-                values[code] = fn(hosts[row])
-        return part.table(values, default)[part.codes[:self.size]]
-
-    def _evaluate_cached(self, part, fn, default, dtype, cache):
-        results = part.results
-        entry = results.get(('evaluate', cache))
-        count = len(part.keys)
-        if entry is None:
-            entry = [np.full(count + 1, default, dtype),
-                     np.zeros(count, bool), None]
-            results[('evaluate', cache)] = entry
-            if len(results) > MAX_CACHED_ANSWERS:
-                results.popitem(last=False)
-        else:
-            results.move_to_end(('evaluate', cache))
-        values, known, version = entry
-        if version == part.version and len(known) == count:
-            # No key gained rows since every live key was answered.
-            return values[part.codes[:self.size]]
-        if len(known) < count:
-            # Codes new since: unknown yet ([-1] stays the default).
-            grown = np.full(count + 1, default, dtype)
-            grown[:len(known)] = values[:len(known)]
-            values = entry[0] = grown
-            known = entry[1] = np.append(known, np.zeros(count - len(known),
-                                                         bool))
-        hosts = self.hosts
-        for code in np.flatnonzero(~known):
-            # Keys without rows stay unknown: one may gain rows later.
-            row = part.rep(code)
-            if row >= 0:
-                values[code] = fn(hosts[row])
-                known[code] = True
-        entry[2] = part.version
-        return values[part.codes[:self.size]]
+                 cache=None, among=None):
+        """Per row, ``fn(host)`` once per distinct ``key_fn(host)``:
+        see ``evaluation.evaluate``."""
+        if among is None and cache is None:
+            among = self.candidates
+        return evaluation.evaluate(self, self.partition(name, key_fn), fn,
+                                   default, dtype, cache, among)
 
     def codes_of(self, name, key_fn, keys):
         """Bool rows whose ``key_fn`` key is one of ``keys``."""
@@ -424,58 +377,22 @@ class Population:
         """Bool rows whose ``nodename`` is one of ``names``."""
         return self.codes_of('node', node_name, names)
 
-    # Aggregates
+    # Aggregates (see population_aggregates)
 
     def aggregate_keys(self):
         """Every metadata key of the hosts' aggregates."""
-        part = self.partition('aggregates', aggregates_key)
-        keys = self._aggregate_keys
-        if keys is not None and keys[:2] == (part, part.version):
-            return keys[2]
-        found = set()
-        for code in range(len(part.keys)):
-            row = part.rep(code)
-            if row >= 0:
-                for agg in utils.host_aggregates(self.hosts[row]):
-                    found.update(agg.metadata)
-        self._aggregate_keys = (part, part.version, found)
-        return found
+        return population_aggregates.aggregate_keys(self)
 
     def aggregate_min(self, key, default, cast_to=float):
-        """Per row, ``utils.aggregate_min(host, key, default, cast_to)``:
-        the smallest ``key`` of the host's aggregates, else ``default``
-        (a number, or a column of one per row). Returns ``default``
-        itself when no aggregate has the key."""
-        if key not in self.aggregate_keys():
-            return default
-        part = self.partition('aggregates', aggregates_key)
-        name = ('min', key, cast_to)
-        cached = part.results.get(name)
-        if cached is None or cached[0] != part.version:
-            values = []
-            for code in range(len(part.keys)):
-                row = part.rep(code)
-                values.append(np.nan if row < 0 else utils.aggregate_min(
-                    self.hosts[row], key, np.nan, cast_to))
-            cached = part.results[name] = (part.version,
-                                           part.table(values, np.nan), {})
-        # Per row (a gather), reused while no row changes its aggregates.
-        by_row = cached[2]
-        if by_row.get('rows') != (part.moves, self.size):
-            values = cached[1][part.codes[:self.size]]
-            by_row.clear()
-            by_row.update(rows=(part.moves, self.size), values=values,
-                          missing=np.isnan(values))
-        if np.ndim(default) == 0 and by_row.get('default') == default:
-            return by_row['result']
-        result = np.where(by_row['missing'], default, by_row['values'])
-        if np.ndim(default) == 0:
-            by_row.update(default=default, result=result)
-        return result
+        """Per row, the smallest ``key`` of the host's aggregates, else
+        ``default``: see ``population_aggregates.aggregate_min``."""
+        return population_aggregates.aggregate_min(self, key, default,
+                                                   cast_to)
 
 
-# Partitions keyed by the identity of hosts' aggregates.
-AGGREGATE_PARTITIONS = ('aggregates', 'zones')
+# Re-exported: filters key their partitions by it.
+AGGREGATE_PARTITIONS = population_aggregates.AGGREGATE_PARTITIONS
+aggregates_key = population_aggregates.aggregates_key
 
 
 def host_name(host):
@@ -484,8 +401,3 @@ def host_name(host):
 
 def node_name(host):
     return host.nodename
-
-
-def aggregates_key(host):
-    """The identity of a host's aggregates (shared AggregateViews)."""
-    return tuple(map(id, getattr(host, 'aggregates', None) or ()))

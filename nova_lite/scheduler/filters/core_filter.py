@@ -3,6 +3,22 @@
 from nova_lite.scheduler import filters
 
 
+def free_vcpus(total, used, ratio):
+    """The overcommitted CPUs minus those in use."""
+    return total * ratio - used
+
+
+def cpu_rule(total, used, ratio, requested):
+    """The CPU rule, stated once for one host's numbers and for whole
+    columns alike (numpy operands broadcast): ``(too_small, short)``,
+    the flavor has more vCPUs than the host has CPUs, the host has too
+    few free. A host reporting no CPUs is neither (the placement step
+    already rejects hosts without VCPU inventory)."""
+    reports = total != 0
+    return (reports & (requested > total),
+            reports & (free_vcpus(total, used, ratio) < requested))
+
+
 class BaseCoreFilter(filters.BaseHostFilter):
     """Passes hosts with enough free VCPUs for ``spec_obj.flavor``.
 
@@ -25,39 +41,35 @@ class BaseCoreFilter(filters.BaseHostFilter):
         raise NotImplementedError()
 
     def _free_vcpus(self, host_state, spec_obj):
-        ratio = self._get_cpu_allocation_ratio(host_state, spec_obj)
-        return host_state.vcpus_total * ratio - host_state.vcpus_used
+        return free_vcpus(
+            host_state.vcpus_total, host_state.vcpus_used,
+            self._get_cpu_allocation_ratio(host_state, spec_obj))
 
-    def _passes(self, host_state, spec_obj, requested):
-        if not host_state.vcpus_total:
-            return True
-        if requested > host_state.vcpus_total:
-            return False
-        return self._free_vcpus(host_state, spec_obj) >= requested
+    def _verdict(self, host_state, spec_obj):
+        return cpu_rule(host_state.vcpus_total, host_state.vcpus_used,
+                        self._get_cpu_allocation_ratio(host_state, spec_obj),
+                        spec_obj.flavor.vcpus)
 
     def host_passes(self, host_state, spec_obj):
-        return self._passes(host_state, spec_obj, spec_obj.flavor.vcpus)
-
-    def filter_all(self, host_states, spec_obj):
-        # The flavor is read once, not per host.
-        requested = spec_obj.flavor.vcpus
-        passes = self._passes
-        return [h for h in host_states if passes(h, spec_obj, requested)]
+        too_small, short = self._verdict(host_state, spec_obj)
+        return not (too_small or short)
 
     def filter_population(self, population, spec_obj):
-        requested = spec_obj.flavor.vcpus
-        total = population.column('vcpus_total')
-        ratio = self._cpu_ratio_population(population, spec_obj)
-        free = total * ratio - population.column('vcpus_used')
-        return (total == 0) | ((requested <= total) & (free >= requested))
+        too_small, short = cpu_rule(
+            population.column('vcpus_total'),
+            population.column('vcpus_used'),
+            self._cpu_ratio_population(population, spec_obj),
+            spec_obj.flavor.vcpus)
+        return ~(too_small | short)
 
     def rejection_reason(self, host_state, spec_obj):
-        if self.host_passes(host_state, spec_obj):
-            return None
+        too_small, short = self._verdict(host_state, spec_obj)
         requested = spec_obj.flavor.vcpus
-        if requested > host_state.vcpus_total:
+        if too_small:
             return 'have fewer than %d CPUs' % requested
-        return 'need %d VCPU' % requested
+        if short:
+            return 'need %d VCPU' % requested
+        return None
 
     def summarize_rejections(self, host_states, spec_obj):
         return filters.summarize_capacity(

@@ -3,6 +3,20 @@
 from nova_lite.scheduler import filters
 
 
+def usable_ram_mb(total, free, ratio):
+    """The overcommitted total minus what is used and reserved."""
+    return total * ratio - (total - free)
+
+
+def ram_rule(total, free, ratio, requested):
+    """The RAM rule, stated once for one host's numbers and for whole
+    columns alike (numpy operands broadcast): ``(too_small, short)``,
+    the host's own RAM is less than ``requested``, its usable RAM is.
+    A host passes when neither holds; the reason names the first."""
+    return (total < requested,
+            usable_ram_mb(total, free, ratio) < requested)
+
+
 class BaseRamFilter(filters.BaseHostFilter):
     """Passes hosts with enough usable RAM for ``spec_obj.flavor``.
 
@@ -25,37 +39,34 @@ class BaseRamFilter(filters.BaseHostFilter):
         raise NotImplementedError()
 
     def _usable_ram_mb(self, host_state, spec_obj):
-        total = host_state.total_usable_ram_mb
-        ratio = self._get_ram_allocation_ratio(host_state, spec_obj)
-        return total * ratio - (total - host_state.free_ram_mb)
+        return usable_ram_mb(
+            host_state.total_usable_ram_mb, host_state.free_ram_mb,
+            self._get_ram_allocation_ratio(host_state, spec_obj))
 
-    def _passes(self, host_state, spec_obj, requested):
-        if host_state.total_usable_ram_mb < requested:
-            return False
-        return self._usable_ram_mb(host_state, spec_obj) >= requested
+    def _verdict(self, host_state, spec_obj):
+        return ram_rule(host_state.total_usable_ram_mb,
+                        host_state.free_ram_mb,
+                        self._get_ram_allocation_ratio(host_state, spec_obj),
+                        spec_obj.flavor.memory_mb)
 
     def host_passes(self, host_state, spec_obj):
-        return self._passes(host_state, spec_obj, spec_obj.flavor.memory_mb)
-
-    def filter_all(self, host_states, spec_obj):
-        # The flavor is read once, not per host.
-        requested = spec_obj.flavor.memory_mb
-        passes = self._passes
-        return [h for h in host_states if passes(h, spec_obj, requested)]
+        too_small, short = self._verdict(host_state, spec_obj)
+        return not (too_small or short)
 
     def filter_population(self, population, spec_obj):
-        requested = spec_obj.flavor.memory_mb
-        total = population.column('total_usable_ram_mb')
-        ratio = self._ram_ratio_population(population, spec_obj)
-        usable = total * ratio - (total - population.column('free_ram_mb'))
-        return (total >= requested) & (usable >= requested)
+        too_small, short = ram_rule(
+            population.column('total_usable_ram_mb'),
+            population.column('free_ram_mb'),
+            self._ram_ratio_population(population, spec_obj),
+            spec_obj.flavor.memory_mb)
+        return ~(too_small | short)
 
     def rejection_reason(self, host_state, spec_obj):
+        too_small, short = self._verdict(host_state, spec_obj)
         requested = spec_obj.flavor.memory_mb
-        if host_state.total_usable_ram_mb < requested:
+        if too_small:
             return 'have less than %d MB in all' % requested
-        usable = self._usable_ram_mb(host_state, spec_obj)
-        if usable < requested:
+        if short:
             return 'need %d MB' % requested
         return None
 
