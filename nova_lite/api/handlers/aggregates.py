@@ -136,3 +136,6 @@ def action(req, aggregate_id):
             detail='the body must have exactly one of %s'
                    % ', '.join(sorted(_ACTIONS)))
     return _ACTIONS[name](req, aggregate_id)
+
+
+action.body_schemas = [handler.body_schema for handler in _ACTIONS.values()]

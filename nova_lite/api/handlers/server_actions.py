@@ -39,6 +39,10 @@ for _module in ACTION_MODULES:
     register(_module.ACTIONS)
 
 
+def _action_schemas():
+    return [validator.schema for validator, _handler in ACTIONS.values()]
+
+
 def _action_name(body):
     if not isinstance(body, dict) or not body:
         raise exception.ValidationError(
@@ -69,3 +73,7 @@ def action(req, server_id):
             action=name, instance_uuid=instance.uuid,
             attr=exc.kwargs.get('attr', 'vm_state'),
             state=exc.kwargs.get('state'))
+
+
+# For the OpenAPI document (api/openapi.py): one schema per action.
+action.body_schemas = _action_schemas

@@ -77,6 +77,7 @@ def _row(method, path, rule, allowed, body=None, query='', hidden=False):
 _C = 'os_compute_api:%s'
 MATRIX = [
     _row('GET', '', None, ALL),
+    _row('GET', '/openapi.json', None, ALL),
     _row('GET', '/servers', _C % 'servers:index', ALL),
     _row('GET', '/servers', _C % 'servers:index:get_all_tenants', ADMIN,
          query='all_tenants=1'),
