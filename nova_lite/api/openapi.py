@@ -71,8 +71,11 @@ def success_status(handler):
 
 
 def _has_body(handler, status):
+    """Whether the success answer has a body: the docstring shows one
+    ("200 {"server": ...}"); "202 with no body", "204: ..." and
+    "202 (2.2: 204)" do not."""
     first_line = (handler.__doc__ or '').strip().split('\n')[0]
-    return status != '204' and 'no body' not in first_line
+    return status != '204' and '{' in first_line
 
 
 def _path_parameters(path):
@@ -113,7 +116,12 @@ def _request_body(handler):
 def _responses(handler):
     status = success_status(handler)
     success = {'description': (handler.__doc__ or '').strip() or status}
-    if _has_body(handler, status):
+    if int(status) >= 400:
+        # A route that answers an error by design (501 where nova_lite's
+        # computes cannot do what Nova's drivers do): a fault.
+        success['content'] = {'application/json': {
+            'schema': {'$ref': '#/components/schemas/Fault'}}}
+    elif _has_body(handler, status):
         success['content'] = {'application/json': {
             'schema': {'type': 'object'}}}
     return {

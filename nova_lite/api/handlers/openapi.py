@@ -14,6 +14,6 @@ def _document(server_url):
 
 
 def show(req):
-    """200 the OpenAPI 3.1 document of /v2.1 (see api/openapi.py), its
-    server the URL the caller used."""
+    """200 {"openapi": "3.1.0", "paths": ...}: the document of /v2.1 (see
+    api/openapi.py), its server the URL the caller used."""
     return wsgi.json_response(_document(req.application_url.rstrip('/')))

@@ -58,7 +58,7 @@ def _action_name(body):
 
 
 def action(req, server_id):
-    """What the action's handler returns (202 for most); 400 for an
+    """202 with no body (every action so far); 400 for an
     unknown action or bad arguments, 404 for an unknown server, 409 for a
     state the action cannot start from or a locked server."""
     body = validation.parse_json_body(req)

@@ -76,6 +76,15 @@ def test_bodyless_answers_declare_no_content(document):
     assert 'content' not in delete['responses']['204']
     flavor_delete = document['paths']['/flavors/{flavor_id}']['delete']
     assert 'content' not in flavor_delete['responses']['202']
+    # "202 (2.2: 204); 404 if ...": no body at either version.
+    keypair = document['paths']['/os-keypairs/{keypair_name}']['delete']
+    assert 'content' not in keypair['responses']['202']
+    action = document['paths']['/servers/{server_id}/action']['post']
+    assert 'content' not in action['responses']['202']
+    uptime = document['paths']['/os-hypervisors/{hypervisor_id}/uptime'][
+        'get']['responses']['501']
+    assert uptime['content']['application/json']['schema'] == {
+        '$ref': '#/components/schemas/Fault'}
     fault = document['paths']['/servers']['get']['responses']['default']
     assert fault['content']['application/json']['schema'] == {
         '$ref': '#/components/schemas/Fault'}
