@@ -30,6 +30,7 @@ from nova_lite.api.handlers import instance_actions
 from nova_lite.api.handlers import keypairs
 from nova_lite.api.handlers import limits
 from nova_lite.api.handlers import migrations
+from nova_lite.api.handlers import openapi
 from nova_lite.api.handlers import quota_sets
 from nova_lite.api.handlers import server_actions
 from nova_lite.api.handlers import server_groups
@@ -118,6 +119,7 @@ ROUTES = {
     '/os-hypervisors/{hypervisor_hostname_pattern}/servers': {
         'GET': hypervisors.servers},
     '/os-availability-zone/detail': {'GET': availability_zone.detail},
+    '/openapi.json': {'GET': openapi.show},
 }
 
 

@@ -13,6 +13,9 @@ A body that is not JSON (or nested too deeply to parse) is a 400
 the field. Query strings are validated as a dict of lists (every parameter
 may repeat).
 
+Both decorators leave the schema on the handler (``body_schema``,
+``query_schema``), where ``api/openapi.py`` reads it.
+
 Two extensions to Draft 4, both because Nova's schemas rely on them:
 ``minimum`` and ``maximum`` also bound strings of digits (integers may be
 given as strings, and a string beyond the database's integer range must be
@@ -154,6 +157,8 @@ def body(schema):
             data = parse_json_body(req)
             validate(validator, data)
             return fn(req, *args, body=data, **kwargs)
+        # For the OpenAPI document (api/openapi.py).
+        wrapper.body_schema = schema
         return wrapper
     return decorator
 
@@ -175,5 +180,6 @@ def query(schema):
         def wrapper(req, *args, **kwargs):
             validate(validator, query_dict(req))
             return fn(req, *args, **kwargs)
+        wrapper.query_schema = schema
         return wrapper
     return decorator

@@ -2,7 +2,7 @@
 
     nova-lite-manage [--config-file F] db sync [--version REV]
     nova-lite-manage db version
-    nova-lite-manage image create NAME [--disk-format F]
+    nova-lite-manage image create NAME [--id UUID] [--disk-format F]
                      [--container-format F] [--min-disk GB] [--min-ram MB]
                      [--property KEY=VALUE ...]
     nova-lite-manage image list
@@ -18,8 +18,10 @@ usage drift found by ``quota verify``, or placement findings that
 """
 
 import sys
+import uuid
 
 from oslo_config import cfg
+from oslo_utils import uuidutils
 
 from nova_lite import config
 from nova_lite.conf import CONF
@@ -56,10 +58,22 @@ def _parse_properties(items):
     return properties
 
 
+def _image_id(value):
+    """The --id of an image: a UUID (as Glance's ids), normalised to its
+    lower-case dashed form; None lets the registry pick one."""
+    if value is None:
+        return None
+    if not uuidutils.is_uuid_like(value):
+        raise exception.InvalidInput(
+            reason='--id takes a UUID, not %r' % value)
+    return str(uuid.UUID(value))
+
+
 def _image_create():
     args = CONF.category
     image = image_api.create(
-        nl_context.get_admin_context(), args.name,
+        nl_context.get_admin_context(), args.image_name,
+        image_id=_image_id(args.id),
         disk_format=args.disk_format,
         container_format=args.container_format,
         min_disk=args.min_disk, min_ram=args.min_ram,
@@ -215,7 +229,12 @@ def _add_parsers(subparsers):
     image_sub = image.add_subparsers(dest='action')
     create = image_sub.add_parser('create', help='register an image; '
                                   'prints its id')
-    create.add_argument('name')
+    # Not "name": CONF.category.name is the command ("image").
+    create.add_argument('image_name', metavar='NAME')
+    create.add_argument('--id', metavar='UUID',
+                        help='register the image under this id (the one '
+                             'it has elsewhere, say); an id already taken '
+                             'is an error. Default: a new UUID')
     create.add_argument('--disk-format', default='raw',
                         choices=image_api.DISK_FORMATS)
     create.add_argument('--container-format', default='bare',

@@ -32,9 +32,10 @@ from nova_lite.policies import simple_tenant_usage
 
 def list_rules():
     return list(itertools.chain(
+        # The rules the others are written in, first in the sample.
+        base.list_rules(),
         aggregates.list_rules(),
         availability_zone.list_rules(),
-        base.list_rules(),
         flavor_access.list_rules(),
         flavor_extra_specs.list_rules(),
         flavors.list_rules(),

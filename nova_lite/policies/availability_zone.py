@@ -8,7 +8,7 @@ AVAILABILITY_ZONE = 'os_compute_api:os-availability-zone:%s'
 
 rules = [
     policy.DocumentedRuleDefault(
-        name=AVAILABILITY_ZONE % 'list', check_str=base.ANY_READER,
+        name=AVAILABILITY_ZONE % 'list', check_str=base.RULE_ANY,
         description='List availability zones and whether each has an '
                     'enabled compute.',
         operations=[{'method': 'GET', 'path': '/os-availability-zone'}],

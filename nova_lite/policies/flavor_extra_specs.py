@@ -1,4 +1,9 @@
-"""Policies of /flavors/{flavor_id}/os-extra_specs."""
+"""Policies of /flavors/{flavor_id}/os-extra_specs.
+
+Reading is checked against the caller's own project (flavors belong to
+no project), so any reader or administrator may; writing is for
+administrators, as in Nova.
+"""
 
 from oslo_policy import policy
 
@@ -10,12 +15,14 @@ _ITEM = _COLLECTION + '/{key}'
 
 rules = [
     policy.DocumentedRuleDefault(
-        name=EXTRA_SPECS % 'index', check_str=base.ANY_READER,
+        name=EXTRA_SPECS % 'index',
+        check_str=base.PROJECT_READER_OR_ADMIN,
         description='List a flavor\'s extra specs.',
         operations=[{'method': 'GET', 'path': _COLLECTION}],
         scope_types=['project']),
     policy.DocumentedRuleDefault(
-        name=EXTRA_SPECS % 'show', check_str=base.ANY_READER,
+        name=EXTRA_SPECS % 'show',
+        check_str=base.PROJECT_READER_OR_ADMIN,
         description='Show one extra spec of a flavor.',
         operations=[{'method': 'GET', 'path': _ITEM}],
         scope_types=['project']),

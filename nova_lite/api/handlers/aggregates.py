@@ -130,9 +130,14 @@ def action(req, aggregate_id):
     there, 400 zone conflict), remove_host (404 not there) or
     set_metadata (null removes a key)."""
     body = validation.parse_json_body(req)
+    # Any JSON may arrive here (a number, a list): only a one-key object
+    # names an action.
     name = next(iter(body), None) if isinstance(body, dict) else None
-    if len(body or ()) != 1 or name not in _ACTIONS:
+    if not isinstance(body, dict) or len(body) != 1 or name not in _ACTIONS:
         raise exception.ValidationError(
             detail='the body must have exactly one of %s'
                    % ', '.join(sorted(_ACTIONS)))
     return _ACTIONS[name](req, aggregate_id)
+
+
+action.body_schemas = [handler.body_schema for handler in _ACTIONS.values()]

@@ -67,3 +67,6 @@ def action(req, flavor_id):
             detail='The body must have exactly one of %s.'
                    % ', '.join(sorted(_ACTIONS)))
     return _ACTIONS[names[0]](req, flavor_id)
+
+
+action.body_schemas = [handler.body_schema for handler in _ACTIONS.values()]

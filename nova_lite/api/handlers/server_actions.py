@@ -39,6 +39,10 @@ for _module in ACTION_MODULES:
     register(_module.ACTIONS)
 
 
+def _action_schemas():
+    return [validator.schema for validator, _handler in ACTIONS.values()]
+
+
 def _action_name(body):
     if not isinstance(body, dict) or not body:
         raise exception.ValidationError(
@@ -54,7 +58,7 @@ def _action_name(body):
 
 
 def action(req, server_id):
-    """What the action's handler returns (202 for most); 400 for an
+    """202 with no body (every action so far); 400 for an
     unknown action or bad arguments, 404 for an unknown server, 409 for a
     state the action cannot start from or a locked server."""
     body = validation.parse_json_body(req)
@@ -69,3 +73,7 @@ def action(req, server_id):
             action=name, instance_uuid=instance.uuid,
             attr=exc.kwargs.get('attr', 'vm_state'),
             state=exc.kwargs.get('state'))
+
+
+# For the OpenAPI document (api/openapi.py): one schema per action.
+action.body_schemas = _action_schemas

@@ -10,7 +10,9 @@ find the traceback from what the user reports.
 
 Before anything reads the URL, its path and query string must be UTF-8
 once percent-decoded (``%ff`` is not): webob would raise deep inside a
-handler, so such a request is answered 400 here.
+handler, so such a request is answered 400 here. So is one with a NUL
+character (``%00``) in them: no name or id holds one, and PostgreSQL
+refuses to compare a string that does (a 500 the fuzzing run found).
 """
 
 from urllib import parse
@@ -34,11 +36,9 @@ class FaultWrapper(wsgi.Middleware):
 
     @webob.dec.wsgify(RequestClass=wsgi.Request)
     def __call__(self, req):
-        bad_part = _non_utf8_url_part(req.environ)
-        if bad_part:
-            return faults.fault_response(
-                400, 'The request %s is not valid UTF-8 once '
-                     'percent-decoded.' % bad_part)
+        problem = _bad_url(req.environ)
+        if problem:
+            return faults.fault_response(400, problem)
         try:
             return req.get_response(self.application)
         except exception.NovaLiteException as exc:
@@ -75,18 +75,23 @@ def _extra(exc):
     return {k: v for k, v in exc.headers.items() if k in keep}
 
 
-def _non_utf8_url_part(environ):
-    """"path" or "query string" if that part of the URL is not UTF-8,
-    else None. WSGI hands both over as latin-1 strings, the path already
-    percent-decoded and the query string not."""
+def _bad_url(environ):
+    """Why the URL's path or query string cannot be served (not UTF-8
+    once percent-decoded, or holding a NUL character), else None. WSGI
+    hands both over as latin-1 strings, the path already percent-decoded
+    and the query string not."""
     path = environ.get('SCRIPT_NAME', '') + environ.get('PATH_INFO', '')
     query = environ.get('QUERY_STRING', '')
-    try:
-        path.encode('latin-1').decode('utf-8')
-    except UnicodeError:
-        return 'path'
-    try:
-        parse.unquote_to_bytes(query.encode('latin-1')).decode('utf-8')
-    except UnicodeError:
-        return 'query string'
+    parts = (('path', path.encode('latin-1')),
+             ('query string',
+              parse.unquote_to_bytes(query.encode('latin-1'))))
+    for name, raw in parts:
+        try:
+            raw.decode('utf-8')
+        except UnicodeError:
+            return ('The request %s is not valid UTF-8 once '
+                    'percent-decoded.' % name)
+        if b'\x00' in raw:
+            return ('The request %s holds a NUL character (%%00), which '
+                    'no name, id or filter may contain.' % name)
     return None

@@ -275,3 +275,16 @@ def test_metadata_null_removes_and_empty_zone_is_refused(api, store):
     resp = admin('POST', action, {'set_metadata': {'metadata': {
         'availability_zone': ''}}})
     assert resp.status_int == 400
+
+
+@pytest.mark.parametrize('body', [b'431114828', b'0', b'"add_host"',
+                                  b'["add_host"]', b'true', b'null'])
+def test_an_action_body_that_is_not_an_object(api, store, body):
+    """Found by the fuzzing run (tox -e fuzz): a JSON number as the body
+    of an aggregate action was a 500 (len() of an int)."""
+    admin = api(ADMIN)
+    _create(admin)
+    resp = admin('POST', '/os-aggregates/1/action', body)
+    assert resp.status_int == 400
+    assert 'exactly one of add_host, remove_host, set_metadata' in (
+        resp.json['badRequest']['message'])

@@ -133,6 +133,22 @@ def test_non_utf8_url_is_400(path, part):
     assert part in _message(resp)
 
 
+@pytest.mark.parametrize('path,part', [
+    # Both found by the fuzzing run (tox -e fuzz): PostgreSQL refused the
+    # NUL in a filter, and the API answered 500.
+    ('/os-services?binary=nova%00compute', 'query string'),
+    ('/os-quota-sets/p1/detail?user_id=a%00b', 'query string'),
+    ('/servers/a%00b', 'path'),
+])
+def test_nul_in_url_is_400(path, part):
+    app = faultwrap.FaultWrapper(conftest.WithContext(router.APIRouter(),
+                                                      ADMIN))
+    resp = conftest.call(app, 'GET', path)
+    assert resp.status_int == 400
+    assert 'NUL character' in _message(resp)
+    assert part in _message(resp)
+
+
 def test_json_fault_bodies_are_json():
     app = faultwrap.FaultWrapper(conftest.WithContext(router.APIRouter(),
                                                       ADMIN))

@@ -1,0 +1,180 @@
+"""The OpenAPI 3.1 description of /v2.1, served at ``/v2.1/openapi.json``.
+
+It is built from what the API itself runs on, so it cannot drift: the
+paths and methods of ``router.ROUTES``, the request schemas the handlers
+validate with (``validation.body`` and ``validation.query`` record them on
+the handler; an action route lists its actions' schemas in
+``body_schemas``, a list or a function returning one), and the success
+status each handler's docstring opens with (STYLE.md: handler docstrings
+state the HTTP outcome). Every error is
+Nova's fault body, ``{"<name>": {"code": N, "message": "..."}}``.
+
+Success bodies are described only as JSON objects: their exact shapes are
+pinned by tempest.lib's schemas in tests/unit/api/shapes, not here. The
+``/{project_id}`` forms of the paths are not listed (they answer the same).
+The schemas are JSON Schema draft 4, as Nova's; the few draft-4-only
+forms (boolean ``exclusiveMinimum``, tuple ``items``) are rewritten for
+3.1's 2020-12.
+
+Usage::
+
+    document = openapi.build(router.ROUTES, 'http://127.0.0.1:8774/v2.1')
+"""
+
+import copy
+import re
+
+from nova_lite.api import api_version
+
+_STATUS = re.compile(r'\s*([1-5][0-9][0-9])\b')
+_PATH_PARAM = re.compile(r'{([^}]+)}')
+
+FAULT_SCHEMA = {
+    'type': 'object',
+    'minProperties': 1,
+    'maxProperties': 1,
+    'additionalProperties': {
+        'type': 'object',
+        'properties': {'code': {'type': 'integer'},
+                       'message': {'type': 'string'}},
+        'required': ['code', 'message'],
+    },
+}
+
+
+def to_2020_12(schema):
+    """A copy of a draft-4 schema in JSON Schema 2020-12 terms."""
+    if isinstance(schema, list):
+        return [to_2020_12(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    result = {key: to_2020_12(value) for key, value in schema.items()}
+    for bound, exclusive in (('minimum', 'exclusiveMinimum'),
+                             ('maximum', 'exclusiveMaximum')):
+        flag = result.get(exclusive)
+        if isinstance(flag, bool):
+            del result[exclusive]
+            if flag and bound in result:
+                result[exclusive] = result.pop(bound)
+    if isinstance(result.get('items'), list):
+        # A tuple: draft 4's list of items and additionalItems.
+        result['prefixItems'] = result.pop('items')
+        if 'additionalItems' in result:
+            result['items'] = result.pop('additionalItems')
+    return result
+
+
+def success_status(handler):
+    """The status a handler's docstring opens with ("200 {...}")."""
+    match = _STATUS.match(handler.__doc__ or '')
+    return match.group(1) if match else '200'
+
+
+def _has_body(handler, status):
+    """Whether the success answer has a body: the docstring shows one
+    ("200 {"server": ...}"); "202 with no body", "204: ..." and
+    "202 (2.2: 204)" do not."""
+    first_line = (handler.__doc__ or '').strip().split('\n')[0]
+    return status != '204' and '{' in first_line
+
+
+def _path_parameters(path):
+    return [{'name': name, 'in': 'path', 'required': True,
+             'schema': {'type': 'string'}}
+            for name in _PATH_PARAM.findall(path)]
+
+
+def _query_parameters(handler):
+    """One parameter per property of the query schema (a dict of lists:
+    a parameter may repeat, each value checked by ``items``)."""
+    schema = getattr(handler, 'query_schema', None)
+    if not schema:
+        return []
+    params = []
+    for name, prop in sorted(schema.get('properties', {}).items()):
+        value = prop.get('items', prop) if prop.get('type') == 'array' \
+            else prop
+        params.append({'name': name, 'in': 'query', 'required': False,
+                       'schema': to_2020_12(value)})
+    return params
+
+
+def _request_body(handler):
+    schemas = getattr(handler, 'body_schemas', None)
+    if callable(schemas):
+        schemas = schemas()
+    if schemas:
+        schema = {'oneOf': [to_2020_12(s) for s in schemas]}
+    elif getattr(handler, 'body_schema', None):
+        schema = to_2020_12(handler.body_schema)
+    else:
+        return None
+    return {'required': True,
+            'content': {'application/json': {'schema': schema}}}
+
+
+def _responses(handler):
+    status = success_status(handler)
+    success = {'description': (handler.__doc__ or '').strip() or status}
+    if int(status) >= 400:
+        # A route that answers an error by design (501 where nova_lite's
+        # computes cannot do what Nova's drivers do): a fault.
+        success['content'] = {'application/json': {
+            'schema': {'$ref': '#/components/schemas/Fault'}}}
+    elif _has_body(handler, status):
+        success['content'] = {'application/json': {
+            'schema': {'type': 'object'}}}
+    return {
+        status: success,
+        'default': {'description': 'A fault: its status and why.',
+                    'content': {'application/json': {
+                        'schema': {'$ref': '#/components/schemas/Fault'}}}},
+    }
+
+
+def _operation_id(method, path):
+    words = re.sub(r'[^A-Za-z0-9]+', '_', path).strip('_') or 'root'
+    return '%s_%s' % (method.lower(), words)
+
+
+def operation(method, path, handler):
+    """The OpenAPI operation object of one route and method."""
+    op = {
+        'operationId': _operation_id(method, path),
+        'summary': ((handler.__doc__ or '').strip().split('\n')[0]
+                    or '%s %s' % (method, path)),
+        'parameters': _path_parameters(path) + _query_parameters(handler),
+        'responses': _responses(handler),
+    }
+    body = _request_body(handler)
+    if body is not None:
+        op['requestBody'] = body
+    return op
+
+
+def build(routes, server_url):
+    """The OpenAPI 3.1 document of ``routes`` served at ``server_url``."""
+    paths = {}
+    for path, methods in routes.items():
+        item = paths.setdefault(path or '/', {})
+        for method, handler in sorted(methods.items()):
+            item[method.lower()] = operation(method, path, handler)
+    return {
+        'openapi': '3.1.0',
+        'info': {
+            'title': 'nova_lite compute API',
+            'version': api_version.VERSIONS[-1],
+            'description': 'OpenStack Compute API v2.1 as nova_lite '
+                           'serves it (microversions %s to %s).'
+                           % (api_version.VERSIONS[0],
+                              api_version.VERSIONS[-1]),
+        },
+        'servers': [{'url': server_url}],
+        'paths': paths,
+        'components': {
+            'schemas': {'Fault': copy.deepcopy(FAULT_SCHEMA)},
+            'securitySchemes': {'token': {
+                'type': 'apiKey', 'in': 'header', 'name': 'X-Auth-Token'}},
+        },
+        'security': [{'token': []}],
+    }
