@@ -6,6 +6,7 @@ timeouts) and placement reports in
 ``conductor/provider_report.py``.
 """
 
+from oslo_db import api as oslo_db_api
 from oslo_log import log as logging
 import oslo_messaging as messaging
 from oslo_service import periodic_task
@@ -29,6 +30,16 @@ from nova_lite import rpc_stats
 from nova_lite.scheduler import rpcapi as scheduler_rpcapi
 
 LOG = logging.getLogger(__name__)
+
+# A database blip (a restart, a failover, connections terminated) must not
+# fail a compute's save: its build would be undone or left in BUILD. A
+# lost connection is retried for about ten seconds, well inside the
+# caller's rpc_response_timeout. A connection refused or dropped before
+# the commit wrote nothing; the saves compare-and-swap on their expected
+# states, so one that did commit is refused, not applied twice.
+_retry_on_disconnect = oslo_db_api.wrap_db_retry(
+    max_retries=6, retry_interval=0.5, inc_retry_interval=True,
+    max_retry_interval=2, retry_on_disconnect=True)
 
 
 class ConductorManager(manager.Manager):
@@ -78,7 +89,8 @@ class ConductorManager(manager.Manager):
         # the database work of a save.
         before = {name: getattr(objinst, name) for name in objinst.fields
                   if objinst.obj_attr_is_set(name)}
-        result = getattr(objinst, objmethod)(*args, **kwargs)
+        result = _retry_on_disconnect(getattr(objinst, objmethod))(
+            *args, **kwargs)
         # Send back what the method changed, so the caller's copy matches.
         updates = {}
         for name, field in objinst.fields.items():

@@ -12,6 +12,7 @@ instead of opening a connection the compute host should not have.
 """
 
 import functools
+import re
 import time
 
 from oslo_db import api as oslo_db_api
@@ -31,6 +32,35 @@ def configure(conf):
     context_manager.append_on_engine_create(ping_only_idle)
     if str(conf.database.connection).startswith('sqlite'):
         context_manager.append_on_engine_create(_tune_sqlite)
+    elif str(conf.database.connection).startswith('postgresql'):
+        context_manager.append_on_engine_create(recognise_pg_disconnects)
+
+
+# libpq 14 and later word a failed connection 'connection to server at
+# "host", port N failed: ...', which oslo.db's filter (it looks for the
+# older "could not connect to server") misses; a database refusing
+# connections or shutting down is just as transient.
+_PG_UNREACHABLE = re.compile(
+    r'connection to server .* failed|could not connect to server|'
+    r'is not currently accepting connections|'
+    r'the database system is (?:starting up|shutting down)')
+
+
+def recognise_pg_disconnects(engine):
+    """Make a PostgreSQL server that cannot be reached a disconnect, so
+    oslo.db raises ``DBConnectionError`` (503 in the API, retried where
+    ``wrap_db_retry`` asks for it) instead of a bare ``OperationalError``
+    (500). The dialect's ``is_disconnect`` is what SQLAlchemy asks before
+    any ``handle_error`` listener (oslo.db's among them) runs."""
+    dialect = engine.dialect
+    original = dialect.is_disconnect
+
+    def is_disconnect(error, connection, cursor):
+        return original(error, connection, cursor) or bool(
+            isinstance(error, dialect.loaded_dbapi.OperationalError) and
+            _PG_UNREACHABLE.search(str(error)))
+
+    dialect.is_disconnect = is_disconnect
 
 
 # A pooled connection used less than this many seconds ago is taken as

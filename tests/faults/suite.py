@@ -1,0 +1,242 @@
+"""The fault suite: a boot/delete workload while parts fail, one at a time.
+
+    tools/fault-suite [--backend postgresql] [--workers 4] [--only NAME]
+
+For each fault: the workload runs a few seconds, the fault is injected
+and healed, the workload runs a few seconds more and stops; then the
+invariants are checked and everything left is deleted. It prints a table
+(requests, statuses, recovery time, each invariant) and exits 1 if any
+invariant failed. Recovery time is from the failed part's return to the
+first server booted after it being seen ACTIVE.
+"""
+
+import argparse
+import collections
+import shutil
+import signal
+import sys
+import tempfile
+import time
+
+from tests.faults import injections
+from tests.faults import workload
+from tests.functional import deployment
+
+WARM = 3        # seconds of workload before the fault
+AFTER = 6       # seconds of workload after the part is back
+RECOVERY_BAR = 10
+TRANSITIONAL = ("SELECT uuid, vm_state, task_state FROM instances WHERE "
+                "deleted = 0 AND (task_state IS NOT NULL OR "
+                "vm_state NOT IN ('active', 'error', 'stopped'))")
+OVERCOMMIT = (
+    'SELECT a.resource_provider_id, a.resource_class FROM allocations a '
+    'JOIN inventories i ON i.resource_provider_id = a.resource_provider_id '
+    'AND i.resource_class = a.resource_class '
+    'GROUP BY a.resource_provider_id, a.resource_class, i.total, '
+    'i.reserved, i.allocation_ratio '
+    'HAVING SUM(a.used) > (i.total - i.reserved) * i.allocation_ratio')
+COLUMNS = ('fault', 'reqs', 'recovery', 'answered', 'settled', 'quota',
+           'placement', 'overcommit', 'gone')
+
+
+def _setup(workdir, backend):
+    computes = {'compute1': injections.COMPUTE,
+                'compute2': injections.COMPUTE}
+    deploy = deployment.Deployment(
+        workdir, backend=backend, computes=computes,
+        # A reservation whose conductor was killed is rolled back after
+        # reservation_commit_timeout: short here, so "gone" can wait.
+        conf={'quota': {'instances': 40, 'cores': 40, 'ram': 40 * 256,
+                        'reservation_commit_timeout': 8,
+                        'reservation_expire_check_interval': 2},
+              'conductor': {'build_timeout': 120,
+                            'build_timeout_check_interval': 2}})
+    try:
+        deploy.start()
+        deploy.image_id = deploy.register_image()
+        status, _, body = deploy.admin_api.post('/flavors', {'flavor': {
+            'name': 'tiny', 'id': 'tiny', 'ram': 256, 'vcpus': 1,
+            'disk': 1}})
+        assert status == 200, body
+        _warm_up(deploy)
+    except Exception:
+        print(deploy.logs())
+        deploy.cleanup()
+        raise
+    return deploy, list(computes)
+
+
+def _warm_up(deploy):
+    """One server booted and deleted, so the faults meet a scheduler that
+    already knows the computes (a boot sent before their first report is
+    refused "no valid host", which is not what the suite measures)."""
+    def booted():
+        status, _, body = deploy.api.post('/servers', {'server': {
+            'name': 'warm-up', 'imageRef': deploy.image_id,
+            'flavorRef': 'tiny'}})
+        assert status == 202, body
+        uuid = body['server']['id']
+        state = deployment.wait_for(
+            lambda: deploy.api.get('/servers/%s' % uuid)[2]['server'][
+                'status'] in ('ACTIVE', 'ERROR') and
+            deploy.api.get('/servers/%s' % uuid)[2]['server']['status'],
+            timeout=30, message='the warm-up server built')
+        deploy.api.delete('/servers/%s' % uuid)
+        return state == 'ACTIVE'
+    deployment.wait_for(booted, timeout=90, interval=2,
+                        message='a warm-up server ACTIVE')
+    if _delete_all(deploy):
+        raise AssertionError('the warm-up server was not deleted')
+
+
+def _settle(deploy, since):
+    """Seconds from ``since`` until nothing is transitional, or None
+    (still transitional after the bar)."""
+    deadline = time.monotonic() + RECOVERY_BAR
+    while True:
+        try:
+            if not deploy.sql(TRANSITIONAL):
+                return time.monotonic() - since
+        except Exception:  # the suite's own connection, after a blip
+            deploy._engine.dispose()
+        if time.monotonic() > deadline:
+            return None
+        time.sleep(0.5)
+
+
+def _leftovers(deploy):
+    counts = [(what, len(deploy.sql('SELECT id FROM %s%s' % (what, where))))
+              for what, where in (('instances', ' WHERE deleted = 0'),
+                                  ('allocations', ''),
+                                  ('reservations', ''))]
+    return ', '.join('%s %d' % (what, n) for what, n in counts if n)
+
+
+def _delete_all(deploy):
+    """Delete every server left; '' once everything is gone, else what
+    is left (bounded: a reservation whose conductor was killed lasts
+    ``reservation_commit_timeout``, shortened for the suite)."""
+    api = deploy.admin_api
+    deadline = time.monotonic() + 25
+    while time.monotonic() < deadline:
+        status, _, body = api.get('/servers?all_tenants=1')
+        for server in (body or {}).get('servers', []) if status == 200 \
+                else []:
+            api.delete('/servers/%s' % server['id'])
+        left = _leftovers(deploy)
+        if not left:
+            return ''
+        time.sleep(1)
+    return _leftovers(deploy)
+
+
+def _answered(records):
+    bad = [r for r in records if r.failed and r.status not in (
+        503, 'refused') and not (isinstance(r.status, int) and
+                                 r.status < 500)]
+    return not bad, bad
+
+
+def run_fault(deploy, fault, workers):
+    pool = workload.Pool('http://127.0.0.1:%d/v2.1' % deploy.port,
+                         'demo:demo')
+    load = workload.Workload(pool, deploy.image_id, 'tiny', workers,
+                             lambda: fault.__name__)
+    load.start()
+    time.sleep(WARM)
+    returned = fault(deploy)
+    time.sleep(AFTER)
+    load.stop()
+    stopped = time.monotonic()
+    after = [active - returned for sent, active in load.actives
+             if sent >= returned]
+    answered, bad = _answered(load.records)
+    settled = _settle(deploy, stopped)
+    result = collections.OrderedDict([
+        ('fault', fault.__name__),
+        ('reqs', len(load.records)),
+        ('recovery', '%.1fs' % min(after) if after else 'none'),
+        ('answered', answered),
+        ('settled', settled is not None and not any(
+            'timeout' in s[1] for s in load.stuck)),
+        ('quota', deploy.manage('quota', 'verify').returncode == 0),
+        ('placement', deploy.manage('placement', 'audit').returncode == 0),
+        ('overcommit', not deploy.sql(OVERCOMMIT)),
+    ])
+    left = _delete_all(deploy)
+    result['gone'] = not left
+    result['statuses'] = collections.Counter(r.status for r in load.records)
+    result['bad'] = bad[:5] + load.stuck[:5] + (
+        ['left after deleting: %s' % left] if left else [])
+    result['ok'] = bool(after) and all(
+        result[c] for c in COLUMNS[3:])
+    return result
+
+
+def render(results):
+    widths = (18, 5, 9, 9, 8, 6, 10, 11, 5)
+    line = ' '.join('%-*s' % (w, c)
+                    for w, c in zip(widths, COLUMNS, strict=True))
+    lines = [line, '-' * len(line)]
+    for res in results:
+        cells = [res[c] if not isinstance(res[c], bool) else
+                 ('ok' if res[c] else 'FAIL') for c in COLUMNS]
+        lines.append(' '.join('%-*s' % (w, c) for w, c in
+                              zip(widths, cells, strict=True)))
+        lines.append('    statuses: %s' % ', '.join(
+            '%s x%d' % (k, v) for k, v in sorted(
+                res['statuses'].items(), key=str)))
+        for bad in res['bad']:
+            lines.append('    problem: %s' % (bad,))
+    return '\n'.join(lines)
+
+
+def _parse(argv):
+    parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    parser.add_argument('--backend', default='postgresql',
+                        choices=('postgresql', 'mysql'))
+    parser.add_argument('--workers', type=int, default=4)
+    parser.add_argument('--only', action='append',
+                        help='run only the faults whose name contains this')
+    parser.add_argument('--keep', action='store_true',
+                        help='keep the work directory (logs)')
+    return parser.parse_args(argv)
+
+
+def main(argv=None):
+    args = _parse(argv)
+    # A SIGTERM (tox or CI timing out) must still stop the daemons, which
+    # run in their own sessions, and drop the vhost and the database.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    workdir = tempfile.mkdtemp(prefix='nova-lite-faults-')
+    deploy, computes = _setup(workdir, args.backend)
+    results = []
+    started = time.monotonic()
+    try:
+        for fault in injections.all_faults(computes):
+            if args.backend != 'postgresql' and \
+                    fault is injections.database_blip:
+                continue
+            if args.only and not any(o in fault.__name__
+                                     for o in args.only):
+                continue
+            results.append(run_fault(deploy, fault, args.workers))
+            print(render(results[-1:]).split('\n', 2)[2], flush=True)
+    finally:
+        codes = deploy.stop()
+        deploy.cleanup()
+        if not args.keep:
+            shutil.rmtree(workdir, ignore_errors=True)
+        else:
+            print('logs in %s' % workdir)
+    print('\nfault suite on %s, %d workers, %.0fs:' % (
+        args.backend, args.workers, time.monotonic() - started))
+    print(render(results))
+    unclean = {n: c for n, c in codes.items() if c != 0}
+    if unclean:
+        print('daemons that did not exit 0 at the end: %s' % unclean)
+    return 0 if all(r['ok'] for r in results) and not unclean else 1
+
+
+if __name__ == '__main__':
+    sys.exit(main())
