@@ -63,6 +63,12 @@ def _check(reply, schema):
 def test_private_flavor_access(deploy):
     member = deploy.api.as_user('ann:guests')
     assert member.get('/flavors/private')[0] == 404
+    boot = {'server': {'name': 'p', 'imageRef': deploy.image_id,
+                       'flavorRef': 'private'}}
+    status, _, answer = member.post('/servers', boot)
+    assert status == 400, answer
+    assert 'Flavor private could not be found' in (
+        answer['badRequest']['message'])
     body = _check(deploy.admin_api.post('/flavors/private/action', {
         'addTenantAccess': {'tenant': 'guests'}}),
         access_schemas.add_remove_list_flavor_access)

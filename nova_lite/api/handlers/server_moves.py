@@ -6,9 +6,11 @@ shows in the server's status, its instance actions and
 ``GET /os-migrations``). Dispatched by ``server_actions``.
 """
 
+from nova_lite.api.handlers import flavors
 from nova_lite.api.schemas import server_moves as schema
 from nova_lite.api import wsgi
 from nova_lite.compute import move_api
+from nova_lite import exception
 from nova_lite.policies import server_moves as policies
 
 api = move_api.MoveAPI()
@@ -24,7 +26,15 @@ def resize(req, instance, body):
     """202; 400 for an unknown or the same flavor, 403 over quota, 409
     unless the server is ACTIVE or SHUTOFF with no task."""
     context = _can(req, policies.RESIZE, instance)
-    api.resize(context, instance, str(body['resize']['flavorRef']))
+    flavor_id = str(body['resize']['flavorRef'])
+    try:
+        # Only a flavor the caller may see: a private one their project
+        # was not given is unknown here too.
+        flavors.visible_flavor(context, flavor_id)
+    except exception.FlavorNotFound:
+        raise exception.InvalidInput(
+            reason='Unable to find flavor %s' % flavor_id)
+    api.resize(context, instance, flavor_id)
     return wsgi.json_response(status=202)
 
 

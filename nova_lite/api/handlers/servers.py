@@ -10,6 +10,7 @@ import secrets
 import string
 
 from nova_lite.api import common
+from nova_lite.api.handlers import flavors
 from nova_lite.api.schemas import servers as schema
 from nova_lite.api import validation
 from nova_lite.api import wsgi
@@ -181,7 +182,9 @@ def _counts(server):
 def _flavor_for_build(context, flavor_ref):
     flavor_id = common.id_from_href(flavor_ref)
     try:
-        return objects.Flavor.get_by_flavor_id(context, flavor_id)
+        # A private flavor the caller's project was not given is as
+        # unknown to a boot as it is to GET /flavors (Nova's answer).
+        return flavors.visible_flavor(context, flavor_id)
     except exception.FlavorNotFound:
         raise exception.FlavorNotFoundForBuild(flavor_id=flavor_id)
 

@@ -286,3 +286,21 @@ def test_upsize_deltas():
     assert move_api.upsize_deltas(FLAVORS['1'], FLAVORS['2']) == {
         'cores': 1, 'ram': 1536}
     assert move_api.upsize_deltas(FLAVORS['2'], FLAVORS['1']) == {}
+
+
+def test_resize_to_a_private_flavor_needs_access(api, world, monkeypatch):
+    """The owner may not resize to a private flavor their project was not
+    given (it is unknown to them); an administrator may."""
+    monkeypatch.setitem(FLAVORS, '4', fakes.flavor(
+        '4', name='private', vcpus=2, memory_mb=1024, root_gb=1,
+        is_public=False))
+    monkeypatch.setattr(server_moves.flavors.flavor_obj,
+                        'get_access_projects',
+                        lambda ctxt, flavorid: ['someone-else'])
+    owner = conftest.make_context()
+    resp = _act(api, {'resize': {'flavorRef': '4'}}, context=owner)
+    assert resp.status_int == 400, resp.text
+    assert 'Unable to find flavor 4' in resp.text
+    assert world.conductor.sent == [] and world.reserved == []
+    resp = _act(api, {'resize': {'flavorRef': '4'}})
+    assert resp.status_int == 202, resp.text

@@ -97,6 +97,28 @@ class TestCreate:
             'Flavor 42 could not be found.')
         assert compute.created == []
 
+    def test_a_private_flavor_only_for_the_projects_given_it(
+            self, api, compute, monkeypatch):
+        """A non-admin could boot a private flavor their project was not
+        given: it is now as unknown to them as to GET /flavors."""
+        private = fakes.flavor('p', 'private', is_public=False)
+        monkeypatch.setattr(objects.Flavor, 'get_by_flavor_id',
+                            classmethod(lambda cls, ctxt, fid: private))
+        monkeypatch.setattr(servers.flavors.flavor_obj,
+                            'get_access_projects',
+                            lambda ctxt, fid: ['proj2'])
+        resp = api()('POST', '/servers', _body(flavorRef='p'))
+        assert resp.status_int == 400
+        assert resp.json['badRequest']['message'] == (
+            'Flavor p could not be found.')
+        assert compute.created == []
+        given = conftest.make_context(user_id='eve', project_id='proj2')
+        assert api(given)('POST', '/servers',
+                          _body(flavorRef='p')).status_int == 202
+        admin = conftest.make_context(roles=['admin'])
+        assert api(admin)('POST', '/servers',
+                          _body(flavorRef='p')).status_int == 202
+
     def test_image_root_disk_in_block_device_mapping(self, api, compute):
         """The openstack CLI sends the image both as imageRef and as a
         local root disk, plus an empty network list; Nova accepts that."""
