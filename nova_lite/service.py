@@ -194,14 +194,20 @@ def _log_stats(binary):
 class WSGIService(service.Service):
     """The compute API served by cheroot, a threaded WSGI server."""
 
-    def __init__(self, name='osapi_compute', db_access=None, app=None):
+    def __init__(self, name='osapi_compute', db_access=None, app=None,
+                 sock=None):
         super().__init__()
         self.name = name
         self.db_access = db_access
         self.app = app
         self.server = None
+        # A socket already listening (nova_lite.wsgi.listener): made before
+        # the workers fork, or passed by systemd.
+        self.sock = sock
         self.host = CONF.osapi_compute_listen
         self.port = CONF.osapi_compute_listen_port
+        if sock is not None:
+            self.host, self.port = sock.getsockname()[:2]
 
     def start(self):
         from nova_lite.wsgi import api as wsgi_api
@@ -210,7 +216,7 @@ class WSGIService(service.Service):
             setup_process(self.db_access)
         app = self.app or wsgi_api.load_app()
         self.server = wsgi_server.make_server(
-            (self.host, self.port), app,
+            (self.host, self.port), app, sock=self.sock,
             numthreads=CONF.api.server_threads,
             request_queue_size=CONF.api.backlog,
             server_name='nova-lite-api')

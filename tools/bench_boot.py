@@ -172,7 +172,8 @@ def _deployment(args, workdir):
     return deployment.Deployment(
         workdir, backend=args.backend, computes=computes,
         conf={'DEFAULT': _daemon_defaults(args),
-              'conductor': {'workers': args.conductor_workers}},
+              'conductor': {'workers': args.conductor_workers},
+              'api': {'workers': args.api_workers}},
         env=_daemon_env(args, workdir))
 
 
@@ -291,12 +292,13 @@ def _print_medians(args, results):
                                    for r in results)
            for kind in CPU_ORDER}
     print('median of %d runs (%d servers, %d clients, %d nodes, %s, '
-          '%d conductor worker(s)): '
+          '%d conductor and %d API worker(s)): '
           '%.1f boots/s sustained, API-to-ACTIVE p50 %.0f ms, p99 %.0f ms, '
           '%.1f RPC messages per boot, %.1f SQL statements and %.1f '
           'transactions per boot (database: %.1f)' % (
               args.runs, args.servers, args.clients, args.nodes,
-              args.backend, args.conductor_workers, med('boots_per_s'),
+              args.backend, args.conductor_workers, args.api_workers,
+              med('boots_per_s'),
               med('p50_ms'),
               med('p99_ms'), med('rpc_per_boot'), med('sql_per_boot'),
               med('xact_per_boot'), med('db_xact_per_boot')))
@@ -319,6 +321,8 @@ def main():
                              'daemons (default: nova_lite\'s)')
     parser.add_argument('--conductor-workers', type=int, default=1,
                         help='[conductor] workers of the conductor')
+    parser.add_argument('--api-workers', type=int, default=1,
+                        help='[api] workers of the API')
     parser.add_argument('--verbose', action='store_true',
                         help='print each daemon\'s RPC message and SQL '
                              'counts and CPU')

@@ -3,15 +3,23 @@
 cheroot (the WSGI server of CherryPy) is a pure-Python, thread-pooled
 HTTP/1.1 server with keep-alive and a bounded worker pool: what a
 threading (non-eventlet) API service needs, with no C build step.
+
+The listening socket is made here, before ``[api] workers`` processes
+fork to share it (or taken from systemd under socket activation).
 """
 
 import sys
 
 from nova_lite import config
+from nova_lite.conf import CONF
 from nova_lite import service
+from nova_lite.wsgi import listener
 
 
 def main():
     config.parse_args(sys.argv[1:])
-    server = service.WSGIService(db_access=service.DB_READ_ONLY)
-    sys.exit(service.launch(server))
+    sock = listener.api_socket(CONF.osapi_compute_listen,
+                               CONF.osapi_compute_listen_port,
+                               CONF.api.backlog)
+    server = service.WSGIService(db_access=service.DB_READ_ONLY, sock=sock)
+    sys.exit(service.launch(server, count=CONF.api.workers))

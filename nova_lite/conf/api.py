@@ -87,6 +87,18 @@ api_opts = [
                default=32, min=1,
                help='Worker threads of the API\'s WSGI server (cheroot): '
                     'requests served at once by one nova-lite-api process.'),
+    cfg.IntOpt('workers',
+               default=1, min=1,
+               help='nova-lite-api worker processes, forked once the '
+                    'configuration is loaded and the listening socket is '
+                    'made; they accept from that one socket, each with its '
+                    'own server_threads, database pool and RPC connection, '
+                    'so the API can use more than one core (the threads of '
+                    'one process share one interpreter lock). The service '
+                    'tells systemd it is ready once every worker listens; '
+                    'a worker that dies is restarted while the others '
+                    'serve, and SIGTERM stops them all. Up to the number '
+                    'of cores is useful.'),
 ]
 
 

@@ -100,16 +100,35 @@ class CheckedRequest(cheroot_server.HTTPRequest):
                 raise
 
 
-def make_server(bind_addr, app, **kwargs):
+class _Server(cheroot_wsgi.Server):
+    """cheroot's WSGI server, able to serve a socket made elsewhere (by
+    the parent process before it forked the workers, or by systemd)."""
+
+    listening_socket = None
+
+    def bind(self, family, type, proto=0):
+        if self.listening_socket is None:
+            return super().bind(family, type, proto)
+        # A duplicate: stopping this server (SIGHUP restarts it, and a
+        # worker stops before it exits) closes only its own descriptor.
+        sock = self.socket = self.listening_socket.dup()
+        self.bind_addr = self.resolve_real_bind_addr(sock)
+        return sock
+
+
+def make_server(bind_addr, app, sock=None, **kwargs):
     """A cheroot WSGI server for ``app`` with the checks above, limits
-    taken from ``[api]``; ``kwargs`` go to cheroot's Server."""
+    taken from ``[api]``; ``kwargs`` go to cheroot's Server. With
+    ``sock``, a listening socket, it serves that instead of binding
+    ``bind_addr``."""
     max_line = CONF.api.max_header_line
     request_class = type('NovaLiteRequest', (CheckedRequest,), {
         'header_reader': CheckedHeaderReader(max_line)})
     connection_class = type('NovaLiteConnection',
                             (cheroot_server.HTTPConnection,),
                             {'RequestHandlerClass': request_class})
-    server = cheroot_wsgi.Server(bind_addr, app, **kwargs)
+    server = _Server(bind_addr, app, **kwargs)
+    server.listening_socket = sock
     server.ConnectionClass = connection_class
     server.max_request_header_size = max(CONF.api.max_request_header_size,
                                          max_line)

@@ -73,6 +73,9 @@ class RabbitVhost:
 
 
 class Daemon:
+    # File descriptors the daemon inherits (a socket-activated one's).
+    pass_fds = ()
+
     def __init__(self, name, argv, workdir, env=None):
         self.name = name
         self.argv = argv
@@ -93,7 +96,7 @@ class Daemon:
             self.proc = subprocess.Popen(
                 self.argv + ['--log-file', self.log], env=env,
                 stdout=log, stderr=subprocess.STDOUT,
-                start_new_session=True)
+                start_new_session=True, pass_fds=self.pass_fds)
 
     def wait_ready(self, timeout=READY_TIMEOUT):
         deadline = time.monotonic() + timeout
