@@ -105,3 +105,70 @@ def test_probe_asks_the_old_side_not_the_working_tree(tmp_path,
     assert sides.probe_rpc_versions(bin_dir) == {
         'conductor': '0.7', 'scheduler': '0.7', 'compute': '0.7'}
 
+
+
+
+class _ScriptedPool:
+    """An ApiPool stand-in answering (status, body) in turn."""
+
+    def __init__(self, *answers):
+        self.answers = list(answers)
+        self.sent = []
+
+    def request(self, method, path, body=None):
+        self.sent.append((method, path, body))
+        return self.answers.pop(0)
+
+
+def _workload(pool, admin, allowed=True):
+    from tests.upgrade import workload
+    load = workload.Workload(pool, 'image', 'small', 1, lambda: 'phase',
+                             moves=(admin, 'big', lambda: allowed))
+    load._wait = lambda uuid, status, timeout=120: True
+    return load
+
+
+PINNED = {'conflictingRequest': {'message': "Cannot 'resize' instance x: "
+                                 'the computes are pinned ([upgrade_levels] '
+                                 'compute) below RPC version 1.2, ...'}}
+
+
+def test_moves_refused_by_a_pinned_api_are_not_failures():
+    load = _workload(_ScriptedPool((409, PINNED)),
+                     _ScriptedPool((409, PINNED)))
+    assert load._moves('u1')
+    assert [(r.op, r.status, r.failed) for r in load.records] == [
+        ('refused', 409, False), ('refused', 409, False)]
+    assert load.moved() == 0
+
+
+def test_any_other_refusal_is_a_failure():
+    conflict = {'conflictingRequest': {'message': 'task_state resizing'}}
+    load = _workload(_ScriptedPool((404, None)),
+                     _ScriptedPool((409, conflict)))
+    load._moves('u1')
+    assert [(r.op, r.failed) for r in load.records] == [
+        ('resize', True), ('migrate', True)]
+
+
+def test_no_moves_while_an_old_api_serves():
+    user = _ScriptedPool()
+    load = _workload(user, _ScriptedPool(), allowed=False)
+    assert load._moves('u1')
+    assert user.sent == [] and load.records == []
+
+
+def test_confirm_is_asked_again_while_an_api_is_pinned(monkeypatch):
+    from tests.upgrade import workload
+    monkeypatch.setattr(workload.time, 'sleep', lambda _seconds: None)
+    user = _ScriptedPool((202, None), (409, PINNED), (204, None),
+                         (204, None))
+    admin = _ScriptedPool((202, None))
+    load = _workload(user, admin)
+    assert load._moves('u1')
+    assert [(r.op, r.failed) for r in load.records] == [
+        ('resize', False), ('refused', False), ('confirm', False),
+        ('migrate', False), ('confirm', False)]
+    assert load.moved() == 2
+    assert user.sent[0][2] == {'resize': {'flavorRef': 'big'}}
+    assert admin.sent == [('POST', '/servers/u1/action', {'migrate': None})]

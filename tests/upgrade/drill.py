@@ -7,8 +7,11 @@ new ``db sync`` (expand-only), conductor, scheduler, each compute, the APIs
 -- all with [upgrade_levels] pinned to the old release -- and finally lifts
 the pins. Each phase reports requests, failures, latency, the message
 versions the new daemons sent and the objects they backported. Exits 1 if
-any request failed, any server ended outside ACTIVE or deleted, or a
-pinned daemon sent a message above its pin (``pin_check``).
+any request failed, any server ended outside ACTIVE or deleted, a
+pinned daemon sent a message above its pin (``pin_check``), or no resize
+or migration of the workload was accepted (the workload moves servers
+once the APIs are upgraded; a pinned API refuses cleanly, and once the
+pins are lifted every move must work).
 """
 
 import argparse
@@ -163,7 +166,9 @@ class Drill:
         self.phases = []
         self.current = None
         self.ports = {}
+        self.old_endpoints = set()
         self.pool = None
+        self.admin_pool = None
 
     def phase_name(self):
         return self.current.name if self.current else 'setup'
@@ -175,6 +180,11 @@ class Drill:
         self.current.start = datetime.datetime.now()
         self.phases.append(self.current)
         print('== %s' % name, flush=True)
+
+    def _no_old_api(self):
+        """No endpoint of the old release serves (the workload's moves
+        wait for that)."""
+        return not self.old_endpoints.intersection(self._endpoints())
 
     def _endpoints(self):
         return ['http://127.0.0.1:%d%s' % (port, API_PATH)
@@ -189,17 +199,19 @@ class Drill:
         for api in ('api1', 'api2'):
             self.ports[api] = deployment.free_port()
             c.start(self.old, 'api', api, pinned=False, port=self.ports[api])
+        self.old_endpoints.update(self._endpoints())
 
     def _image_and_flavor(self):
         out = _run([self.old.script('nova-lite-manage'), '--config-file',
                     self.cluster.common, 'image', 'create', 'cirros',
                     '--disk-format', 'qcow2'])
         admin = workload.ApiPool(self._endpoints(), 'admin:admin')
-        status, body = admin.request('POST', '/flavors', {'flavor': {
-            'name': 'drill', 'id': 'drill', 'ram': 256, 'vcpus': 1,
-            'disk': 1}})
-        if status != 200:
-            raise RuntimeError('flavor create: %s %s' % (status, body))
+        for name, ram in (('drill', 256), ('drill2', 512)):
+            status, body = admin.request('POST', '/flavors', {'flavor': {
+                'name': name, 'id': name, 'ram': ram, 'vcpus': 1,
+                'disk': 1}})
+            if status != 200:
+                raise RuntimeError('flavor create: %s %s' % (status, body))
         return out.strip(), 'drill'
 
     def _swap(self, role, name, pinned, side, overlap):
@@ -222,6 +234,7 @@ class Drill:
         c.start(side, 'api', name, pinned, port=port)
         self.ports[name] = port
         self.pool.set_endpoints(self._endpoints())
+        self.admin_pool.set_endpoints(self._endpoints())
         c.daemons['%s-retiring' % name] = old_daemon
         time.sleep(1)   # let requests already sent to the old one finish
         c.stop('%s-retiring' % name)
@@ -300,8 +313,11 @@ class Drill:
         self._start_old()
         image, flavor = self._image_and_flavor()
         self.pool = workload.ApiPool(self._endpoints(), 'drill:drill')
+        self.admin_pool = workload.ApiPool(self._endpoints(), 'admin:admin')
+        moves = (self.admin_pool, 'drill2', self._no_old_api)
         load = workload.Workload(self.pool, image, flavor,
-                                 self.args.workers, self.phase_name)
+                                 self.args.workers, self.phase_name,
+                                 moves=moves)
         self.load = load
         self._begin('old release')
         load.start()
@@ -410,4 +426,11 @@ def main(argv=None):
           len(above_pins))
     for line in above_pins:
         print('    %s' % line)
-    return 1 if failed or load.stuck or bad or above_pins else 0
+    moved = load.moved()
+    print('moves (resize, migrate) accepted and confirmed: %d; refused '
+          'cleanly while not every service could do them: %d' % (
+              moved, sum(r.op == 'refused' for r in load.records)))
+    if not moved:
+        print('    no move was accepted: once the pins are lifted every '
+              'server should be resized and migrated')
+    return 1 if failed or load.stuck or bad or above_pins or not moved else 0

@@ -1,11 +1,21 @@
 """A steady user workload through the API, counting every failure.
 
-Each worker loops: boot a server, wait for ACTIVE, list, show, delete,
-wait until it is gone. Every HTTP request is recorded with the phase it
-ran in, its latency and whether it failed. The API endpoints form a pool
-the client fails over within, like a load balancer: a connection refused
-before the request is sent (an API being replaced) tries the next
-endpoint and is not a failure; anything after the request left is.
+Each worker loops: boot a server, wait for ACTIVE, list, show, resize it
+and confirm, cold-migrate it (as an admin) and confirm, delete, wait until
+it is gone. The moves start only once no API of the old release serves
+(``moves_allowed``): an API older than the moves cannot show a server in
+their states (acorn's answers 500 for a VERIFY_RESIZE server), which is
+why the upgrade order puts the APIs before the moves are used. A new API
+whose computes are still pinned below the moves refuses them with a 409
+that says so: recorded as ``refused``, not a failure (a refused confirm
+is asked again, as a user would); the server must still be ACTIVE
+afterwards, which the next step checks.
+
+Every HTTP request is recorded with the phase it ran in, its latency and
+whether it failed. The API endpoints form a pool the client fails over
+within, like a load balancer: a connection refused before the request is
+sent (an API being replaced) tries the next endpoint and is not a
+failure; anything after the request left is.
 """
 
 import collections
@@ -79,15 +89,28 @@ def _send(endpoint, method, path, body, token):
         raise
 
 
-class Workload:
-    """``workers`` threads cycling servers until ``stop()``."""
+# The 409 of a new API whose computes are pinned below a move's version.
+PINNED_REFUSAL = 'are pinned ([upgrade_levels] compute) below'
 
-    def __init__(self, pool, image, flavor, workers, phase_of):
+
+def pinned_refusal(status, body):
+    return status == 409 and PINNED_REFUSAL in str(body)
+
+
+class Workload:
+    """``workers`` threads cycling servers until ``stop()``.
+
+    ``moves``, when given, is (admin pool, flavor to resize to, function
+    telling whether the servers may be moved now).
+    """
+
+    def __init__(self, pool, image, flavor, workers, phase_of, moves=None):
         self.pool = pool
         self.image = image
         self.flavor = flavor
         self.workers = workers
         self.phase_of = phase_of
+        self.moves = moves
         self.records = []
         self.created = set()
         self.stuck = []
@@ -107,17 +130,25 @@ class Workload:
         for thread in self._threads:
             thread.join(300)
 
-    def _call(self, op, method, path, body=None, ok=(200, 202, 204)):
+    def _call(self, op, method, path, body=None, ok=(200, 202, 204),
+              pool=None, refusal=None):
+        """Send one request and record it; (status, body). A response
+        ``refusal(status, body)`` calls clean is recorded as op
+        ``refused``, not a failure, and its status returned as
+        ``'refused'``."""
         started = time.monotonic()
         phase = self.phase_of()
         try:
-            status, payload = self.pool.request(method, path, body)
+            status, payload = (pool or self.pool).request(method, path, body)
         except (Unavailable, OSError, http.client.HTTPException,
                 socket.timeout) as exc:
             status, payload = type(exc).__name__, str(exc)
         failed = status not in ok
+        recorded = status
+        if failed and refusal and refusal(status, payload):
+            op, failed, status = 'refused', False, 'refused'
         with self._lock:
-            self.records.append(Record(phase, op, status,
+            self.records.append(Record(phase, op, recorded,
                                        time.monotonic() - started, failed))
         return status, payload
 
@@ -139,8 +170,48 @@ class Workload:
             return
         self._call('list', 'GET', '/servers')
         self._call('show', 'GET', '/servers/%s' % uuid)
+        if self.moves and not self._moves(uuid):
+            return
         if self._call('delete', 'DELETE', '/servers/%s' % uuid)[0] == 204:
             self._wait(uuid, None)
+
+    def _moves(self, uuid):
+        """Resize and confirm, then migrate and confirm; False if the
+        server did not come back ACTIVE."""
+        admin, flavor, moves_allowed = self.moves
+        if not moves_allowed():
+            return True
+        path = '/servers/%s/action' % uuid
+        for op, pool, body in (
+                ('resize', self.pool, {'resize': {'flavorRef': flavor}}),
+                ('migrate', admin, {'migrate': None})):
+            status, _ = self._call(op, 'POST', path, body, ok=(202,),
+                                   pool=pool, refusal=pinned_refusal)
+            if status == 202:
+                if not self._wait(uuid, 'VERIFY_RESIZE'):
+                    return False
+                self._confirm(path)
+            if not self._wait(uuid, 'ACTIVE'):
+                return False
+        return True
+
+    def _confirm(self, path, timeout=60):
+        """Confirm the resize; an API still pinned below the moves (the
+        other endpoint is being upgraded) refuses it, so ask again, as a
+        user would."""
+        deadline = time.monotonic() + timeout
+        while True:
+            status, _ = self._call('confirm', 'POST', path,
+                                   {'confirmResize': None}, ok=(204,),
+                                   refusal=pinned_refusal)
+            if status != 'refused' or time.monotonic() > deadline:
+                return
+            time.sleep(0.5)
+
+    def moved(self):
+        """How many resizes and migrations were accepted."""
+        return sum(1 for r in self.records
+                   if r.op in ('resize', 'migrate') and not r.failed)
 
     def _wait(self, uuid, status, timeout=120):
         """Poll until the server has ``status`` (None: gone)."""
@@ -159,7 +230,34 @@ class Workload:
                         self.stuck.append((uuid, current,
                                            body['server'].get('fault')))
                     return False
+                if status == 'VERIFY_RESIZE' and _move_undone(body):
+                    with self._lock:
+                        self.stuck.append((uuid, 'move undone',
+                                           self._last_events(uuid)))
+                    return False
             time.sleep(0.25)
         with self._lock:
             self.stuck.append((uuid, 'timeout waiting for %s' % status, None))
         return False
+
+    def _last_events(self, uuid):
+        """The events of the server's newest instance action (why a move
+        was undone)."""
+        path = '/servers/%s/os-instance-actions' % uuid
+        code, body = self.pool.request('GET', path)
+        if code != 200 or not body.get('instanceActions'):
+            return (code, body)
+        action = body['instanceActions'][0]
+        code, body = self.pool.request(
+            'GET', '%s/%s' % (path, action['request_id']))
+        events = (body or {}).get('instanceAction', {}).get('events', [])
+        return [(action['action'], e.get('event'), e.get('result'),
+                 e.get('traceback') or e.get('details')) for e in events]
+
+
+def _move_undone(body):
+    """ACTIVE (or SHUTOFF) with no task: the move ended without reaching
+    VERIFY_RESIZE (the API set a task before it answered 202)."""
+    server = body['server']
+    return (server['status'] in ('ACTIVE', 'SHUTOFF')
+            and server.get('OS-EXT-STS:task_state') is None)
