@@ -15,6 +15,7 @@ returns the response (202 with no body for most).
 
 from nova_lite.api.handlers import server_moves
 from nova_lite.api.handlers import server_power
+from nova_lite.api.handlers import server_rebuild
 from nova_lite.api import validation
 from nova_lite.compute import api as compute_api
 from nova_lite import exception
@@ -24,7 +25,7 @@ compute = compute_api.API()
 # action name -> (schema, handler)
 ACTIONS = {}
 # Action modules, each with an ACTIONS dict {name: (schema, handler)}.
-ACTION_MODULES = (server_power, server_moves)
+ACTION_MODULES = (server_power, server_moves, server_rebuild)
 
 
 def register(actions):
