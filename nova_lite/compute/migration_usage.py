@@ -53,7 +53,8 @@ def tracked(context, host, nodenames):
         context, {'host': host, 'status': list(ACTIVE_STATUSES)})
     entries, moving = {}, set()
     for migration in migrations:
-        if migration.migration_type == 'evacuation':
+        if (migration.obj_attr_is_set('migration_type')
+                and migration.migration_type == 'evacuation'):
             # Its target counts the instance through its own claim, and
             # its source (down) nothing: see compute/rebuild.py.
             continue

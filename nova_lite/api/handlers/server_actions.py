@@ -59,9 +59,11 @@ def _action_name(body):
 
 
 def action(req, server_id):
-    """202 with no body (every action so far); 400 for an
+    """202 with no body (most actions); 400 for an
     unknown action or bad arguments, 404 for an unknown server, 409 for a
-    state the action cannot start from or a locked server."""
+    state the action cannot start from or a locked server. As in Nova,
+    ``rebuild`` answers 202 with the server, ``evacuate`` 200 (with
+    ``adminPass`` before 2.14) and ``confirmResize`` 204."""
     body = validation.parse_json_body(req)
     name = _action_name(body)
     validator, handler = ACTIONS[name]

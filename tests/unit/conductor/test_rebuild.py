@@ -286,3 +286,11 @@ def test_a_stuck_rebuild_ends_in_error(w, monkeypatch):
                         ['rebuilding'])]
     assert abandoned == [evacuating.uuid]
     assert len(w.faults) == 2 and 'rebuilding' in w.faults[0]
+
+
+def test_a_done_evacuation_is_no_orphan():
+    """Its migration still holds the source until the old compute comes
+    back: the orphan sweep must not free it before."""
+    for status in evacuate_records.SOURCE_HOLDS:
+        assert status not in allocations.MIGRATION_DONE_STATUSES
+    assert evacuate_records.COMPLETED in allocations.MIGRATION_DONE_STATUSES
