@@ -7,7 +7,8 @@ Computes of one node each: ``c1`` (its rebuilds take a second, so the
 REBUILD status can be seen), ``c2``, ``c3`` (the one that goes down) and
 ``evacfail``, where every rebuild fails (fault injection). A compute is
 taken down as an operator would: stopped (SIGKILL here), then forced
-down (the services row, as ``PUT /os-services`` at 2.11 would).
+down (the services row, as ``PUT /os-services`` at 2.11 would), or only
+stopped and seen down once its heartbeats stop.
 Allocations are read from the database at each step.
 """
 
@@ -104,6 +105,11 @@ def _bring_back(deploy, host):
     _set_forced_down(deploy, host, False)
     deploy.start_daemon('nova-lite-compute', host, {
         'DEFAULT': {'host': host}, 'fake_driver': COMPUTES[host]})
+
+
+def _state(deploy, host):
+    services = deploy.admin_api.get('/os-services')[2]['services']
+    return next(s['state'] for s in services if s['host'] == host)
 
 
 def _boot(deploy, host):
@@ -236,8 +242,12 @@ def test_the_stock_client_runs_rebuild_and_evacuate(deploy, identity):
     cli('server', 'rebuild', '--image', deploy.other_image, uuid)
     server = _wait_status(deploy, uuid, 'ACTIVE')
     assert server['image']['id'] == deploy.other_image
-    _take_down(deploy, 'c3')
+    # Only stopped this time (not forced down): evacuate once the
+    # services list shows it down (service_down_time, 20 s here).
+    deploy.kill(deploy.daemon('c3'))
     try:
+        deployment.wait_for(lambda: _state(deploy, 'c3') == 'down',
+                            timeout=60, message='c3 down')
         cli('server', 'evacuate', uuid)
         moves._wait_migration(deploy, uuid, 'done')
         server = _wait_status(deploy, uuid, 'ACTIVE')
