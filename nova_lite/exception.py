@@ -561,3 +561,30 @@ class CannotMigrateToSameHost(Invalid):
 
 class InstanceNotResized(Invalid):
     msg_fmt = 'Instance %(instance_uuid)s has not been resized.'
+
+
+# Rebuild and evacuate (issue 9).
+
+class ComputeServiceInUse(Invalid):
+    """Evacuate from a compute whose service is up (Nova answers 400)."""
+    msg_fmt = 'Compute service of %(host)s is still in use.'
+
+
+class EvacuateToSameHost(Invalid):
+    msg_fmt = "The target host can't be the same one."
+
+
+class EvacuateHostNotFound(NotFound):
+    msg_fmt = 'Compute host %(host)s not found.'
+
+
+class EvacuatePasswordOnSharedStorage(Invalid):
+    msg_fmt = "admin password can't be changed on existing disk"
+
+
+class EvacuateForceWithoutHost(Invalid):
+    msg_fmt = "Can't force to a non-provided destination"
+
+
+class RebuildImageNotFound(Invalid):
+    msg_fmt = 'Cannot find requested image %(image_id)s.'

@@ -23,6 +23,8 @@ a 400, not an overflow in the driver); and the ``name`` format refuses
 control and non-printable characters, as Nova's names do.
 """
 
+import base64
+import binascii
 import functools
 import re
 import unicodedata
@@ -83,6 +85,18 @@ def _check_name(instance):
         raise ValueError('a name may only hold printable characters; '
                          'found %s' % ', '.join(sorted({'U+%04X' % ord(c)
                                                         for c in bad})))
+    return True
+
+
+@FORMAT_CHECKER.checks('base64', raises=ValueError)
+def _check_base64(instance):
+    """Nova's ``base64`` format (user_data): strict base64."""
+    if not isinstance(instance, str):
+        return True
+    try:
+        base64.b64decode(instance, validate=True)
+    except (binascii.Error, ValueError):
+        raise ValueError('not valid base64')
     return True
 
 

@@ -21,6 +21,7 @@ from oslo_utils import timeutils
 
 from nova_lite.compute import moves
 from nova_lite.compute import power
+from nova_lite.compute import rebuild
 from nova_lite.compute import recovery
 from nova_lite.compute import resource_tracker
 from nova_lite.compute import rpcapi as compute_rpcapi
@@ -99,6 +100,8 @@ class ComputeManager(manager.Manager):
         self.moves = moves.Moves(self.host, self.driver, self.rt,
                                  lambda: self.compute_api,
                                  lambda: self.conductor_api)
+        self.rebuilds = rebuild.Rebuilds(self.host, self.driver, self.rt,
+                                         lambda: self.conductor_api)
         self._build_pool = concurrent.futures.ThreadPoolExecutor(
             max_workers=CONF.max_concurrent_builds,
             thread_name_prefix='build')
@@ -131,6 +134,9 @@ class ComputeManager(manager.Manager):
     def init_host(self):
         self.driver.init_host(self.host)
         ctxt = nl_context.get_admin_context()
+        # Before anything is counted: what was evacuated away while this
+        # compute was down is no longer ours (Nova's order).
+        self.rebuilds.destroy_evacuated_instances(ctxt)
         recovery.reconcile_builds(ctxt, self.host, self.driver,
                                   self.conductor_api)
         try:
@@ -395,6 +401,22 @@ class ComputeManager(manager.Manager):
     def finish_revert_resize(self, context, instance, migration):
         return self._run_move(context, instance, 'finish_revert_resize',
                               migration=migration)
+
+    # Rebuild and evacuate (RPC 1.4): compute/rebuild.py does the work.
+
+    def rebuild_instance(self, context, instance, image_ref, orig_image_ref,
+                         new_pass=None, preserve_ephemeral=False,
+                         recreate=False, on_shared_storage=None,
+                         migration=None, node=None, request_spec=None,
+                         host_list=None, target_state=None):
+        with self._instance_locks(instance.uuid):
+            return self.rebuilds.rebuild_instance(
+                context, instance, image_ref, orig_image_ref,
+                new_pass=new_pass, preserve_ephemeral=preserve_ephemeral,
+                recreate=recreate, on_shared_storage=on_shared_storage,
+                migration=migration, node=node, request_spec=request_spec,
+                host_list=host_list, target_state=target_state)
+
 
 def _image_meta(request_spec):
     if request_spec is not None and request_spec.obj_attr_is_set('image'):

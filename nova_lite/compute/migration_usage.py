@@ -53,6 +53,11 @@ def tracked(context, host, nodenames):
         context, {'host': host, 'status': list(ACTIVE_STATUSES)})
     entries, moving = {}, set()
     for migration in migrations:
+        if (migration.obj_attr_is_set('migration_type')
+                and migration.migration_type == 'evacuation'):
+            # Its target counts the instance through its own claim, and
+            # its source (down) nothing: see compute/rebuild.py.
+            continue
         try:
             instance = objects.Instance.get_by_uuid(
                 context, migration.instance_uuid)

@@ -10,11 +10,15 @@ API version history:
 * 1.2 - Resize and cold migration (release "bramble"): prep_resize,
         resize_instance, finish_resize, confirm_resize, revert_resize,
         finish_revert_resize.
+* 1.4 - Rebuild and evacuate (release "bramble"): rebuild_instance
+        (``recreate`` for an evacuation, with the migration and the
+        alternates). 1.3 belongs to another change of the same release.
 
 A client pinned below 1.1 refuses the 1.1 methods with
 UnsupportedRPCVersion (a compute of that release cannot do them); the API
 checks ``can_send_actions`` first to answer 409 instead. The 1.2 moves
-likewise, with ``can_send_moves``.
+likewise, with ``can_send_moves``, and the 1.4 rebuild with
+``can_send_rebuild``.
 """
 
 import oslo_messaging as messaging
@@ -24,11 +28,13 @@ from nova_lite import rpc
 from nova_lite import rpc_pins
 
 RPC_TOPIC = 'compute'
-RPC_VERSION = '1.2'
+RPC_VERSION = '1.4'
 # The version that brought the server actions.
 ACTIONS_VERSION = '1.1'
 # The version that brought resize and cold migration.
 MOVES_VERSION = '1.2'
+# The version that brought rebuild and evacuate.
+REBUILD_VERSION = '1.4'
 
 VERSION_ALIASES = releases.rpc_aliases('compute')
 
@@ -152,3 +158,30 @@ class ComputeAPI:
             server=migration.source_compute, version=MOVES_VERSION).cast(
             context, 'finish_revert_resize', instance=instance,
             migration=migration)
+
+    # -- 1.4: rebuild and evacuate (see compute/rebuild.py) -------------
+
+    def can_send_rebuild(self):
+        """Whether the pin lets this client send the 1.4 rebuild (a pin
+        below refuses it with UnsupportedRPCVersion)."""
+        return self.client.can_send_version(REBUILD_VERSION)
+
+    def rebuild_instance(self, context, instance, host, image_ref,
+                         orig_image_ref, new_pass=None,
+                         preserve_ephemeral=False, recreate=False,
+                         on_shared_storage=None, migration=None, node=None,
+                         request_spec=None, host_list=None,
+                         target_state=None):
+        """Rebuild ``instance`` on compute ``host`` (cast): in place
+        from ``image_ref``, or, with ``recreate`` (an evacuation), on
+        ``node`` of a new host after its own went down. ``migration`` is
+        the evacuation's record; ``host_list`` the claimed Selection
+        then the alternates, handed back if the claim fails there;
+        ``target_state`` the vm_state to end in (STOPPED from 2.95)."""
+        self.client.prepare(server=host, version=REBUILD_VERSION).cast(
+            context, 'rebuild_instance', instance=instance,
+            image_ref=image_ref, orig_image_ref=orig_image_ref,
+            new_pass=new_pass, preserve_ephemeral=preserve_ephemeral,
+            recreate=recreate, on_shared_storage=on_shared_storage,
+            migration=migration, node=node, request_spec=request_spec,
+            host_list=host_list, target_state=target_state)

@@ -2,7 +2,7 @@
 
 Thin by design: object indirection is answered here, workflows live in
 ``conductor/tasks`` (provision, build, migrate, resize_outcome,
-timeouts) and placement reports in
+rebuild, evacuate, timeouts) and placement reports in
 ``conductor/provider_report.py``.
 """
 
@@ -16,9 +16,12 @@ from nova_lite.compute import rpcapi as compute_rpcapi
 from nova_lite.conductor import provider_report
 from nova_lite.conductor import rpcapi
 from nova_lite.conductor.tasks import build
+from nova_lite.conductor.tasks import evacuate
 from nova_lite.conductor.tasks import migrate
 from nova_lite.conductor.tasks import move_timeouts
 from nova_lite.conductor.tasks import provision
+from nova_lite.conductor.tasks import rebuild
+from nova_lite.conductor.tasks import rebuild_timeouts
 from nova_lite.conductor.tasks import resize_outcome
 from nova_lite.conductor.tasks import timeouts
 from nova_lite.conf import CONF
@@ -143,6 +146,30 @@ class ConductorManager(manager.Manager):
                                   self.scheduler_api,
                                   self.compute_api).execute()
 
+    # -- rebuild and evacuate (1.3) -------------------------------------
+
+    def rebuild_instance(self, context, instance, image_ref, orig_image_ref,
+                         new_pass=None, preserve_ephemeral=False,
+                         recreate=False, on_shared_storage=None, host=None,
+                         migration=None, request_spec=None, host_list=None,
+                         target_state=None):
+        if not recreate:
+            rebuild.RebuildTask(
+                context, instance, image_ref, orig_image_ref,
+                self.scheduler_api, self.compute_api, new_pass=new_pass,
+                preserve_ephemeral=preserve_ephemeral).execute()
+            return
+        evacuate.EvacuateTask(
+            context, instance, migration, self.scheduler_api,
+            self.compute_api, host=host, new_pass=new_pass,
+            on_shared_storage=on_shared_storage, request_spec=request_spec,
+            host_list=host_list, target_state=target_state).execute()
+
+    @messaging.expected_exceptions(exception.NovaLiteException)
+    def complete_evacuation(self, context, migration):
+        return evacuate.complete_evacuation(context, migration,
+                                            self.scheduler_api)
+
     # -- compute reports ------------------------------------------------
 
     @messaging.expected_exceptions(exception.NovaLiteException)
@@ -176,6 +203,8 @@ class ConductorManager(manager.Manager):
                                        self.scheduler_api, self.compute_api)
         move_timeouts.fail_stuck_moves(context, CONF.conductor.task_timeout,
                                        self.scheduler_api)
+        rebuild_timeouts.fail_stuck_rebuilds(
+            context, CONF.conductor.task_timeout, self.scheduler_api)
 
     @periodic_task.periodic_task(
         spacing=CONF.quota.reservation_expire_check_interval,

@@ -9,6 +9,9 @@ API version history:
 * 1.1 - Resize and cold migration (release "bramble"): migrate_server,
         confirm_resize, revert_resize. A client pinned below refuses them
         with UnsupportedRPCVersion; the API checks ``can_send_moves``.
+* 1.3 - Rebuild and evacuate (release "bramble"): rebuild_instance,
+        complete_evacuation. 1.2 belongs to another change of the same
+        release. The API checks ``can_send_rebuild``.
 """
 
 from oslo_log import log as logging
@@ -22,9 +25,11 @@ from nova_lite import rpc_pins
 LOG = logging.getLogger(__name__)
 
 RPC_TOPIC = 'conductor'
-RPC_VERSION = '1.1'
+RPC_VERSION = '1.3'
 # The version that brought resize and cold migration.
 MOVES_VERSION = '1.1'
+# The version that brought rebuild and evacuate.
+REBUILD_VERSION = '1.3'
 
 # Release name -> the newest conductor RPC version that release speaks,
 # accepted by [upgrade_levels] conductor.
@@ -171,6 +176,42 @@ class ConductorAPI:
         cctxt = self.client.prepare(version=MOVES_VERSION)
         cctxt.cast(context, 'revert_resize', instance=instance,
                    migration=migration)
+
+    # Rebuild and evacuate (1.3): see conductor/tasks/rebuild.py and
+    # evacuate.py
+
+    def can_send_rebuild(self):
+        """Whether the pin lets this client send the 1.3 rebuild."""
+        return self.client.can_send_version(REBUILD_VERSION)
+
+    def rebuild_instance(self, context, instance, image_ref,
+                         orig_image_ref, new_pass=None,
+                         preserve_ephemeral=False, recreate=False,
+                         on_shared_storage=None, host=None, migration=None,
+                         request_spec=None, host_list=None,
+                         target_state=None):
+        """Rebuild ``instance`` where it is (a new image is checked by
+        the scheduler's rebuild filters first), or with ``recreate``
+        evacuate it: to ``host`` if named (checked by the filters), else
+        where the scheduler chooses (cast). A target whose claim failed
+        hands the evacuation back with its ``migration``,
+        ``request_spec`` and the alternates left (``host_list``)."""
+        cctxt = self.client.prepare(version=REBUILD_VERSION)
+        cctxt.cast(context, 'rebuild_instance', instance=instance,
+                   image_ref=image_ref, orig_image_ref=orig_image_ref,
+                   new_pass=new_pass, preserve_ephemeral=preserve_ephemeral,
+                   recreate=recreate, on_shared_storage=on_shared_storage,
+                   host=host, migration=migration, request_spec=request_spec,
+                   host_list=host_list, target_state=target_state)
+
+    def complete_evacuation(self, context, migration):
+        """The source compute of ``migration`` (an evacuation) came back
+        and removed its copy of the VM: free what the instance still
+        holds there and mark the migration completed (call). Returns
+        True, or False if the migration was already settled."""
+        cctxt = self.client.prepare(version=REBUILD_VERSION)
+        return cctxt.call(context, 'complete_evacuation',
+                          migration=migration)
 
 
 def make_indirection_api():

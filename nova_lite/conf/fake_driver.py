@@ -98,10 +98,11 @@ fake_opts = [
                      '"operation:seconds" items (for example "reboot:2, '
                      'power_off:0.5"). Operations: the names of '
                      'nova_lite.virt.fake.OPERATIONS (reboot, power_off, '
-                     'power_on, pause, unpause, suspend, resume, and those '
-                     'of moves). An operation not listed is instant. Read '
-                     'at each call. spawn_delay and destroy_delay time '
-                     'spawn and destroy.'),
+                     'power_on, pause, unpause, suspend, resume, rebuild '
+                     '(in place, or on the target of an evacuation), and '
+                     'those of moves). An operation not listed is '
+                     'instant. Read at each call. spawn_delay and '
+                     'destroy_delay time spawn and destroy.'),
     cfg.ListOpt('fail_operations', default=[],
                 help='Fault injection: "operation:node" items (node an '
                      'index or a name, as for the node option, or * for '

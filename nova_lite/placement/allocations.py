@@ -239,6 +239,8 @@ def moves_in_progress():
         migration.instance_uuid.in_(live_instances()))
 
 
-# Migration statuses after which a migration holds nothing.
+# Migration statuses after which a migration holds nothing. Not 'done':
+# an evacuation that is done still holds its source host (for its VM may
+# still run there) until that compute comes back and completes it.
 MIGRATION_DONE_STATUSES = ('confirmed', 'reverted', 'error', 'failed',
-                           'done', 'completed', 'cancelled')
+                           'completed', 'cancelled')

@@ -193,6 +193,18 @@ class ComputeDriver:
         if ``power_on``."""
         raise NotImplementedError()
 
+    # Rebuild and evacuate
+
+    def rebuild(self, context, instance, image_meta, nodename, recreate,
+                power_on):
+        """Rebuild ``instance`` on ``nodename`` from ``image_meta`` (an
+        ImageMeta), running if ``power_on``. In place (``recreate``
+        False) the VM must exist here (InstanceNotFound otherwise) and
+        keeps its resources; with ``recreate`` (an evacuation) the VM is
+        created here, its old host being down. Raise on failure; a
+        recreate that raised leaves nothing here to clean up."""
+        raise NotImplementedError()
+
 
 def load_compute_driver(name=None):
     """Instantiate the driver named by ``name`` or [DEFAULT] compute_driver.

@@ -6,7 +6,11 @@ own size and traits (``[fake_driver] node`` overrides), spawn and destroy
 delays, and fault injection (``fail_spawn_nodes``, or the variant classes
 at the end of this module). Server operations (reboot, power off and on,
 pause, suspend, ...) change the VM's power state after
-``operation_delays`` and fail where ``fail_operations`` says.
+``operation_delays`` and fail where ``fail_operations`` says. A rebuild
+(``rebuild``) waits its ``operation_delays`` entry and fails where
+``fail_operations`` names it with the node it runs on (for an
+evacuation, the target's); in place it keeps the VM's record, for an
+evacuation it creates one on the target node.
 
 Node uuids are generated once and kept in
 ``$state_path/fake_driver/<host>.json``, so a restarted compute keeps its
@@ -51,6 +55,8 @@ OPERATIONS = {
     'unpause': fields.PowerState.RUNNING,
     'suspend': fields.PowerState.SUSPENDED,
     'resume': fields.PowerState.RUNNING,
+    # Rebuild and evacuate: the power state the compute asks for.
+    'rebuild': None,
 }
 # The moves' steps (fake_moves), which keep the power state they set.
 OPERATIONS.update(dict.fromkeys(fake_moves.MOVE_OPERATIONS))
@@ -503,6 +509,31 @@ class FakeDriver(fake_moves.MovesMixin, driver.ComputeDriver):
 
     def resume(self, context, instance):
         self._operate('resume', instance)
+
+    def rebuild(self, context, instance, image_meta, nodename, recreate,
+                power_on):
+        power = (fields.PowerState.RUNNING if power_on
+                 else fields.PowerState.SHUTDOWN)
+        if not recreate:
+            self._operate('rebuild', instance)
+            with self._lock:
+                self._instances[instance.uuid].power_state = power
+            return
+        node = self.node(nodename)
+        delay = operation_delay('rebuild')
+        if delay:
+            time.sleep(delay)
+        if ('rebuild', node.name) in self._failing:
+            raise exception.InstanceOperationFailed(
+                operation='rebuild', instance_uuid=instance.uuid,
+                reason='fault injection: [fake_driver] fail_operations '
+                       'includes rebuild:%s' % node.name)
+        record = self._new_record(instance, instance.flavor, nodename)
+        record.power_state = power
+        with self._lock:
+            self._instances[instance.uuid] = record
+        LOG.debug('Recreated instance %s on node %s', instance.uuid,
+                  nodename)
 
 
 class SpawnFailsFakeDriver(FakeDriver):

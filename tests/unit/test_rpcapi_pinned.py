@@ -141,6 +141,21 @@ for _method in ('confirm_resize', 'revert_resize'):
         'instance': _instance(), 'migration': _migration()}
 CALLS.update(_MOVES)
 NEWER_THAN_ACORN |= set(_MOVES)
+
+# Rebuild and evacuate (compute 1.4, conductor 1.3).
+_REBUILD = {
+    (compute_rpcapi.ComputeAPI, 'rebuild_instance'): {
+        'instance': _instance(), 'host': 'compute2', 'image_ref': UUID,
+        'orig_image_ref': UUID, 'recreate': True, 'migration': _migration(),
+        'node': 'n2', 'request_spec': _spec(), 'host_list': []},
+    (conductor_rpcapi.ConductorAPI, 'rebuild_instance'): {
+        'instance': _instance(), 'image_ref': UUID, 'orig_image_ref': UUID,
+        'request_spec': _spec()},
+    (conductor_rpcapi.ConductorAPI, 'complete_evacuation'): {
+        'migration': _migration()},
+}
+CALLS.update(_REBUILD)
+NEWER_THAN_ACORN |= set(_REBUILD)
 SERVICES = {conductor_rpcapi.ConductorAPI: 'conductor',
             scheduler_rpcapi.SchedulerAPI: 'scheduler',
             compute_rpcapi.ComputeAPI: 'compute'}

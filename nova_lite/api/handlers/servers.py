@@ -44,6 +44,7 @@ STATUS_BY_TASK_STATE = {
     _T.REBOOTING: 'REBOOT',
     _T.REBOOTING_HARD: 'HARD_REBOOT',
     _T.REBUILDING: 'REBUILD',
+    _T.REBUILD_BLOCK_DEVICE_MAPPING: 'REBUILD',
     _T.REBUILD_SPAWNING: 'REBUILD',
     _T.RESIZE_PREP: 'RESIZE',
     _T.RESIZE_MIGRATING: 'RESIZE',
@@ -54,6 +55,9 @@ STATUS_BY_TASK_STATE = {
 }
 # (A revert shows over VERIFY_RESIZE too, as Nova's REVERT_RESIZE.)
 _TASK_STATUS_VM_STATES = (_V.ACTIVE, _V.STOPPED, _V.RESIZED)
+# A server in ERROR shows REBUILD while rebuilt or evacuated (Nova's map).
+_REBUILD_TASK_STATES = (_T.REBUILDING, _T.REBUILD_BLOCK_DEVICE_MAPPING,
+                        _T.REBUILD_SPAWNING)
 _PROGRESS_STATUSES = ('ACTIVE', 'BUILD', 'REBUILD', 'RESIZE',
                       'VERIFY_RESIZE', 'MIGRATING')
 _FAULT_STATUSES = ('ERROR', 'DELETED')
@@ -73,6 +77,9 @@ def server_status(instance):
     (deleting included) do not change it."""
     task_status = STATUS_BY_TASK_STATE.get(instance.task_state)
     if task_status and instance.vm_state in _TASK_STATUS_VM_STATES:
+        return task_status
+    if (instance.vm_state == _V.ERROR
+            and instance.task_state in _REBUILD_TASK_STATES):
         return task_status
     return STATUS_BY_VM_STATE.get(instance.vm_state, 'UNKNOWN')
 

@@ -1,0 +1,79 @@
+"""No server stays in a rebuild's task state forever.
+
+A compute that died mid-rebuild (or a cast that was lost) leaves the
+server in ``rebuilding``, ``rebuild_block_device_mapping`` or
+``rebuild_spawning``. After ``[conductor] task_timeout`` seconds without
+an update the conductor ends it with a fault saying so, as Nova's
+compute does at start for a rebuild it was running (ERROR: the guest's
+state is unknown):
+
+* an evacuation not yet done (its migration ``accepted`` or
+  ``pre-migrating``) is abandoned (``evacuate_records.abandon_evacuation``:
+  the target's allocations go, the source's return to the instance, the
+  migration in ``error``, the server in ERROR on its old host);
+* any other rebuild: the server goes to ERROR with no task.
+"""
+
+import datetime
+
+from oslo_log import log as logging
+from oslo_utils import timeutils
+
+from nova_lite.conductor.tasks import evacuate_records as records
+from nova_lite import exception
+from nova_lite import objects
+from nova_lite.objects import fields
+
+LOG = logging.getLogger(__name__)
+
+_T = fields.TaskState
+REBUILD_TASK_STATES = (_T.REBUILDING, _T.REBUILD_BLOCK_DEVICE_MAPPING,
+                       _T.REBUILD_SPAWNING)
+_GONE = (exception.InstanceNotFound, exception.UnexpectedTaskStateError)
+
+
+def _evacuation(context, instance_uuid):
+    found = objects.MigrationList.get_by_filters(context, {
+        'instance_uuid': instance_uuid, 'migration_type': 'evacuation',
+        'status': [records.ACCEPTED, records.PRE_MIGRATING]}, limit=1)
+    return found[0] if len(found) else None
+
+
+def fail_stuck_rebuilds(context, timeout, scheduler_api):
+    """ERROR every server in a rebuild's task state not updated for
+    ``timeout`` seconds (see the module docstring); returns their
+    uuids."""
+    cutoff = (timeutils.utcnow().replace(tzinfo=None)
+              - datetime.timedelta(seconds=timeout))
+    stuck = objects.InstanceList.get_by_filters(
+        context, {'task_state': list(REBUILD_TASK_STATES),
+                  'updated_before': cutoff}, sort_key='id', sort_dir='asc')
+    settled = []
+    for instance in stuck:
+        task_state = instance.task_state
+        try:
+            _settle(context, instance, task_state, scheduler_api)
+        except _GONE:
+            continue
+        error = exception.InstanceTaskTimedOut(
+            instance_uuid=instance.uuid, task_state=task_state,
+            timeout=timeout, host=instance.host or '(none)')
+        objects.InstanceFault.from_exception(context, instance.uuid,
+                                             error).create()
+        LOG.warning('%s', error.format_message())
+        settled.append(instance.uuid)
+    return settled
+
+
+def _settle(context, instance, task_state, scheduler_api):
+    migration = _evacuation(context, instance.uuid)
+    if migration is not None and task_state == _T.REBUILDING:
+        released = records.abandon_evacuation(context, instance, migration)
+        scheduler_api.update_provider_states(context, released)
+        return
+    instance.vm_state = fields.VMState.ERROR
+    instance.task_state = None
+    instance.save(expected_task_state=[task_state])
+    if migration is not None:
+        migration.status = records.ERROR
+        migration.save()
