@@ -14,7 +14,8 @@ evacuation it creates one on the target node.
 
 Node uuids are generated once and kept in
 ``$state_path/fake_driver/<host>.json``, so a restarted compute keeps its
-resource providers.
+resource providers; the VMs are kept there too (``fake_vms``), so they
+outlive the compute process as a real hypervisor's guests do.
 """
 
 import dataclasses
@@ -32,6 +33,7 @@ from nova_lite import exception
 from nova_lite.objects import fields
 from nova_lite.virt import driver
 from nova_lite.virt import fake_moves
+from nova_lite.virt import fake_vms
 from nova_lite.virt import local_state
 
 LOG = logging.getLogger(__name__)
@@ -82,9 +84,9 @@ class FakeNode:
     pci_devices: tuple = ()   # (pool dict, ...)
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(frozen=True)
 class FakeInstance:
-    """A VM the driver runs."""
+    """A VM the driver runs (a change is a new record: fake_vms)."""
     uuid: str
     node: str
     vcpus: int
@@ -368,12 +370,19 @@ class FakeDriver(fake_moves.MovesMixin, driver.ComputeDriver):
     def init_host(self, host):
         nodes = _assign_uuids(host, build_nodes(host))
         failing = parse_fail_operations([n.name for n in nodes])
+        instances = fake_vms.PersistentVMs(
+            fake_vms.host_directory(host, 'vms'), FakeInstance)
+        moved_away = fake_vms.PersistentVMs(
+            fake_vms.host_directory(host, 'moved'), FakeInstance)
         with self._lock:
             self._host = host
             self._nodes = {node.name: node for node in nodes}
             self._failing = failing
-        LOG.info('Fake driver on %s exposes %d node(s): %s', host,
-                 len(nodes), ', '.join(n.name for n in nodes))
+            self._instances = instances
+            self._moved_away = moved_away
+        LOG.info('Fake driver on %s exposes %d node(s): %s; %d VM(s) '
+                 'running from before', host, len(nodes),
+                 ', '.join(n.name for n in nodes), len(instances))
 
     def node(self, nodename):
         """The FakeNode called ``nodename``; ComputeNodeNotFound if none."""
@@ -485,7 +494,9 @@ class FakeDriver(fake_moves.MovesMixin, driver.ComputeDriver):
                     reason='fault injection: [fake_driver] fail_operations '
                            'includes %s:%s' % (operation, record.node))
             if OPERATIONS[operation] is not None:
-                record.power_state = OPERATIONS[operation]
+                record = dataclasses.replace(
+                    record, power_state=OPERATIONS[operation])
+                self._instances[instance.uuid] = record
         LOG.debug('%s of instance %s on node %s done', operation,
                   instance.uuid, record.node)
 
@@ -517,7 +528,8 @@ class FakeDriver(fake_moves.MovesMixin, driver.ComputeDriver):
         if not recreate:
             self._operate('rebuild', instance)
             with self._lock:
-                self._instances[instance.uuid].power_state = power
+                self._instances[instance.uuid] = dataclasses.replace(
+                    self._instances[instance.uuid], power_state=power)
             return
         node = self.node(nodename)
         delay = operation_delay('rebuild')
@@ -528,8 +540,9 @@ class FakeDriver(fake_moves.MovesMixin, driver.ComputeDriver):
                 operation='rebuild', instance_uuid=instance.uuid,
                 reason='fault injection: [fake_driver] fail_operations '
                        'includes rebuild:%s' % node.name)
-        record = self._new_record(instance, instance.flavor, nodename)
-        record.power_state = power
+        record = dataclasses.replace(
+            self._new_record(instance, instance.flavor, nodename),
+            power_state=power)
         with self._lock:
             self._instances[instance.uuid] = record
         LOG.debug('Recreated instance %s on node %s', instance.uuid,

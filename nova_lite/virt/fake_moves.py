@@ -10,6 +10,7 @@ and fails where ``fail_operations`` names it with the node it runs on
 others: the source node).
 """
 
+import dataclasses
 import time
 
 from oslo_log import log as logging
@@ -70,8 +71,9 @@ class MovesMixin:
             raise exception.InstanceNotFound(instance_id=instance.uuid)
         self._inject('migrate_disk_and_power_off', instance, record.node)
         with self._lock:
-            record = self._instances.pop(instance.uuid)
-            record.power_state = fields.PowerState.SHUTDOWN
+            record = dataclasses.replace(
+                self._instances.pop(instance.uuid),
+                power_state=fields.PowerState.SHUTDOWN)
             self._moved_away_copies()[instance.uuid] = record
         LOG.debug('Instance %s left node %s for %s (%s)', instance.uuid,
                   record.node, dest_host, dest_node)
@@ -81,7 +83,7 @@ class MovesMixin:
         self.node(nodename)
         self._inject('finish_migration', instance, nodename)
         record = self._new_record(instance, flavor, nodename)
-        record.power_state = _power(power_on)
+        record = dataclasses.replace(record, power_state=_power(power_on))
         with self._lock:
             self._instances[instance.uuid] = record
 
@@ -100,5 +102,5 @@ class MovesMixin:
             record = self._moved_away_copies().pop(instance.uuid, None)
             if record is None:
                 raise exception.InstanceNotFound(instance_id=instance.uuid)
-            record.power_state = _power(power_on)
-            self._instances[instance.uuid] = record
+            self._instances[instance.uuid] = dataclasses.replace(
+                record, power_state=_power(power_on))
