@@ -561,3 +561,19 @@ class CannotMigrateToSameHost(Invalid):
 
 class InstanceNotResized(Invalid):
     msg_fmt = 'Instance %(instance_uuid)s has not been resized.'
+
+
+class UnshelveImageNotFound(NotFound):
+    msg_fmt = ('Cannot unshelve instance %(instance_uuid)s: its shelved '
+               'image %(image_id)s is gone.')
+
+
+class UnshelveInstanceInvalidState(Conflict):
+    msg_fmt = ('Specifying an availability zone or a host when unshelving '
+               'server %(instance_uuid)s with status %(state)s is not '
+               'supported. The server status must be SHELVED_OFFLOADED.')
+
+
+class ImageMetadataLimitExceeded(NotAuthorized):
+    msg_fmt = ('Quota exceeded for metadata_items: the image would have '
+               '%(requested)d metadata items, at most %(allowed)d allowed.')

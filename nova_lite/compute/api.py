@@ -219,6 +219,7 @@ class API:
             if exc.kwargs.get('actual') == fields.TaskState.DELETING:
                 return
             raise
+        _delete_shelved_image(context, instance)
         # save() refreshed the instance: host is where it is now.
         if instance.host is None or not self._compute_is_up(
                 context, instance.host):
@@ -319,3 +320,17 @@ class API:
         return objects.InstanceList.get_by_filters(
             context, filters, sort_key=sort_key, sort_dir=sort_dir,
             limit=limit, marker=marker, expected_attrs=expected_attrs)
+
+
+def _delete_shelved_image(context, instance):
+    """A shelved server being deleted takes its shelved snapshot with it
+    (as Nova's delete of a SHELVED or SHELVED_OFFLOADED server does)."""
+    if (instance.vm_state not in (fields.VMState.SHELVED,
+                                  fields.VMState.SHELVED_OFFLOADED)
+            or not instance.shelved_image_id):
+        return
+    try:
+        objects.Image.delete_by_id(context, instance.shelved_image_id)
+    except Exception:
+        LOG.exception('Deleting the shelved image %s of instance %s failed',
+                      instance.shelved_image_id, instance.uuid)

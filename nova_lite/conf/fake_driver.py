@@ -98,8 +98,9 @@ fake_opts = [
                      '"operation:seconds" items (for example "reboot:2, '
                      'power_off:0.5"). Operations: the names of '
                      'nova_lite.virt.fake.OPERATIONS (reboot, power_off, '
-                     'power_on, pause, unpause, suspend, resume, and those '
-                     'of moves). An operation not listed is instant. Read '
+                     'power_on, pause, unpause, suspend, resume, those '
+                     'of moves, and snapshot, shelve_offload and '
+                     'unshelve). An operation not listed is instant. Read '
                      'at each call. spawn_delay and destroy_delay time '
                      'spawn and destroy.'),
     cfg.ListOpt('fail_operations', default=[],

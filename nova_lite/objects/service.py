@@ -30,8 +30,9 @@ SERVICE_VERSION_HISTORY = (
     {'compute_rpc': '1.0', 'conductor_rpc': '1.0', 'scheduler_rpc': '1.0'},
     # Version 2: bramble: quotas, aggregates, server groups, every filter;
     # scheduler RPC 1.1 (aggregate_uuids); compute RPC 1.1 (server
-    # actions), 1.2 and conductor RPC 1.1 (resize, cold migration).
-    {'compute_rpc': '1.2', 'conductor_rpc': '1.1', 'scheduler_rpc': '1.1'},
+    # actions), 1.2 and conductor RPC 1.1 (resize, cold migration);
+    # compute RPC 1.3 and conductor RPC 1.2 (snapshots, shelving).
+    {'compute_rpc': '1.3', 'conductor_rpc': '1.2', 'scheduler_rpc': '1.1'},
 )
 
 

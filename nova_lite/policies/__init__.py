@@ -25,6 +25,7 @@ from nova_lite.policies import server_actions
 from nova_lite.policies import server_groups
 from nova_lite.policies import server_metadata
 from nova_lite.policies import server_moves
+from nova_lite.policies import server_shelve
 from nova_lite.policies import servers
 from nova_lite.policies import services
 from nova_lite.policies import simple_tenant_usage
@@ -51,6 +52,7 @@ def list_rules():
         server_groups.list_rules(),
         server_metadata.list_rules(),
         server_moves.list_rules(),
+        server_shelve.list_rules(),
         servers.list_rules(),
         services.list_rules(),
         simple_tenant_usage.list_rules(),

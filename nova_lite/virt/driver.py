@@ -193,6 +193,25 @@ class ComputeDriver:
         if ``power_on``."""
         raise NotImplementedError()
 
+    # Snapshots and shelving. The image record is the registry's; the
+    # driver only produces the data.
+
+    def snapshot(self, context, instance, image_id):
+        """Copy ``instance``'s root disk into image ``image_id`` (the VM
+        keeps running as it was). Returns the image's size in bytes."""
+        raise NotImplementedError()
+
+    def shelve_offload(self, context, instance):
+        """Remove a shelved (powered off, snapshotted) ``instance`` from
+        this host. Idempotent, as ``destroy``."""
+        raise NotImplementedError()
+
+    def unshelve(self, context, instance, image_meta, nodename):
+        """Create and start ``instance`` on ``nodename`` from its shelved
+        snapshot ``image_meta``; raise (after cleaning up) on failure, so
+        the unshelve can go to an alternate."""
+        raise NotImplementedError()
+
 
 def load_compute_driver(name=None):
     """Instantiate the driver named by ``name`` or [DEFAULT] compute_driver.

@@ -15,6 +15,7 @@ returns the response (202 with no body for most).
 
 from nova_lite.api.handlers import server_moves
 from nova_lite.api.handlers import server_power
+from nova_lite.api.handlers import server_shelve
 from nova_lite.api import validation
 from nova_lite.compute import api as compute_api
 from nova_lite import exception
@@ -24,7 +25,7 @@ compute = compute_api.API()
 # action name -> (schema, handler)
 ACTIONS = {}
 # Action modules, each with an ACTIONS dict {name: (schema, handler)}.
-ACTION_MODULES = (server_power, server_moves)
+ACTION_MODULES = (server_power, server_moves, server_shelve)
 
 
 def register(actions):
@@ -58,7 +59,8 @@ def _action_name(body):
 
 
 def action(req, server_id):
-    """202 with no body (every action so far); 400 for an
+    """202 (createImage: with its Location or image id; confirmResize:
+    204), most with no body; 400 for an
     unknown action or bad arguments, 404 for an unknown server, 409 for a
     state the action cannot start from or a locked server."""
     body = validation.parse_json_body(req)
