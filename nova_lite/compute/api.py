@@ -39,7 +39,14 @@ CONFIRM_RESIZE = 'confirmResize'
 # when it saves and leaves the instance to the delete).
 DELETABLE_TASK_STATES = [None, fields.TaskState.SCHEDULING,
                          fields.TaskState.SPAWNING] + list(
-    action_api.POWER_TASK_STATES)
+    action_api.POWER_TASK_STATES) + [
+    # A snapshot or shelve in progress stops at its next conditional
+    # save and deletes its unfinished image (compute/shelve.py).
+    fields.TaskState.IMAGE_SNAPSHOT, fields.TaskState.IMAGE_PENDING_UPLOAD,
+    fields.TaskState.IMAGE_UPLOADING, fields.TaskState.SHELVING,
+    fields.TaskState.SHELVING_IMAGE_PENDING_UPLOAD,
+    fields.TaskState.SHELVING_IMAGE_UPLOADING,
+    fields.TaskState.SHELVING_OFFLOADING, fields.TaskState.UNSHELVING]
 
 
 def _reservation_id():
