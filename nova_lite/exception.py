@@ -577,3 +577,8 @@ class UnshelveInstanceInvalidState(Conflict):
 class ImageMetadataLimitExceeded(NotAuthorized):
     msg_fmt = ('Quota exceeded for metadata_items: the image would have '
                '%(requested)d metadata items, at most %(allowed)d allowed.')
+
+
+class UnshelveHostNotInAZ(Conflict):
+    msg_fmt = ('Host "%(host)s" is not in the availability zone '
+               '"%(availability_zone)s".')

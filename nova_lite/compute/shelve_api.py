@@ -12,6 +12,7 @@ then the server's state (Nova's 409).
 
 from oslo_log import log as logging
 
+from nova_lite import availability_zones
 from nova_lite.compute import action_api
 from nova_lite.compute import rpcapi as compute_rpcapi
 from nova_lite.conductor import rpcapi as conductor_rpcapi
@@ -130,20 +131,23 @@ class ShelveAPI:
             context, instance, clean_shutdown=clean_shutdown)
 
     def unshelve(self, context, instance, availability_zone=None,
-                 host=None):
+                 host=None, unpin_zone=False):
         """Start unshelving ``instance``: where it is if SHELVED, through
-        the scheduler (in ``availability_zone``, on ``host``) if offloaded.
-        400 for an unknown host; 409 when locked, not shelved, or given a
-        zone or host while SHELVED."""
+        the scheduler (in ``availability_zone``, on ``host``) if offloaded;
+        ``unpin_zone`` (2.91's null zone) frees it of the zone it was
+        created in. 400 for an unknown host or zone; 409 when locked, not
+        shelved, given a zone or host while SHELVED, or given a host
+        outside the zone the server is pinned to."""
         action_api.check_lock(context, instance)
         self._check_pins(instance, UNSHELVE, conductor=True)
         action_api.check_state(instance, UNSHELVE, UNSHELVE_VM_STATES)
         offloaded = instance.vm_state == _V.SHELVED_OFFLOADED
-        if (availability_zone or host) and not offloaded:
+        if (availability_zone or host or unpin_zone) and not offloaded:
             raise exception.UnshelveInstanceInvalidState(
                 instance_uuid=instance.uuid, state='SHELVED')
-        if host is not None:
-            _check_compute_host(context, host)
+        if availability_zone or host or unpin_zone:
+            self._check_placement(context, instance, availability_zone,
+                                  host, unpin_zone)
         action_api.start_task(instance, UNSHELVE, UNSHELVE_VM_STATES,
                               _T.UNSHELVING)
         action_api.record_action(context, instance, UNSHELVE)
@@ -154,6 +158,39 @@ class ShelveAPI:
         else:
             self.compute_rpcapi.unshelve_instance(context, instance,
                                                   instance.host)
+
+    @staticmethod
+    def _check_placement(context, instance, zone, host, unpin_zone):
+        """Check the zone and host asked for against the cloud's zones
+        and the server's; an unpinned zone is saved in its request spec
+        (the conductor then schedules it anywhere)."""
+        zones = _zones(context)
+        if zone and zone not in zones.values():
+            raise exception.InvalidRequest(
+                reason='The requested availability zone is not available')
+        spec = objects.RequestSpec.get_by_instance_uuid(context,
+                                                        instance.uuid)
+        if unpin_zone:
+            spec.availability_zone = None
+            spec.save()
+        if host is None:
+            return
+        if host not in zones:
+            raise exception.InvalidInput(reason=exception.ComputeHostNotFound(
+                host=host).format_message())
+        wanted = zone or spec.availability_zone
+        if wanted and zones[host] != wanted:
+            raise exception.UnshelveHostNotInAZ(host=host,
+                                                availability_zone=wanted)
+
+
+def _zones(context):
+    """{host: zone} of every enabled compute service."""
+    by_host = availability_zones.host_zones(
+        objects.AggregateList.get_all(context))
+    return {service.host: availability_zones.service_zone(service, by_host)
+            for service in objects.ServiceList.get_all(context)
+            if service.binary == COMPUTE_BINARY and not service.disabled}
 
 
 def _base_image(context, instance):
@@ -195,12 +232,3 @@ def _check_metadata_quota(context, instance, metadata):
     if allowed != -1 and len(metadata) > allowed:
         raise exception.ImageMetadataLimitExceeded(requested=len(metadata),
                                                    allowed=allowed)
-
-
-def _check_compute_host(context, host):
-    try:
-        objects.Service.get_by_host_and_binary(context, host,
-                                               COMPUTE_BINARY)
-    except (exception.ServiceNotFound, exception.HostBinaryNotFound):
-        raise exception.InvalidInput(
-            reason=exception.ComputeHostNotFound(host=host).format_message())

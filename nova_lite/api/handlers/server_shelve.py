@@ -62,10 +62,10 @@ def shelve_offload(req, instance, body):
 
 
 def _unshelve_arguments(req, arguments):
-    """(zone, host) of the body, refused (400) below the microversion
-    that brought them."""
+    """(zone, host, unpin zone) of the body, refused (400) below the
+    microversion that brought them."""
     if arguments is None:
-        return None, None
+        return None, None, False
     if not _at_least(req, UNSHELVE_ZONE):
         raise exception.ValidationError(
             detail="Invalid input for field/attribute unshelve. Value: %s. "
@@ -73,24 +73,25 @@ def _unshelve_arguments(req, arguments):
                    % (arguments, UNSHELVE_ZONE))
     zone = arguments.get('availability_zone')
     host = arguments.get('host')
-    if not _at_least(req, UNSHELVE_HOST) and (
-            host is not None or ('availability_zone' in arguments
-                                 and zone is None)):
+    unpin = 'availability_zone' in arguments and zone is None
+    if not _at_least(req, UNSHELVE_HOST) and (host is not None or unpin):
         raise exception.ValidationError(
             detail='host and a null availability_zone need microversion '
                    '%s' % UNSHELVE_HOST)
-    return zone, host
+    return zone, host, unpin
 
 
 def unshelve(req, instance, body):
-    """202; 400 for an unknown host, 403 for a host named by a
-    non-administrator, 409 when locked or not shelved, or given a zone
-    or host while SHELVED (not offloaded)."""
+    """202; 400 for an unknown host or zone, 403 for a host named by a
+    non-administrator, 409 when locked or not shelved, given a zone or
+    host while SHELVED (not offloaded), or a host outside the server's
+    zone."""
     context = _can(req, policies.UNSHELVE, instance)
-    zone, host = _unshelve_arguments(req, body['unshelve'])
+    zone, host, unpin = _unshelve_arguments(req, body['unshelve'])
     if host is not None:
         context = _can(req, policies.UNSHELVE_TO_HOST, instance)
-    api.unshelve(context, instance, availability_zone=zone, host=host)
+    api.unshelve(context, instance, availability_zone=zone, host=host,
+                 unpin_zone=unpin)
     return wsgi.json_response(status=202)
 
 

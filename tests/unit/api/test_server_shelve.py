@@ -88,9 +88,13 @@ def world(monkeypatch):
                 'properties': {'hw_disk_bus': 'virtio',
                                'image_type': 'base'}}
 
-    def get_service(context, host, binary):
-        if host != 'host2':
-            raise exception.HostBinaryNotFound(host=host, binary=binary)
+    # host1 in zone nova, host2 in az2, host3 disabled.
+    services = [objects.Service(host=h, binary='nova-lite-compute',
+                                disabled=(h == 'host3'))
+                for h in ('host1', 'host2', 'host3')]
+    aggregate = objects.Aggregate(name='a', hosts=['host2'],
+                                  metadata={'availability_zone': 'az2'})
+    w.spec = objects.RequestSpec(instance_uuid=UUID, availability_zone=None)
 
     def get_limits(context, project_id, user_id, quota_class=None):
         limits = {'metadata_items': w.metadata_items}
@@ -104,8 +108,15 @@ def world(monkeypatch):
     monkeypatch.setattr(objects.Image, 'delete_by_id', classmethod(
         lambda cls, context, image_id: w.deleted.append(image_id)))
     monkeypatch.setattr(shelve_api.image_api, 'get', get_image)
-    monkeypatch.setattr(objects.Service, 'get_by_host_and_binary',
-                        get_service)
+    monkeypatch.setattr(objects.ServiceList, 'get_all', classmethod(
+        lambda cls, context: services))
+    monkeypatch.setattr(objects.AggregateList, 'get_all', classmethod(
+        lambda cls, context: [aggregate]))
+    monkeypatch.setattr(objects.RequestSpec, 'get_by_instance_uuid',
+                        classmethod(lambda cls, context, uuid: w.spec))
+    monkeypatch.setattr(objects.RequestSpec, 'save',
+                        lambda self: w.saves.append(
+                            {'spec_zone': self.availability_zone}))
     monkeypatch.setattr(quota_limits, 'get_limits', get_limits)
 
     def set_state(vm_state, task_state=None, host='host1'):
@@ -339,10 +350,39 @@ def test_unshelve_host_needs_2_91_and_an_administrator(api, world,
     max_version('2.91')
     assert _act(api, body, version='2.90').status_int == 400
     assert _act(api, body, MEMBER, version='2.91').status_int == 403
-    assert _act(api, {'unshelve': {'host': 'nope'}},
-                version='2.91').status_int == 400
+    for bad in ('nope', 'host3'):
+        assert _act(api, {'unshelve': {'host': bad}},
+                    version='2.91').status_int == 400
     resp = _act(api, body, version='2.91')
     assert resp.status_int == 202, resp.text
     assert world.conductor.sent == [
         ('unshelve_instance', UUID, (),
          {'availability_zone': None, 'host': 'host2'})]
+
+
+def test_unshelve_to_an_unknown_zone_is_400(api, world, max_version):
+    max_version('2.77')
+    world.set_state(V.SHELVED_OFFLOADED, host=None)
+    resp = _act(api, {'unshelve': {'availability_zone': 'nowhere'}},
+                version='2.77')
+    assert resp.status_int == 400
+    assert 'availability zone is not available' in resp.text
+    assert world.conductor.sent == [] and world.saves == []
+
+
+def test_unshelve_host_outside_the_pinned_zone_is_409(api, world,
+                                                      max_version):
+    max_version('2.91')
+    world.set_state(V.SHELVED_OFFLOADED, host=None)
+    world.spec.availability_zone = 'nova'
+    resp = _act(api, {'unshelve': {'host': 'host2'}}, version='2.91')
+    assert resp.status_int == 409
+    assert 'is not in the availability zone' in resp.json[
+        'conflictingRequest']['message']
+    # The zone given with it wins; a null zone unpins the server first.
+    resp = _act(api, {'unshelve': {'host': 'host2',
+                                   'availability_zone': None}},
+                version='2.91')
+    assert resp.status_int == 202, resp.text
+    assert world.spec.availability_zone is None
+    assert {'spec_zone': None} in world.saves
