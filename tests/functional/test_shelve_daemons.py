@@ -127,9 +127,10 @@ def test_create_image_is_visible_saving_then_active(deploy):
     assert image_id in [i['id'] for i in listed['images']]
     server = _wait_task_done(deploy, uuid)
     assert server['status'] == 'ACTIVE'
-    [event] = _event(deploy, uuid, 'createImage',
-                     'compute_snapshot_instance')
-    assert event.result == 'Success'
+    deployment.wait_for(
+        lambda: [e.result for e in _event(
+            deploy, uuid, 'createImage', 'compute_snapshot_instance')]
+        == ['Success'], timeout=30, message='snapshot event')
     moves._delete(deploy, uuid)
     # A snapshot outlives its server.
     assert _image(deploy, image_id)['status'] == 'ACTIVE'
@@ -165,10 +166,14 @@ def test_shelve_offload_then_unshelve_into_another_zone(deploy):
     assert server['OS-EXT-AZ:availability_zone'] == 'az2'
     assert moves._allocations(deploy, uuid) == {
         'c2-n0': moves._size(1, 1024)}
-    assert [(e.host, e.result) for e in _event(
-        deploy, uuid, 'unshelve', 'compute_unshelve_instance')] == [
-        ('unshelvefail', 'Error'), ('c2', 'Success')]
-    assert _image(deploy, row.shelved_image_id) is None
+    # (The event's end is written just after the server is ACTIVE.)
+    deployment.wait_for(
+        lambda: [(e.host, e.result) for e in _event(
+            deploy, uuid, 'unshelve', 'compute_unshelve_instance')] == [
+            ('unshelvefail', 'Error'), ('c2', 'Success')],
+        timeout=30, message='unshelve events of %s' % uuid)
+    deployment.wait_for(lambda: _image(deploy, row.shelved_image_id)
+                        is None, timeout=30, message='snapshot deleted')
     [row] = deploy.sql('SELECT shelved_image_id FROM instances '
                        'WHERE uuid = :u', u=uuid)
     assert row.shelved_image_id is None
@@ -192,9 +197,9 @@ def test_an_unshelve_that_fits_nowhere_stays_offloaded(deploy):
                for host in ('c1', 'c2', 'unshelvefail')]
     moves._action(deploy, uuid, {'unshelve': None})
     deployment.wait_for(
-        lambda: _event(deploy, uuid, 'unshelve',
-                       'conductor_unshelve_instance'),
-        timeout=60, message='unshelve of %s decided' % uuid)
+        lambda: [e.result for e in _event(
+            deploy, uuid, 'unshelve', 'conductor_unshelve_instance')]
+        == ['Error'], timeout=60, message='unshelve of %s decided' % uuid)
     server = _wait_task_done(deploy, uuid)
     assert server['status'] == 'SHELVED_OFFLOADED'
     assert server['OS-EXT-SRV-ATTR:host'] is None
