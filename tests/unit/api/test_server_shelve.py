@@ -10,6 +10,8 @@ nothing touches a database or a bus.
 import types
 
 import pytest
+from tempest.lib.api_schema.response.compute.v2_45 import (
+    images as images_245)
 
 from nova_lite.api import api_version
 from nova_lite.api.handlers import server_actions
@@ -21,6 +23,7 @@ from nova_lite.objects import fields
 from nova_lite.quota import limits as quota_limits
 from tests.unit.api import conftest
 from tests.unit.api import fakes
+from tests.unit.api.shapes import conftest as shapes
 
 UUID = 'c2e2a7d4-5b43-4a5e-9a58-0b9c0d1e2f30'
 BASE_IMAGE = '70a599e0-31e7-49b7-b260-868f441e862b'
@@ -181,6 +184,7 @@ def test_create_image_from_2_45_answers_the_image_id(api, world,
     assert resp.status_int == 202, resp.text
     assert resp.json == {'image_id': SNAPSHOT}
     assert 'Location' not in resp.headers
+    shapes.check_shape(resp, images_245.create_image)
     resp = _act(api, {'createImage': {'name': 'snap'}}, version='2.44')
     assert resp.status_int == 409   # a snapshot is already running
     world.set_state(V.ACTIVE)
