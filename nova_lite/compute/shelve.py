@@ -299,10 +299,13 @@ class Shelving:
                   power._message(error))
         power.record_fault(context, self.host, instance, error)
         power.event_finish(context, instance, event, error)
+        # Conditional on the task this step last saved: a delete that
+        # came in meanwhile keeps its task.
+        expected = instance.task_state
         instance.task_state = None
         try:
-            instance.save()
-        except exception.InstanceNotFound:
+            instance.save(expected_task_state=[expected])
+        except _GONE:
             pass
 
 

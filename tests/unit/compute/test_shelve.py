@@ -120,7 +120,7 @@ def test_a_failed_snapshot_deletes_the_image_and_clears_the_task(
     instance = _instance(V.ACTIVE, T.IMAGE_SNAPSHOT)
     assert not shelving.snapshot_instance(None, instance, IMAGE)
     assert rec.images[-1] == (IMAGE, 'deleted', None)
-    assert rec.saves[-1][0] == {'task_state': None}
+    assert rec.saves[-1] == ({'task_state': None}, [T.IMAGE_UPLOADING])
     assert instance.vm_state == V.ACTIVE
     assert rec.faults and 'injected' in rec.faults[0]
     assert rec.events[-1] == ('finish', 'compute_snapshot_instance',
@@ -165,7 +165,7 @@ def test_a_failed_offload_stays_shelved_on_its_host(rec, shelving):
     instance = _instance(V.SHELVED, T.SHELVING_OFFLOADING)
     assert not shelving.shelve_offload_instance(None, instance)
     assert rec.offloads == []
-    assert rec.saves[-1][0] == {'task_state': None}
+    assert rec.saves[-1] == ({'task_state': None}, [T.SHELVING_OFFLOADING])
     assert instance.vm_state == V.SHELVED and instance.host == 'host1'
     shelving.rt.free_instance.assert_not_called()
 
