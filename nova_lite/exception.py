@@ -588,3 +588,22 @@ class EvacuateForceWithoutHost(Invalid):
 
 class RebuildImageNotFound(Invalid):
     msg_fmt = 'Cannot find requested image %(image_id)s.'
+class UnshelveImageNotFound(NotFound):
+    msg_fmt = ('Cannot unshelve instance %(instance_uuid)s: its shelved '
+               'image %(image_id)s is gone.')
+
+
+class UnshelveInstanceInvalidState(Conflict):
+    msg_fmt = ('Specifying an availability zone or a host when unshelving '
+               'server %(instance_uuid)s with status %(state)s is not '
+               'supported. The server status must be SHELVED_OFFLOADED.')
+
+
+class ImageMetadataLimitExceeded(NotAuthorized):
+    msg_fmt = ('Quota exceeded for metadata_items: the image would have '
+               '%(requested)d metadata items, at most %(allowed)d allowed.')
+
+
+class UnshelveHostNotInAZ(Conflict):
+    msg_fmt = ('Host "%(host)s" is not in the availability zone '
+               '"%(availability_zone)s".')

@@ -39,7 +39,14 @@ CONFIRM_RESIZE = 'confirmResize'
 # when it saves and leaves the instance to the delete).
 DELETABLE_TASK_STATES = [None, fields.TaskState.SCHEDULING,
                          fields.TaskState.SPAWNING] + list(
-    action_api.POWER_TASK_STATES)
+    action_api.POWER_TASK_STATES) + [
+    # A snapshot or shelve in progress stops at its next conditional
+    # save and deletes its unfinished image (compute/shelve.py).
+    fields.TaskState.IMAGE_SNAPSHOT, fields.TaskState.IMAGE_PENDING_UPLOAD,
+    fields.TaskState.IMAGE_UPLOADING, fields.TaskState.SHELVING,
+    fields.TaskState.SHELVING_IMAGE_PENDING_UPLOAD,
+    fields.TaskState.SHELVING_IMAGE_UPLOADING,
+    fields.TaskState.SHELVING_OFFLOADING, fields.TaskState.UNSHELVING]
 
 
 def _reservation_id():
@@ -219,6 +226,7 @@ class API:
             if exc.kwargs.get('actual') == fields.TaskState.DELETING:
                 return
             raise
+        _delete_shelved_image(context, instance)
         # save() refreshed the instance: host is where it is now.
         if instance.host is None or not self._compute_is_up(
                 context, instance.host):
@@ -319,3 +327,17 @@ class API:
         return objects.InstanceList.get_by_filters(
             context, filters, sort_key=sort_key, sort_dir=sort_dir,
             limit=limit, marker=marker, expected_attrs=expected_attrs)
+
+
+def _delete_shelved_image(context, instance):
+    """A shelved server being deleted takes its shelved snapshot with it
+    (as Nova's delete of a SHELVED or SHELVED_OFFLOADED server does)."""
+    if (instance.vm_state not in (fields.VMState.SHELVED,
+                                  fields.VMState.SHELVED_OFFLOADED)
+            or not instance.shelved_image_id):
+        return
+    try:
+        objects.Image.delete_by_id(context, instance.shelved_image_id)
+    except Exception:
+        LOG.exception('Deleting the shelved image %s of instance %s failed',
+                      instance.shelved_image_id, instance.uuid)

@@ -25,6 +25,7 @@ from nova_lite.compute import rebuild
 from nova_lite.compute import recovery
 from nova_lite.compute import resource_tracker
 from nova_lite.compute import rpcapi as compute_rpcapi
+from nova_lite.compute import shelve
 from nova_lite.conductor import rpcapi as conductor_rpcapi
 from nova_lite.conf import CONF
 from nova_lite import context as nl_context
@@ -102,6 +103,9 @@ class ComputeManager(manager.Manager):
                                  lambda: self.conductor_api)
         self.rebuilds = rebuild.Rebuilds(self.host, self.driver, self.rt,
                                          lambda: self.conductor_api)
+        self.shelving = shelve.Shelving(self.host, self.driver, self.rt,
+                                        lambda: self.scheduler_api,
+                                        lambda: self.conductor_api)
         self._build_pool = concurrent.futures.ThreadPoolExecutor(
             max_workers=CONF.max_concurrent_builds,
             thread_name_prefix='build')
@@ -110,6 +114,10 @@ class ComputeManager(manager.Manager):
         self._periodic_spacing = dict(self._periodic_spacing)
         self._periodic_spacing['update_available_resource'] = (
             CONF.update_resources_interval)
+        # (Disabled ones only tick hourly and return at once.)
+        self._periodic_spacing['_poll_shelved_instances'] = (
+            CONF.shelved_poll_interval if CONF.shelved_poll_interval > 0
+            else 3600)
 
     @property
     def conductor_api(self):
@@ -161,6 +169,14 @@ class ComputeManager(manager.Manager):
     def update_available_resource(self, context):
         """Recount the nodes and report changes to placement."""
         self.rt.update_available_resource(context)
+
+    @periodic_task.periodic_task(spacing=3600)
+    def _poll_shelved_instances(self, context):
+        """Offload servers shelved longer than [DEFAULT]
+        shelved_offload_time (when positive)."""
+        if CONF.shelved_offload_time <= 0 or CONF.shelved_poll_interval <= 0:
+            return
+        self.shelving.offload_expired(context, CONF.shelved_offload_time)
 
     # Build
 
@@ -416,6 +432,32 @@ class ComputeManager(manager.Manager):
                 recreate=recreate, on_shared_storage=on_shared_storage,
                 migration=migration, node=node, request_spec=request_spec,
                 host_list=host_list, target_state=target_state)
+    # Snapshots and shelving (RPC 1.3): compute/shelve.py does the work.
+
+    def _run_shelve(self, context, instance, step, **kwargs):
+        with self._instance_locks(instance.uuid):
+            return getattr(self.shelving, step)(context, instance, **kwargs)
+
+    def snapshot_instance(self, context, instance, image_id):
+        return self._run_shelve(context, instance, 'snapshot_instance',
+                                image_id=image_id)
+
+    def shelve_instance(self, context, instance, image_id,
+                        clean_shutdown=True):
+        return self._run_shelve(context, instance, 'shelve_instance',
+                                image_id=image_id,
+                                clean_shutdown=clean_shutdown)
+
+    def shelve_offload_instance(self, context, instance,
+                                clean_shutdown=True):
+        return self._run_shelve(context, instance, 'shelve_offload_instance',
+                                clean_shutdown=clean_shutdown)
+
+    def unshelve_instance(self, context, instance, node=None,
+                          request_spec=None, host_list=None):
+        return self._run_shelve(context, instance, 'unshelve_instance',
+                                node=node, request_spec=request_spec,
+                                host_list=host_list)
 
 
 def _image_meta(request_spec):

@@ -10,15 +10,17 @@ API version history:
 * 1.2 - Resize and cold migration (release "bramble"): prep_resize,
         resize_instance, finish_resize, confirm_resize, revert_resize,
         finish_revert_resize.
+* 1.3 - Snapshots and shelving (release "bramble"): snapshot_instance,
+        shelve_instance, shelve_offload_instance, unshelve_instance.
 * 1.4 - Rebuild and evacuate (release "bramble"): rebuild_instance
         (``recreate`` for an evacuation, with the migration and the
-        alternates). 1.3 belongs to another change of the same release.
+        alternates).
 
 A client pinned below 1.1 refuses the 1.1 methods with
 UnsupportedRPCVersion (a compute of that release cannot do them); the API
 checks ``can_send_actions`` first to answer 409 instead. The 1.2 moves
-likewise, with ``can_send_moves``, and the 1.4 rebuild with
-``can_send_rebuild``.
+likewise, with ``can_send_moves``, the 1.3 snapshots and shelving with
+``can_send_shelve`` and the 1.4 rebuild with ``can_send_rebuild``.
 """
 
 import oslo_messaging as messaging
@@ -35,6 +37,8 @@ ACTIONS_VERSION = '1.1'
 MOVES_VERSION = '1.2'
 # The version that brought rebuild and evacuate.
 REBUILD_VERSION = '1.4'
+# The version that brought snapshots (createImage) and shelving.
+SHELVE_VERSION = '1.3'
 
 VERSION_ALIASES = releases.rpc_aliases('compute')
 
@@ -159,6 +163,49 @@ class ComputeAPI:
             context, 'finish_revert_resize', instance=instance,
             migration=migration)
 
+    # -- 1.3: snapshots and shelving (see compute/shelve.py) ------------
+
+    def can_send_shelve(self):
+        """Whether the pin lets this client send the 1.3 snapshot and
+        shelve methods (a pin below refuses them)."""
+        return self.client.can_send_version(SHELVE_VERSION)
+
+    def snapshot_instance(self, context, instance, image_id):
+        """Snapshot ``instance`` into the queued image ``image_id``
+        (cast to its host)."""
+        self.client.prepare(
+            server=instance.host, version=SHELVE_VERSION).cast(
+            context, 'snapshot_instance', instance=instance,
+            image_id=image_id)
+
+    def shelve_instance(self, context, instance, image_id,
+                        clean_shutdown=True):
+        """Power off and snapshot ``instance`` into ``image_id``, SHELVED;
+        offloaded at once when [DEFAULT] shelved_offload_time is 0 (cast
+        to its host)."""
+        self.client.prepare(
+            server=instance.host, version=SHELVE_VERSION).cast(
+            context, 'shelve_instance', instance=instance,
+            image_id=image_id, clean_shutdown=clean_shutdown)
+
+    def shelve_offload_instance(self, context, instance,
+                                clean_shutdown=True):
+        """Remove a SHELVED ``instance`` from its host and free the host's
+        allocations (cast to its host)."""
+        self.client.prepare(
+            server=instance.host, version=SHELVE_VERSION).cast(
+            context, 'shelve_offload_instance', instance=instance,
+            clean_shutdown=clean_shutdown)
+
+    def unshelve_instance(self, context, instance, host, node=None,
+                          request_spec=None, host_list=None):
+        """Start a shelved ``instance`` on ``host`` (cast): a SHELVED one
+        where it is (``node`` None), an offloaded one on the ``node`` the
+        conductor claimed, ``host_list`` being that Selection then the
+        alternates, handed back on failure."""
+        self.client.prepare(server=host, version=SHELVE_VERSION).cast(
+            context, 'unshelve_instance', instance=instance, node=node,
+            request_spec=request_spec, host_list=host_list)
     # -- 1.4: rebuild and evacuate (see compute/rebuild.py) -------------
 
     def can_send_rebuild(self):

@@ -2,7 +2,7 @@
 
 Thin by design: object indirection is answered here, workflows live in
 ``conductor/tasks`` (provision, build, migrate, resize_outcome,
-rebuild, evacuate, timeouts) and placement reports in
+rebuild, evacuate, unshelve, timeouts) and placement reports in
 ``conductor/provider_report.py``.
 """
 
@@ -24,6 +24,7 @@ from nova_lite.conductor.tasks import rebuild
 from nova_lite.conductor.tasks import rebuild_timeouts
 from nova_lite.conductor.tasks import resize_outcome
 from nova_lite.conductor.tasks import timeouts
+from nova_lite.conductor.tasks import unshelve
 from nova_lite.conf import CONF
 from nova_lite import exception
 from nova_lite import manager
@@ -169,6 +170,14 @@ class ConductorManager(manager.Manager):
     def complete_evacuation(self, context, migration):
         return evacuate.complete_evacuation(context, migration,
                                             self.scheduler_api)
+    # -- shelving (1.2) -------------------------------------------------
+
+    def unshelve_instance(self, context, instance, availability_zone=None,
+                          host=None, request_spec=None, host_list=None):
+        unshelve.UnshelveTask(
+            context, instance, self.scheduler_api, self.compute_api,
+            availability_zone=availability_zone, host=host,
+            request_spec=request_spec, host_list=host_list).execute()
 
     # -- compute reports ------------------------------------------------
 

@@ -9,9 +9,10 @@ API version history:
 * 1.1 - Resize and cold migration (release "bramble"): migrate_server,
         confirm_resize, revert_resize. A client pinned below refuses them
         with UnsupportedRPCVersion; the API checks ``can_send_moves``.
+* 1.2 - Shelving (release "bramble"): unshelve_instance. The API checks
+        ``can_send_shelve``.
 * 1.3 - Rebuild and evacuate (release "bramble"): rebuild_instance,
-        complete_evacuation. 1.2 belongs to another change of the same
-        release. The API checks ``can_send_rebuild``.
+        complete_evacuation. The API checks ``can_send_rebuild``.
 """
 
 from oslo_log import log as logging
@@ -28,6 +29,8 @@ RPC_TOPIC = 'conductor'
 RPC_VERSION = '1.3'
 # The version that brought resize and cold migration.
 MOVES_VERSION = '1.1'
+# The version that brought unshelving.
+SHELVE_VERSION = '1.2'
 # The version that brought rebuild and evacuate.
 REBUILD_VERSION = '1.3'
 
@@ -177,6 +180,23 @@ class ConductorAPI:
         cctxt.cast(context, 'revert_resize', instance=instance,
                    migration=migration)
 
+    # Shelving (1.2): see conductor/tasks/unshelve.py
+
+    def can_send_shelve(self):
+        """Whether the pin lets this client send the 1.2 unshelve."""
+        return self.client.can_send_version(SHELVE_VERSION)
+
+    def unshelve_instance(self, context, instance, availability_zone=None,
+                          host=None, request_spec=None, host_list=None):
+        """Schedule an offloaded ``instance`` again and start it there from
+        its shelved snapshot (cast), in ``availability_zone`` and on
+        ``host`` if given (checked by the filters). A compute whose start
+        failed hands it back with the ``request_spec`` it got and the
+        alternates left (``host_list``)."""
+        cctxt = self.client.prepare(version=SHELVE_VERSION)
+        cctxt.cast(context, 'unshelve_instance', instance=instance,
+                   availability_zone=availability_zone, host=host,
+                   request_spec=request_spec, host_list=host_list)
     # Rebuild and evacuate (1.3): see conductor/tasks/rebuild.py and
     # evacuate.py
 

@@ -86,14 +86,31 @@ migration_opts = [
                     'build_timeout_check_interval seconds.'),
 ]
 
+# Shelving (Nova's [DEFAULT] names).
+shelve_opts = [
+    cfg.IntOpt('shelved_offload_time', default=0, min=-1,
+               help='Seconds a shelved server keeps its host before it is '
+                    'offloaded (its VM removed, its host\'s allocations '
+                    'freed; the server and its quota stay). 0 offloads at '
+                    'once, as part of the shelve; -1 never offloads on its '
+                    'own (shelveOffload still does). A positive value is '
+                    'checked every shelved_poll_interval seconds by each '
+                    'compute for its own servers.'),
+    cfg.IntOpt('shelved_poll_interval', default=3600, min=-1,
+               help='Seconds between a compute\'s checks for shelved '
+                    'servers due to be offloaded (see shelved_offload_time); '
+                    '0 or -1 disable the check.'),
+]
+
 
 def register_opts(conf):
     conf.register_opts(compute_opts)
     conf.register_opts(migration_opts)
+    conf.register_opts(shelve_opts)
     conf.register_opts(allocation_ratio_opts)
     conf.register_opts(reserved_opts)
 
 
 def list_opts():
-    return {'DEFAULT': (compute_opts + migration_opts + allocation_ratio_opts
-                        + reserved_opts)}
+    return {'DEFAULT': (compute_opts + migration_opts + shelve_opts
+                        + allocation_ratio_opts + reserved_opts)}

@@ -99,9 +99,10 @@ fake_opts = [
                      'power_off:0.5"). Operations: the names of '
                      'nova_lite.virt.fake.OPERATIONS (reboot, power_off, '
                      'power_on, pause, unpause, suspend, resume, rebuild '
-                     '(in place, or on the target of an evacuation), and '
-                     'those of moves). An operation not listed is '
-                     'instant. Read at each call. spawn_delay and '
+                     '(in place, or on the target of an evacuation), '
+                     'those of moves, and snapshot, shelve_offload and '
+                     'unshelve). An operation not listed is instant. '
+                     'Read at each call. spawn_delay and '
                      'destroy_delay time spawn and destroy.'),
     cfg.ListOpt('fail_operations', default=[],
                 help='Fault injection: "operation:node" items (node an '

@@ -6,8 +6,10 @@ An image is a plain dict::
      'min_disk', 'min_ram', 'owner', 'visibility', 'properties': {},
      'created_at', 'updated_at'}
 
-Reads (``get``, ``get_all``) work in the API process; ``create`` writes and
-is for processes with direct database access (``nova-lite-manage``).
+Reads (``get``, ``get_all``) work in the API process; ``create``,
+``set_status`` and ``delete`` write and are for processes with direct
+database access (``nova-lite-manage``, the API, the conductor); a compute
+reaches them through ``objects.Image`` (snapshots, shelving).
 Visibility follows Glance: a public image is seen by everyone, another one
 only by its owner's project and by administrators.
 """
@@ -27,6 +29,10 @@ DISK_FORMATS = ('raw', 'qcow2', 'vmdk', 'vdi', 'vhd', 'vhdx', 'iso',
 CONTAINER_FORMATS = ('bare', 'ovf', 'ova', 'docker', 'ami', 'ari', 'aki',
                      'compressed')
 VISIBILITIES = ('public', 'private', 'shared', 'community')
+# Glance's statuses: a snapshot is queued, then saving, then active (or
+# killed when its upload failed).
+STATUSES = ('queued', 'saving', 'active', 'killed', 'deleted',
+            'pending_delete', 'importing')
 _DEFAULT_LIMIT = 1000
 
 
@@ -67,16 +73,19 @@ def _check_choice(name, value, choices):
 
 def create(context, name, disk_format='raw', container_format='bare',
            properties=None, min_disk=0, min_ram=0, size=0,
-           visibility='public', owner=None, image_id=None):
+           visibility='public', owner=None, image_id=None, status='active'):
     """Register an image; returns its dict.
 
-    Raises InvalidInput for an unknown format or visibility, an empty name
-    or a negative size, and ImageExists when ``image_id`` is taken.
+    Raises InvalidInput for an unknown format, status or visibility, an
+    empty name or a negative size, and ImageExists when ``image_id`` is
+    taken. A snapshot starts ``queued`` and becomes ``active`` with
+    ``set_status`` once its data is uploaded.
     """
     values = _validated(name, disk_format, container_format, min_disk,
                         min_ram, size, visibility)
+    _check_choice('status', status, STATUSES)
     values.update(
-        id=image_id or uuidutils.generate_uuid(), status='active',
+        id=image_id or uuidutils.generate_uuid(), status=status,
         owner=owner if owner is not None else context.project_id,
         created_at=timeutils.utcnow().replace(tzinfo=None))
     properties = {str(k): str(v) for k, v in (properties or {}).items()}
@@ -115,6 +124,35 @@ def _create_in_db(context, values, properties):
     except db_exc.DBDuplicateEntry:
         raise exception.ImageExists(image_id=values['id'])
     return _to_dict(row)
+
+
+@db_api.writer
+def set_status(context, image_id, status, size=None):
+    """Set the status (and the size, in bytes, if given) of an image;
+    ImageNotFound if there is no such image."""
+    _check_choice('status', status, STATUSES)
+    row = context.session.get(models.Image, image_id)
+    if row is None:
+        raise exception.ImageNotFound(image_id=image_id)
+    row.status = status
+    if size is not None:
+        row.size = int(size)
+    row.updated_at = timeutils.utcnow().replace(tzinfo=None)
+    context.session.flush()
+    return _to_dict(row)
+
+
+@db_api.writer
+def delete(context, image_id):
+    """Remove an image and its properties; True if there was one (a
+    second delete is not an error: a snapshot is deleted by whoever
+    finishes with it first)."""
+    row = context.session.get(models.Image, image_id)
+    if row is None:
+        return False
+    context.session.delete(row)
+    context.session.flush()
+    return True
 
 
 @db_api.reader

@@ -10,6 +10,7 @@ def register_all():
     __import__('nova_lite.objects.aggregate')
     __import__('nova_lite.objects.compute_node')
     __import__('nova_lite.objects.flavor')
+    __import__('nova_lite.objects.image')
     __import__('nova_lite.objects.image_meta')
     __import__('nova_lite.objects.instance')
     __import__('nova_lite.objects.instance_action')

@@ -71,6 +71,7 @@ class TaskState(Enum):
     REBUILDING = 'rebuilding'
     REBUILD_SPAWNING = 'rebuild_spawning'
     IMAGE_SNAPSHOT = 'image_snapshot'
+    IMAGE_PENDING_UPLOAD = 'image_pending_upload'
     IMAGE_UPLOADING = 'image_uploading'
     # Moves: resize and cold migration, live migration, evacuation.
     RESIZE_PREP = 'resize_prep'
@@ -83,6 +84,7 @@ class TaskState(Enum):
     REBUILD_BLOCK_DEVICE_MAPPING = 'rebuild_block_device_mapping'
     # Shelving.
     SHELVING = 'shelving'
+    SHELVING_IMAGE_PENDING_UPLOAD = 'shelving_image_pending_upload'
     SHELVING_IMAGE_UPLOADING = 'shelving_image_uploading'
     SHELVING_OFFLOADING = 'shelving_offloading'
     UNSHELVING = 'unshelving'
@@ -95,7 +97,8 @@ class TaskState(Enum):
         IMAGE_SNAPSHOT, IMAGE_UPLOADING, RESIZE_PREP, RESIZE_MIGRATING,
         RESIZE_MIGRATED, RESIZE_FINISH, RESIZE_REVERTING, RESIZE_CONFIRMING,
         MIGRATING, REBUILD_BLOCK_DEVICE_MAPPING, SHELVING,
-        SHELVING_IMAGE_UPLOADING, SHELVING_OFFLOADING, UNSHELVING)
+        SHELVING_IMAGE_UPLOADING, SHELVING_OFFLOADING, UNSHELVING,
+        IMAGE_PENDING_UPLOAD, SHELVING_IMAGE_PENDING_UPLOAD)
 
     def __init__(self):
         super().__init__(valid_values=TaskState.ALL)

@@ -252,6 +252,27 @@ class Instance(base.NovaLiteObject, base.NovaLitePersistentObject):
         self.obj_reset_changes(recursive=True)
 
     @staticmethod
+    @db_api.writer
+    def _offload_in_db(context, uuid, values, expected_task_state):
+        updated_at = Instance._save_in_db(context, uuid, values,
+                                          expected_task_state, None)
+        return updated_at, allocations.remove_in_session(context.session,
+                                                         uuid)
+
+    @base.remotable
+    def save_offloaded(self, expected_task_state):
+        """Save the changed fields (the instance shelved and offloaded:
+        no host, no node) and free its allocations, in one transaction,
+        conditional on ``expected_task_state``. Its quota stays counted,
+        as Nova's does. Returns the uuids of the providers freed."""
+        values = self._db_values(self.obj_get_changes())
+        values['updated_at'] = _utcnow()
+        self.updated_at, released = self._offload_in_db(
+            self._context, self.uuid, values, expected_task_state)
+        self.obj_reset_changes(recursive=True)
+        return sorted(released)
+
+    @staticmethod
     @quota_usages.retry
     @db_api.writer
     def _destroy_in_db(context, uuid):

@@ -31,7 +31,8 @@ SERVICE_VERSION_HISTORY = (
     # Version 2: bramble: quotas, aggregates, server groups, every filter;
     # scheduler RPC 1.1 (aggregate_uuids); compute RPC 1.1 (server
     # actions), 1.2 and conductor RPC 1.1 (resize, cold migration);
-    # compute RPC 1.4 and conductor RPC 1.3 (rebuild, evacuate).
+    # compute RPC 1.3 and conductor RPC 1.2 (snapshots, shelving), compute
+    # RPC 1.4 and conductor RPC 1.3 (rebuild, evacuate).
     {'compute_rpc': '1.4', 'conductor_rpc': '1.3', 'scheduler_rpc': '1.1'},
 )
 

@@ -203,6 +203,23 @@ class ComputeDriver:
         keeps its resources; with ``recreate`` (an evacuation) the VM is
         created here, its old host being down. Raise on failure; a
         recreate that raised leaves nothing here to clean up."""
+    # Snapshots and shelving. The image record is the registry's; the
+    # driver only produces the data.
+
+    def snapshot(self, context, instance, image_id):
+        """Copy ``instance``'s root disk into image ``image_id`` (the VM
+        keeps running as it was). Returns the image's size in bytes."""
+        raise NotImplementedError()
+
+    def shelve_offload(self, context, instance):
+        """Remove a shelved (powered off, snapshotted) ``instance`` from
+        this host. Idempotent, as ``destroy``."""
+        raise NotImplementedError()
+
+    def unshelve(self, context, instance, image_meta, nodename):
+        """Create and start ``instance`` on ``nodename`` from its shelved
+        snapshot ``image_meta``; raise (after cleaning up) on failure, so
+        the unshelve can go to an alternate."""
         raise NotImplementedError()
 
 

@@ -62,6 +62,11 @@ OPERATIONS = {
 }
 # The moves' steps (fake_moves), which keep the power state they set.
 OPERATIONS.update(dict.fromkeys(fake_moves.MOVE_OPERATIONS))
+# Snapshots and shelving: a snapshot keeps the power state; an offload
+# removes the VM; an unshelve is a spawn on the node it names.
+OPERATIONS.update(dict.fromkeys(('snapshot', 'shelve_offload', 'unshelve')))
+# The size in bytes a fake snapshot reports per GiB of root disk.
+SNAPSHOT_BYTES_PER_GB = 1024 * 1024
 
 
 @dataclasses.dataclass(frozen=True)
@@ -547,6 +552,26 @@ class FakeDriver(fake_moves.MovesMixin, driver.ComputeDriver):
             self._instances[instance.uuid] = record
         LOG.debug('Recreated instance %s on node %s', instance.uuid,
                   nodename)
+    # -- snapshots and shelving -----------------------------------------
+
+    def snapshot(self, context, instance, image_id):
+        self._operate('snapshot', instance)
+        LOG.debug('Snapshot of instance %s saved as image %s',
+                  instance.uuid, image_id)
+        return max(1, instance.flavor.root_gb) * SNAPSHOT_BYTES_PER_GB
+
+    def shelve_offload(self, context, instance):
+        with self._lock:
+            record = self._instances.get(instance.uuid)
+        if record is None:
+            return
+        self._operate('shelve_offload', instance)
+        self.destroy(context, instance)
+
+    def unshelve(self, context, instance, image_meta, nodename):
+        self.node(nodename)
+        self._inject('unshelve', instance, nodename)
+        self.spawn(context, instance, image_meta, nodename)
 
 
 class SpawnFailsFakeDriver(FakeDriver):

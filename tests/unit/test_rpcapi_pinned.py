@@ -142,6 +142,24 @@ for _method in ('confirm_resize', 'revert_resize'):
 CALLS.update(_MOVES)
 NEWER_THAN_ACORN |= set(_MOVES)
 
+# Snapshots and shelving (compute 1.3, conductor 1.2): refused when
+# pinned to acorn too.
+_SHELVE = {
+    (compute_rpcapi.ComputeAPI, 'snapshot_instance'): {
+        'instance': _instance(), 'image_id': UUID},
+    (compute_rpcapi.ComputeAPI, 'shelve_instance'): {
+        'instance': _instance(), 'image_id': UUID},
+    (compute_rpcapi.ComputeAPI, 'shelve_offload_instance'): {
+        'instance': _instance()},
+    (compute_rpcapi.ComputeAPI, 'unshelve_instance'): {
+        'instance': _instance(), 'host': 'compute2', 'node': 'n2',
+        'request_spec': _spec(), 'host_list': []},
+    (conductor_rpcapi.ConductorAPI, 'unshelve_instance'): {
+        'instance': _instance(), 'availability_zone': 'az1',
+        'host': 'compute2'},
+}
+CALLS.update(_SHELVE)
+NEWER_THAN_ACORN |= set(_SHELVE)
 # Rebuild and evacuate (compute 1.4, conductor 1.3).
 _REBUILD = {
     (compute_rpcapi.ComputeAPI, 'rebuild_instance'): {

@@ -16,6 +16,7 @@ returns the response (202 with no body for most).
 from nova_lite.api.handlers import server_moves
 from nova_lite.api.handlers import server_power
 from nova_lite.api.handlers import server_rebuild
+from nova_lite.api.handlers import server_shelve
 from nova_lite.api import validation
 from nova_lite.compute import api as compute_api
 from nova_lite import exception
@@ -25,7 +26,7 @@ compute = compute_api.API()
 # action name -> (schema, handler)
 ACTIONS = {}
 # Action modules, each with an ACTIONS dict {name: (schema, handler)}.
-ACTION_MODULES = (server_power, server_moves, server_rebuild)
+ACTION_MODULES = (server_power, server_moves, server_rebuild, server_shelve)
 
 
 def register(actions):
@@ -62,7 +63,8 @@ def action(req, server_id):
     """202 with no body (most actions); 400 for an
     unknown action or bad arguments, 404 for an unknown server, 409 for a
     state the action cannot start from or a locked server. As in Nova,
-    ``rebuild`` answers 202 with the server, ``evacuate`` 200 (with
+    ``rebuild`` answers 202 with the server, ``createImage`` 202 with its
+    Location (or, from 2.45, the image id), ``evacuate`` 200 (with
     ``adminPass`` before 2.14) and ``confirmResize`` 204."""
     body = validation.parse_json_body(req)
     name = _action_name(body)

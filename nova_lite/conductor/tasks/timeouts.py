@@ -85,6 +85,13 @@ ACTION_TASK_STATES = (
     fields.TaskState.POWERING_OFF, fields.TaskState.POWERING_ON,
     fields.TaskState.PAUSING, fields.TaskState.UNPAUSING,
     fields.TaskState.SUSPENDING, fields.TaskState.RESUMING,
+    # createImage and shelving (compute/shelve.py). An unshelve of an
+    # offloaded server also gives back what it holds in placement.
+    fields.TaskState.IMAGE_SNAPSHOT, fields.TaskState.IMAGE_PENDING_UPLOAD,
+    fields.TaskState.IMAGE_UPLOADING, fields.TaskState.SHELVING,
+    fields.TaskState.SHELVING_IMAGE_PENDING_UPLOAD,
+    fields.TaskState.SHELVING_IMAGE_UPLOADING,
+    fields.TaskState.SHELVING_OFFLOADING, fields.TaskState.UNSHELVING,
 )
 
 
@@ -113,8 +120,25 @@ def reset_stuck_tasks(context, timeout, task_states=ACTION_TASK_STATES):
         objects.InstanceFault.from_exception(
             context, instance.uuid, error).create()
         LOG.warning('%s', error.format_message())
+        _free_unshelve(context, instance, task_state)
         reset.append(instance.uuid)
     return reset
+
+
+def _free_unshelve(context, instance, task_state):
+    """An offloaded server whose unshelve never finished holds a claim on
+    a host it is not on: free it (it is still SHELVED_OFFLOADED)."""
+    if (task_state != fields.TaskState.UNSHELVING
+            or instance.vm_state != fields.VMState.SHELVED_OFFLOADED):
+        return
+    instance.host = None
+    instance.node = None
+    instance.compute_node_uuid = None
+    try:
+        instance.save(expected_task_state=[None])
+    except (exception.InstanceNotFound, exception.UnexpectedTaskStateError):
+        return
+    allocations.remove(context, instance.uuid)
 
 
 def remove_orphaned_allocations(context, min_age):

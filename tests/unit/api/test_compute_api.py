@@ -158,10 +158,25 @@ class TestDelete:
         assert saved['save'] == [('deleting', [
             None, 'scheduling', 'spawning', 'rebooting', 'rebooting_hard',
             'powering-off', 'powering-on', 'pausing', 'unpausing',
-            'suspending', 'resuming'])]
+            'suspending', 'resuming', 'image_snapshot',
+            'image_pending_upload', 'image_uploading', 'shelving',
+            'shelving_image_pending_upload', 'shelving_image_uploading',
+            'shelving_offloading', 'unshelving'])]
         assert saved['destroy'] == 1
         api._scheduler.update_provider_states.assert_called_once_with(
             CTXT, ['rp-1'])
+        api._compute.terminate_instance.assert_not_called()
+
+    def test_an_offloaded_server_goes_locally_with_its_snapshot(
+            self, api, saved, monkeypatch):
+        deleted = []
+        monkeypatch.setattr(objects.Image, 'delete_by_id', classmethod(
+            lambda cls, context, image_id: deleted.append(image_id)))
+        instance = fakes.instance(host=None, vm_state='shelved_offloaded',
+                                  task_state=None, shelved_image_id='img-1')
+        api.delete(CTXT, instance)
+        assert saved['destroy'] == 1
+        assert deleted == ['img-1']
         api._compute.terminate_instance.assert_not_called()
 
     def test_host_up_casts_to_compute(self, api, saved, monkeypatch):

@@ -97,3 +97,38 @@ def test_a_bad_delay_names_the_option(driver, conf):
     with pytest.raises(exception.ConfigInvalid) as err:
         driver.reboot(None, _spawned(driver, 'host1-n0'), 'SOFT')
     assert 'operation_delays' in err.value.format_message()
+
+
+def test_snapshot_keeps_the_vm_and_reports_a_size(driver):
+    instance = _spawned(driver, 'host1-n0')
+    size = driver.snapshot(None, instance, 'image-1')
+    assert size == fake.SNAPSHOT_BYTES_PER_GB
+    assert driver.get_info(instance) == P.RUNNING
+
+
+def test_shelve_offload_removes_the_vm_and_unshelve_spawns_it(driver):
+    instance = _spawned(driver, 'host1-n0')
+    driver.shelve_offload(None, instance)
+    assert instance.uuid not in driver.list_instance_uuids()
+    driver.shelve_offload(None, instance)   # idempotent
+    driver.unshelve(None, instance, None, 'host1-n1')
+    assert driver.get_info(instance) == P.RUNNING
+    assert driver.get_available_resource('host1-n1')['running_vms'] == 1
+
+
+def test_snapshot_and_shelve_operations_fail_where_told(conf):
+    conf.config(group='fake_driver', node_count=2,
+                fail_operations=['snapshot:0', 'unshelve:host1-n1',
+                                 'shelve_offload:0'])
+    driver = fake.FakeDriver()
+    driver.init_host('host1')
+    instance = _spawned(driver, 'host1-n0')
+    with pytest.raises(exception.InstanceOperationFailed):
+        driver.snapshot(None, instance, 'image-1')
+    with pytest.raises(exception.InstanceOperationFailed):
+        driver.shelve_offload(None, instance)
+    assert instance.uuid in driver.list_instance_uuids()
+    driver.destroy(None, instance)
+    with pytest.raises(exception.InstanceOperationFailed):
+        driver.unshelve(None, instance, None, 'host1-n1')
+    assert instance.uuid not in driver.list_instance_uuids()

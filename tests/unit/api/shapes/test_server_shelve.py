@@ -1,0 +1,31 @@
+"""createImage, shelve, shelveOffload and unshelve against tempest.lib's
+schemas, at each advertised microversion (createImage at 2.45: see
+tests/unit/api/test_server_shelve.py)."""
+
+from tempest.lib.api_schema.response.compute.v2_1 import images as images_21
+from tempest.lib.api_schema.response.compute.v2_1 import servers as schemas
+
+from nova_lite.objects import fields
+from tests.unit.api import conftest as api_conftest
+from tests.unit.api.test_server_shelve import world  # noqa: F401
+
+UUID = 'c2e2a7d4-5b43-4a5e-9a58-0b9c0d1e2f30'
+ACTION = '/servers/%s/action' % UUID
+
+
+def test_create_image(api, world, assert_shape):  # noqa: F811
+    resp = api()('POST', ACTION, {'createImage': {'name': 'snap'}})
+    assert_shape(resp, images_21.create_image)
+    assert 'location' in {k.lower() for k in resp.headers}
+
+
+def test_shelve_actions(api, world, assert_shape):  # noqa: F811
+    admin = api(api_conftest.make_context('admin', 'adminproj'))
+    assert_shape(admin('POST', ACTION, {'shelve': None}),
+                 schemas.server_actions_common_schema)
+    world.set_state(fields.VMState.SHELVED)
+    assert_shape(admin('POST', ACTION, {'shelveOffload': None}),
+                 schemas.server_actions_common_schema)
+    world.set_state(fields.VMState.SHELVED_OFFLOADED, host=None)
+    assert_shape(admin('POST', ACTION, {'unshelve': None}),
+                 schemas.server_actions_common_schema)
