@@ -324,7 +324,7 @@ class HostState:
                                                    instances)
         self.numa_topology = host_usage.numa_usage(
             self._numa_cells, instances, self.cpu_allocation_ratio,
-            self.ram_allocation_ratio)
+            self.ram_allocation_ratio, self._pci_pools)
 
     @property
     def service(self):
