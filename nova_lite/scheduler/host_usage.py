@@ -16,7 +16,9 @@ PciPassthroughFilter apply to a request:
   counted, on the cells with the most free memory. Instances without a
   topology use no cell, as in Nova.
 * PCI: an instance whose flavor has ``pci_passthrough:alias`` takes its
-  devices from the first pools that match each alias of ``[pci] alias``.
+  devices from the pools its NUMA affinity policy allows on the cells it
+  was placed on, or, without a topology, from the first pools that match
+  each alias of ``[pci] alias``.
 
 Both are pure functions of (reported hardware, instances): the host
 manager recomputes them whenever either changes.
@@ -80,40 +82,51 @@ def _numa_request(instance):
     return wanted
 
 
-def place_instance(cells, wanted, pci_pools=(), ratios=None):
-    """Reported-form ``cells`` with one more guest (NumaRequest
-    ``wanted``) placed on them (see the module doc)."""
+def _fit(cells, wanted, pci_pools, ratios):
+    """The FittedCells of a guest on ``cells`` (see the module doc)."""
     fitted = placement.place(wanted, cells, pci_pools, ratios)
     if fitted is None and ratios is not None:
         fitted = placement.place(wanted, cells, pci_pools, None)
-    parsed = placement.host_cells(cells)
     if fitted is None:
-        fitted = numa_fit.forced(parsed, wanted.cells)
-    host_cells = numa_usage_mod.add_guest(parsed, fitted)
+        fitted = numa_fit.forced(placement.host_cells(cells), wanted.cells)
+    return fitted
+
+
+def _add(cells, fitted):
+    host_cells = numa_usage_mod.add_guest(placement.host_cells(cells),
+                                          fitted)
     return [numa_host.to_report(cell) for cell in host_cells]
+
+
+def node_usage(cells, pci_pools, instances, cpu_ratio=1.0, ram_ratio=1.0):
+    """(NUMA cells, free PCI pools): copies of the reported ones with the
+    instances, oldest first, placed on them as Nova's scheduler places
+    each instance it claims for: the guest's cells are fitted against
+    the pools left, then its devices are taken from the pools its NUMA
+    affinity allows on those cells (the first matching pools when it has
+    no topology, or when the rules cannot supply them any more)."""
+    cells = [dict(cell) for cell in cells]
+    pools = [dict(pool) for pool in pci_pools]
+    for instance in instances:
+        wanted = _numa_request(instance) if cells else None
+        left = None
+        if wanted is not None:
+            fitted = _fit(cells, wanted, pools, (cpu_ratio, ram_ratio))
+            if pools and wanted.pci_wanted:
+                left = placement.take_devices(wanted, cells, pools, fitted)
+            cells = _add(cells, fitted)
+        if left is None and pools and _requested(instance):
+            left = free_pci_pools(pools, [instance])
+        if left is not None:
+            pools = left
+    return cells, pools
 
 
 def numa_usage(cells, instances, cpu_ratio=1.0, ram_ratio=1.0,
                pci_pools=()):
-    """Copies of the reported ``cells`` with the instances' usage added.
-
-    ``pci_pools`` are the node's reported pools: each instance is placed
-    against the pools the instances before it left.
-    """
-    result = [dict(cell) for cell in cells]
-    if not result:
-        return result
-    pools = [dict(pool) for pool in pci_pools]
-    for instance in instances:
-        wanted = _numa_request(instance)
-        if wanted is None:
-            continue
-        placed = place_instance(result, wanted, pools,
-                                (cpu_ratio, ram_ratio))
-        if pools and wanted.pci_wanted:
-            pools = free_pci_pools(pools, [instance])
-        result = placed
-    return result
+    """Copies of the reported ``cells`` with the instances' usage added
+    (see ``node_usage``)."""
+    return node_usage(cells, pci_pools, instances, cpu_ratio, ram_ratio)[0]
 
 
 def _aliases():

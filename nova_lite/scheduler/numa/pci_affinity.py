@@ -69,19 +69,25 @@ def _matches(pool, specs):
                    for key, value in spec.items()) for spec in specs)
 
 
-def supported(pci, guest_ids, by_id):
-    """Whether every wanted device fits, in turn, a guest on host cells
-    ``guest_ids`` (``by_id``: {id: HostCell} of the host)."""
+def take(pci, guest_ids, by_id):
+    """Copies of the pools with every wanted device taken, in turn, for
+    a guest on host cells ``guest_ids`` (``by_id``: {id: HostCell} of
+    the host), or None when one request cannot be met."""
     pools = [dict(pool) for pool in pci.pools]
     for specs, count, policy in pci.wanted:
         if specs is None:
-            return False
+            return None
         fitting = [pool for pool in pools if _matches(pool, specs)]
         usable = allowed_pools(fitting, count, policy, guest_ids, by_id)
         if _count(usable) < count:
-            return False
+            return None
         for pool in usable:
             taken = min(count, pool.get('count', 0))
             pool['count'] = pool.get('count', 0) - taken
             count -= taken
-    return True
+    return pools
+
+
+def supported(pci, guest_ids, by_id):
+    """Whether every wanted device fits (see ``take``)."""
+    return take(pci, guest_ids, by_id) is not None

@@ -85,18 +85,34 @@ def host_cells(reported):
     return [host.from_report(cell) for cell in reported]
 
 
+def pci_request(numa_request, pci_pools):
+    """The pci_affinity.PciRequest of the request on these pools, or
+    None when it wants no devices or the host has no pools."""
+    if not (numa_request.pci_wanted and pci_pools):
+        return None
+    wanted = tuple((None if specs is None else [dict(s) for s in specs],
+                    count, policy)
+                   for specs, count, policy in numa_request.pci_wanted)
+    return pci_affinity.PciRequest(tuple(pci_pools), wanted)
+
+
 def place(numa_request, reported, pci_pools=(), ratios=None):
     """[fit.FittedCell] of the request on a host whose cells were
     ``reported`` (dicts with usage), or None when it does not fit."""
     if numa_request.require_siblings and not host.has_siblings_info(
             reported):
         return None
-    cells = host_cells(reported)
-    pci = None
-    if numa_request.pci_wanted and pci_pools:
-        wanted = tuple((None if specs is None else [dict(s) for s in specs],
-                        count, policy)
-                       for specs, count, policy in numa_request.pci_wanted)
-        pci = pci_affinity.PciRequest(tuple(pci_pools), wanted)
-    return fit.fit_topology(cells, list(numa_request.cells), ratios, pci,
+    return fit.fit_topology(host_cells(reported), list(numa_request.cells),
+                            ratios, pci_request(numa_request, pci_pools),
                             numa_request.isolate_emulator)
+
+
+def take_devices(numa_request, reported, pci_pools, fitted):
+    """The pools left once the request's devices are taken for a guest
+    placed on ``fitted`` cells (Nova's apply_requests with the instance
+    cells), or None when the affinity rules cannot supply them."""
+    pci = pci_request(numa_request, pci_pools)
+    if pci is None:
+        return None
+    by_id = {cell.id: cell for cell in host_cells(reported)}
+    return pci_affinity.take(pci, [f.host_id for f in fitted], by_id)

@@ -404,3 +404,19 @@ def test_a_claim_updates_the_host_for_the_next_instance():
     assert state.numa_topology[0]['pinned_cpus'] == [0, 1, 2]
     assert not passes(state, wanted)
     assert passes(state, spec(PINNED, vcpus=1, memory_mb=512))
+
+
+def test_devices_are_taken_from_the_guest_cell(conf):
+    conf.config(alias=[json.dumps(dict(ALIAS, numa_policy='required'))],
+                group='pci')
+    cells = [legacy(0, range(2), memory_usage=4096), legacy(1, range(2, 4))]
+    pools = [_pool(0), _pool(1)]
+    guest = _instance('a', 1, 512, **{'hw:numa_nodes': '1',
+                                      'pci_passthrough:alias': 'nic:1'})
+    used, left = host_usage.node_usage(cells, pools, [guest])
+    assert [c['memory_usage'] for c in used] == [4096, 512]
+    assert [p['count'] for p in left] == [1, 0]
+    # Without a topology the first matching pool gives the device.
+    plain = _instance('b', 1, 512, **{'pci_passthrough:alias': 'nic:1'})
+    _used, left = host_usage.node_usage(cells, pools, [plain])
+    assert [p['count'] for p in left] == [0, 1]
