@@ -24,7 +24,8 @@ the host cells sorted (only when the host has more cells than the
 guest) to spread load: more free memory first, then fewer used shared
 CPUs (shared guests) or more free dedicated CPUs (pinned guests), then
 for a request with PCI devices the cells with more free devices first,
-for one without the cells with fewer devices first.
+for one without the cells with fewer devices first. The packing
+strategy reverses the first two sorts.
 """
 
 import dataclasses
@@ -87,15 +88,16 @@ def fit_cell(cell, guest, ratios=None, reserved=0):
     return FittedCell(guest, cell.id, size, {}, frozenset())
 
 
-def _ordered(cells, guest_cells, pci_pools, pci_requested):
-    """Host cells in the order Nova tries them (spread strategy)."""
+def _ordered(cells, guest_cells, pci_pools, pci_requested, pack):
+    """Host cells in the order Nova tries them (each sort is stable, so
+    the last one weighs most)."""
     if len(cells) <= len(guest_cells):
         return list(cells)
-    ordered = sorted(cells, key=lambda c: c.avail_memory, reverse=True)
+    ordered = sorted(cells, key=lambda c: c.avail_memory, reverse=not pack)
     if guest_cells[0].pinned:
-        ordered.sort(key=lambda c: len(c.free_pcpus), reverse=True)
+        ordered.sort(key=lambda c: len(c.free_pcpus), reverse=not pack)
     else:
-        ordered.sort(key=lambda c: c.cpu_usage)
+        ordered.sort(key=lambda c: c.cpu_usage, reverse=pack)
     if pci_pools:
         devices = {}
         for pool in pci_pools:
@@ -122,7 +124,7 @@ def _fit_permutation(order, guest_cells, ratios, isolate_emulator):
 
 
 def fit_topology(cells, guest_cells, ratios=None, pci=None,
-                 isolate_emulator=False):
+                 isolate_emulator=False, pack=False):
     """[FittedCell] of the first ordering of HostCells ``cells`` that
     takes every GuestCell of ``guest_cells``, or None.
 
@@ -134,7 +136,7 @@ def fit_topology(cells, guest_cells, ratios=None, pci=None,
         return None
     pools = pci.pools if pci is not None else ()
     wanted = pci.wanted if pci is not None else ()
-    order = _ordered(cells, guest_cells, pools, wanted)
+    order = _ordered(cells, guest_cells, pools, wanted, pack)
     by_id = {cell.id: cell for cell in cells}
     for perm in itertools.permutations(order, len(guest_cells)):
         fitted = _fit_permutation(perm, guest_cells, ratios,

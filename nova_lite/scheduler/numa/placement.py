@@ -102,9 +102,10 @@ def place(numa_request, reported, pci_pools=(), ratios=None):
     if numa_request.require_siblings and not host.has_siblings_info(
             reported):
         return None
-    return fit.fit_topology(host_cells(reported), list(numa_request.cells),
-                            ratios, pci_request(numa_request, pci_pools),
-                            numa_request.isolate_emulator)
+    return fit.fit_topology(
+        host_cells(reported), list(numa_request.cells), ratios,
+        pci_request(numa_request, pci_pools), numa_request.isolate_emulator,
+        CONF.packing_host_numa_cells_allocation_strategy)
 
 
 def take_devices(numa_request, reported, pci_pools, fitted):

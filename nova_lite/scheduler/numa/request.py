@@ -2,7 +2,7 @@
 
 A flavor (extra specs ``hw:*``) or its image (properties ``hw_*``) ask
 for a topology with any of: ``hw:numa_nodes``, ``hw:cpu_policy``
-dedicated or mixed, ``hw:mem_page_size``. Then the guest gets
+dedicated or mixed, ``hw:mem_page_size``, ``hw:pmem``. Then the guest gets
 ``numa_nodes`` cells (1 by default), its VCPUs and RAM split evenly, or
 per cell by ``hw:numa_cpus.N`` / ``hw:numa_mem.N``. With ``dedicated``
 every guest CPU is pinned; with ``mixed`` the CPUs of
@@ -245,7 +245,9 @@ def guest_topology(spec_obj):
     nodes = _node_count(specs, spec_obj)
     pagesize = pages.requested_size(
         *_both(specs, spec_obj, 'mem_page_size'))
-    if not (nodes or pagesize or policy in (DEDICATED, MIXED)):
+    pmem = [label for label in str(specs.get('hw:pmem') or '').split(',')
+            if label.strip()]
+    if not (nodes or pagesize or pmem or policy in (DEDICATED, MIXED)):
         return None
     nodes = nodes or 1
     cpu_list = _per_node(specs, 'hw:numa_cpus', parse_cpu_spec)

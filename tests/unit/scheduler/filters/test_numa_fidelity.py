@@ -420,3 +420,13 @@ def test_devices_are_taken_from_the_guest_cell(conf):
     plain = _instance('b', 1, 512, **{'pci_passthrough:alias': 'nic:1'})
     _used, left = host_usage.node_usage(cells, pools, [plain])
     assert [p['count'] for p in left] == [0, 1]
+
+
+def test_the_packing_strategy_fills_the_busiest_cell_first(conf):
+    conf.config(packing_host_numa_cells_allocation_strategy=True)
+    cells = [legacy(0, range(4), memory_usage=1024),
+             legacy(1, range(4, 8)),
+             legacy(2, range(8, 12), memory_usage=512)]
+    used = _usage(cells, [_instance('a', 2, 1024,
+                                    **{'hw:numa_nodes': '1'})])
+    assert [c['memory_usage'] for c in used] == [2048, 0, 512]
