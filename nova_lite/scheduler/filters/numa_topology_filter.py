@@ -11,6 +11,7 @@ import numpy as np
 
 from nova_lite import exception
 from nova_lite.scheduler import filters
+from nova_lite.scheduler.numa import host as numa_host
 from nova_lite.scheduler.numa import placement
 from nova_lite.scheduler import partitions
 from nova_lite.scheduler import utils
@@ -70,7 +71,7 @@ class NUMATopologyFilter(filters.BaseHostFilter):
             return 'have no NUMA topology'
         if len(wanted.cells) > len(cells):
             return 'have fewer than %d NUMA cells' % len(wanted.cells)
-        if wanted.require_siblings and not placement.host.has_siblings_info(
+        if wanted.require_siblings and not numa_host.has_siblings_info(
                 cells):
             return 'have no thread siblings'
         fitted = placement.place(wanted, cells, utils.pci_pools(host_state),

@@ -13,4 +13,12 @@
 * ``pci_affinity``: which PCI pools a request may take devices from,
   given the host cells the guest sits on.
 * ``usage``: the host cells after a fitted guest is added to them.
+* ``placement``: the entry points: a request read once
+  (``NumaRequest``), placed on a host's reported cells and pools.
+
+Example::
+
+    wanted = placement.NumaRequest.of(spec_obj)   # None: no topology
+    fitted = placement.place(wanted, host_state.numa_topology,
+                             host_state.pci_stats, (cpu_ratio, ram_ratio))
 """

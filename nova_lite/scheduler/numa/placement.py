@@ -69,12 +69,12 @@ def _pci_wanted(spec_obj):
     aliases = pci_filter.parse_aliases(CONF.pci.alias)
     policies = pci_filter.alias_numa_policies(CONF.pci.alias)
     return tuple(
-        (utils_freeze(aliases.get(name)), count,
+        (_freeze_specs(aliases.get(name)), count,
          override or policies.get(name) or 'legacy')
         for name, count in wanted)
 
 
-def utils_freeze(specs):
+def _freeze_specs(specs):
     """Alias specs as a hashable tuple of tuples (None stays None)."""
     if specs is None:
         return None
