@@ -35,7 +35,6 @@ from nova_lite.scheduler.numa import fit as numa_fit
 from nova_lite.scheduler.numa import host as numa_host
 from nova_lite.scheduler.numa import placement
 from nova_lite.scheduler.numa import usage as numa_usage_mod
-from nova_lite.scheduler import partitions
 
 LOG = logging.getLogger(__name__)
 
@@ -48,38 +47,17 @@ def _as_request(instance):
         image=types.SimpleNamespace(properties=dict(props)))
 
 
-# Flavor and image -> NumaRequest (or None): a node's usage is worked out
-# again at every change, from instances that mostly share a few flavors.
-_REQUESTS = {}
-_REQUESTS_MAX = 4096
-
-
-def _request_key(instance):
-    flavor = instance.flavor
-    return (flavor.vcpus, flavor.memory_mb,
-            partitions.freeze(dict(getattr(flavor, 'extra_specs', None)
-                                   or {})),
-            partitions.freeze(dict(getattr(instance, 'image_properties',
-                                           None) or {})),
-            tuple(CONF.pci.alias))
-
-
 def _numa_request(instance):
     if getattr(instance, 'flavor', None) is None:
         return None
-    key = _request_key(instance)
-    if key in _REQUESTS:
-        return _REQUESTS[key]
     try:
-        wanted = placement.NumaRequest.of(_as_request(instance))
+        # Remembered per flavor and image: a node's usage is worked out
+        # again at every change, from instances sharing a few flavors.
+        return placement.NumaRequest.cached(_as_request(instance))
     except (TypeError, ValueError, exception.PciInvalidAlias) as exc:
         LOG.debug('Instance %s has an unusable NUMA request: %s',
                   instance.uuid, exc)
-        wanted = None
-    if len(_REQUESTS) >= _REQUESTS_MAX:
-        _REQUESTS.clear()
-    _REQUESTS[key] = wanted
-    return wanted
+        return None
 
 
 def _fit(cells, wanted, pci_pools, ratios):

@@ -7,6 +7,8 @@ dedicated CPU sets, pinning under a thread policy, the allocation ratios
 per cell, and the NUMA affinity of requested PCI devices.
 """
 
+import collections
+
 import numpy as np
 
 from nova_lite import exception
@@ -21,7 +23,7 @@ def numa_request(spec_obj):
     """The request's placement.NumaRequest, or None; ValueError for a
     request Nova's API would refuse (PciInvalidAlias for a bad
     ``[pci] alias``)."""
-    return placement.NumaRequest.of(spec_obj)
+    return placement.NumaRequest.cached(spec_obj)
 
 
 def host_key(host_state):
@@ -104,3 +106,21 @@ class NUMATopologyFilter(filters.BaseHostFilter):
 
     def rejection_reason(self, host_state, spec_obj):
         return self._reason(host_state, spec_obj)
+
+    def summarize_rejections(self, host_states, spec_obj):
+        # The request is read once, and hosts alike are answered once.
+        wanted, bad = self._request(spec_obj)
+        if bad is not None:
+            return filters.format_counts(
+                collections.Counter({bad: len(host_states)}))
+        if wanted is None:
+            return ''
+        key_fn = host_key_with_pci if wanted.pci_wanted else host_key
+        known, counts = {}, collections.Counter()
+        for host in host_states:
+            key = key_fn(host)
+            if key not in known:
+                known[key] = self._failure(host, wanted)
+            counts[known[key]] += 1
+        counts.pop(None, None)
+        return filters.format_counts(counts)

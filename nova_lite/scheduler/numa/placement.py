@@ -10,11 +10,13 @@ host, or None.
 import dataclasses
 
 from nova_lite.conf import CONF
+from nova_lite import exception
 from nova_lite.scheduler.filters import pci_passthrough_filter as pci_filter
 from nova_lite.scheduler.numa import fit
 from nova_lite.scheduler.numa import host
 from nova_lite.scheduler.numa import pci_affinity
 from nova_lite.scheduler.numa import request
+from nova_lite.scheduler import partitions
 from nova_lite.scheduler import utils
 
 
@@ -35,6 +37,42 @@ class NumaRequest:
             return None
         return cls(tuple(cells), request.emulator_threads_isolated(spec_obj),
                    _pci_wanted(spec_obj), _asks_siblings(spec_obj))
+
+
+    @classmethod
+    def cached(cls, spec_obj):
+        """As ``of``, remembered by the request's content (flavor, image
+        properties, ``[pci] alias``): filters read a request once per
+        host on their per-host paths."""
+        key = _content_key(spec_obj)
+        found = _KNOWN.get(key)
+        if found is None:
+            try:
+                found = (cls.of(spec_obj), None)
+            except (TypeError, ValueError,
+                    exception.PciInvalidAlias) as exc:
+                found = (None, exc)
+            if len(_KNOWN) >= _KNOWN_MAX:
+                _KNOWN.clear()
+            _KNOWN[key] = found
+        if found[1] is not None:
+            raise found[1]
+        return found[0]
+
+
+# Request content -> (NumaRequest or None, exception or None).
+_KNOWN = {}
+_KNOWN_MAX = 4096
+
+
+def _content_key(spec_obj):
+    flavor = spec_obj.flavor
+    props = utils.image_props(spec_obj)
+    if props is not None and hasattr(props, 'to_dict'):
+        props = props.to_dict()
+    return (flavor.vcpus, flavor.memory_mb,
+            partitions.freeze(dict(utils.extra_specs(spec_obj))),
+            partitions.freeze(dict(props or {})), tuple(CONF.pci.alias))
 
 
 def _asks_siblings(spec_obj):

@@ -149,3 +149,15 @@ def test_bad_requests_reject_every_host_saying_why(specs):
 def test_parse_cpu_spec():
     assert request.parse_cpu_spec('0-3,^2,6') == {0, 1, 3, 6}
     assert request.parse_cpu_spec('5') == {5}
+
+
+def test_summary_counts_the_reasons_of_each_host():
+    flt = numa.NUMATopologyFilter()
+    spec = _spec({'hw:numa_nodes': '2'})
+    hosts = [fake_hosts.host(), _host([_cell(0, range(4), 4096)]),
+             _host(_two_cells(cpu_usage=4)), _host(_two_cells(cpu_usage=4))]
+    assert flt.summarize_rejections(hosts, spec) == (
+        '2 no fit for 2 NUMA cells, 1 have no NUMA topology, '
+        '1 have fewer than 2 NUMA cells')
+    assert flt.summarize_rejections(hosts, _spec(
+        {'hw:numa_nodes': 'x'})).startswith('4 bad NUMA request')
