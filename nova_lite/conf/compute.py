@@ -34,6 +34,19 @@ compute_opts = [
                     'its 1-based index and %(uuid)s its uuid.'),
 ]
 
+numa_opts = [
+    cfg.BoolOpt('packing_host_numa_cells_allocation_strategy',
+                default=False,
+                help='How the scheduler orders a host\'s NUMA cells '
+                     'before fitting a guest on them (Nova\'s [compute] '
+                     'option of this name): False spreads guests (cells '
+                     'with more free memory, then fewer used shared CPUs '
+                     'or more free dedicated CPUs, first); True packs them '
+                     '(the most used cells first). Either way, a request '
+                     'with PCI devices tries the cells with more free '
+                     'devices first, and one without tries them last.'),
+]
+
 allocation_ratio_opts = [
     cfg.FloatOpt('cpu_allocation_ratio', min=0.0,
                  help='VCPU overcommit ratio forced on every report, '
@@ -108,9 +121,10 @@ def register_opts(conf):
     conf.register_opts(migration_opts)
     conf.register_opts(shelve_opts)
     conf.register_opts(allocation_ratio_opts)
+    conf.register_opts(numa_opts)
     conf.register_opts(reserved_opts)
 
 
 def list_opts():
     return {'DEFAULT': (compute_opts + migration_opts + shelve_opts
-                        + allocation_ratio_opts + reserved_opts)}
+                        + allocation_ratio_opts + reserved_opts + numa_opts)}

@@ -69,6 +69,33 @@ fake_opts = [
                     'evenly among them, read by NUMATopologyFilter. 0 '
                     '(the default) reports no NUMA topology. The node '
                     'option overrides it per node with numa_nodes=N.'),
+    cfg.StrOpt('cpu_dedicated_set',
+               help='Host CPUs (a CPU set such as "0-3,^2,8-11", ids '
+                    'counted across the node) for pinned guest CPUs '
+                    '(hw:cpu_policy dedicated or mixed), reported per NUMA '
+                    'cell as its pcpuset, as Nova\'s [compute] '
+                    'cpu_dedicated_set. Must not overlap cpu_shared_set. '
+                    'When only this is set, no CPU serves shared guest '
+                    'CPUs. Neither set: every CPU serves both, as a Nova '
+                    'host configured with vcpu_pin_set.'),
+    cfg.StrOpt('cpu_shared_set',
+               help='Host CPUs for shared (unpinned) guest CPUs, reported '
+                    'per NUMA cell as its cpuset, as Nova\'s [compute] '
+                    'cpu_shared_set. See cpu_dedicated_set.'),
+    cfg.IntOpt('threads_per_core', default=1, min=1,
+               help='Hardware threads per core of every NUMA cell: CPUs '
+                    'are grouped in this order into thread sibling sets, '
+                    'read by the hw:cpu_thread_policy rules (1: no '
+                    'hyperthreading).'),
+    cfg.ListOpt('huge_pages', default=[],
+                help='Huge page pools of every NUMA cell as '
+                     '"SIZE_KB:COUNT" items (for example "2048:512, '
+                     '1048576:1"); the rest of the cell\'s memory is in '
+                     '4 KiB pages. Read by hw:mem_page_size. Empty: no '
+                     'page pools are reported.'),
+    cfg.IntOpt('numa_cells_per_socket', default=1, min=1,
+               help='NUMA cells per CPU socket (cell i is on socket i // '
+                    'this), read by the socket PCI NUMA affinity policy.'),
     cfg.MultiStrOpt('node', default=[],
                     help='Per-node overrides as "INDEX_OR_NAME:key=value,'
                          'key=value". The target is a node index (all '

@@ -20,12 +20,15 @@ LEGACY_PROPERTY_NAMES = {
 
 
 _TRAIT_PREFIX = 'trait:'
+_NEW_IN_1_1 = ('traits_required', 'hw_cpu_thread_policy', 'hw_mem_page_size',
+               'hw_pci_numa_affinity_policy')
 
 
 @base.NovaLiteObjectRegistry.register
 class ImageMetaProps(base.NovaLiteObject):
     # Version 1.0: Initial version
-    # Version 1.1: Added traits_required
+    # Version 1.1: Added traits_required, hw_cpu_thread_policy,
+    #              hw_mem_page_size, hw_pci_numa_affinity_policy
     VERSION = '1.1'
 
     fields = {
@@ -36,6 +39,10 @@ class ImageMetaProps(base.NovaLiteObject):
         'hw_machine_type': fields.StringField(),
         'hw_numa_nodes': fields.IntegerField(),
         'hw_cpu_policy': fields.StringField(),
+        # Read by NUMATopologyFilter with their flavor counterparts.
+        'hw_cpu_thread_policy': fields.StringField(),
+        'hw_mem_page_size': fields.StringField(),
+        'hw_pci_numa_affinity_policy': fields.StringField(),
         'os_distro': fields.StringField(),
         'os_type': fields.StringField(),
         'os_secure_boot': fields.StringField(),
@@ -50,7 +57,8 @@ class ImageMetaProps(base.NovaLiteObject):
         super().obj_make_compatible(primitive, target_version)
         target = versionutils.convert_version_to_tuple(target_version)
         if target < (1, 1):
-            primitive.pop('traits_required', None)
+            for name in _NEW_IN_1_1:
+                primitive.pop(name, None)
 
     @classmethod
     def from_dict(cls, properties):

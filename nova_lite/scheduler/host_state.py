@@ -319,12 +319,9 @@ class HostState:
         self._update_devices()
 
     def _update_devices(self):
-        instances = list(self.instances.values())
-        self.pci_stats = host_usage.free_pci_pools(self._pci_pools,
-                                                   instances)
-        self.numa_topology = host_usage.numa_usage(
-            self._numa_cells, instances, self.cpu_allocation_ratio,
-            self.ram_allocation_ratio)
+        self.numa_topology, self.pci_stats = host_usage.node_usage(
+            self._numa_cells, self._pci_pools, list(self.instances.values()),
+            self.cpu_allocation_ratio, self.ram_allocation_ratio)
 
     @property
     def service(self):

@@ -6,16 +6,19 @@ instances it knows on the node (and those it has just claimed for), with
 the same reading of the flavor and image that NUMATopologyFilter and
 PciPassthroughFilter apply to a request:
 
-* NUMA: an instance with a topology (``hw:numa_nodes`` / ``hw_numa_nodes``
-  cells, or ``hw:cpu_policy`` / ``hw_cpu_policy`` = dedicated) takes, for
-  each of its cells in order, the host cell that fits it with the most
-  free memory (a cell it does not already use), adding its VCPUs and MB
-  to that cell's cpu_usage and memory_usage; dedicated CPUs also pin the
-  cell's lowest unpinned CPUs. Instances without a topology use no cell,
-  as in Nova. An instance that fits nowhere (the view lags reality) is
-  counted on the emptiest cells anyway.
+* NUMA: the instances are placed one after another, oldest first, as
+  Nova's scheduler places each instance it claims for
+  (numa_fit_instance_to_host with the host's allocation ratios, then
+  numa_usage_from_instance_numa; see ``nova_lite.scheduler.numa``), so
+  the last instance claimed sees the usage of those before it. An
+  instance that fits only without the ratios (they were lowered since)
+  is placed so; one that fits nowhere (the view lags reality) is still
+  counted, on the cells with the most free memory. Instances without a
+  topology use no cell, as in Nova.
 * PCI: an instance whose flavor has ``pci_passthrough:alias`` takes its
-  devices from the first pools that match each alias of ``[pci] alias``.
+  devices from the pools its NUMA affinity policy allows on the cells it
+  was placed on, or, without a topology, from the first pools that match
+  each alias of ``[pci] alias``.
 
 Both are pure functions of (reported hardware, instances): the host
 manager recomputes them whenever either changes.
@@ -27,8 +30,11 @@ from oslo_log import log as logging
 
 from nova_lite.conf import CONF
 from nova_lite import exception
-from nova_lite.scheduler.filters import numa_topology_filter
 from nova_lite.scheduler.filters import pci_passthrough_filter
+from nova_lite.scheduler.numa import fit as numa_fit
+from nova_lite.scheduler.numa import host as numa_host
+from nova_lite.scheduler.numa import placement
+from nova_lite.scheduler.numa import usage as numa_usage_mod
 
 LOG = logging.getLogger(__name__)
 
@@ -41,60 +47,64 @@ def _as_request(instance):
         image=types.SimpleNamespace(properties=dict(props)))
 
 
-def _topology(instance):
+def _numa_request(instance):
     if getattr(instance, 'flavor', None) is None:
         return None
     try:
-        return numa_topology_filter.instance_topology(_as_request(instance))
-    except (TypeError, ValueError) as exc:
+        # Remembered per flavor and image: a node's usage is worked out
+        # again at every change, from instances sharing a few flavors.
+        return placement.NumaRequest.cached(_as_request(instance))
+    except (TypeError, ValueError, exception.PciInvalidAlias) as exc:
         LOG.debug('Instance %s has an unusable NUMA request: %s',
                   instance.uuid, exc)
         return None
 
 
-def _free_mb(cell):
-    return (cell.get('memory_mb') or 0) - (cell.get('memory_usage') or 0)
+def _fit(cells, wanted, pci_pools, ratios):
+    """The FittedCells of a guest on ``cells`` (see the module doc)."""
+    fitted = placement.place(wanted, cells, pci_pools, ratios)
+    if fitted is None and ratios is not None:
+        fitted = placement.place(wanted, cells, pci_pools, None)
+    if fitted is None:
+        fitted = numa_fit.forced(placement.host_cells(cells), wanted.cells)
+    return fitted
 
 
-def _place_cell(cells, taken, vcpus, memory_mb, dedicated, ratios):
-    """Index of the host cell for one instance cell (see module doc)."""
-    free = [i for i in range(len(cells)) if i not in taken]
-    if not free:
-        free = list(range(len(cells)))
-    fitting = [i for i in free if numa_topology_filter.cell_fits(
-        cells[i], vcpus, memory_mb, dedicated, *ratios)]
-    candidates = fitting or free
-    return max(candidates, key=lambda i: (_free_mb(cells[i]), -i))
+def _add(cells, fitted):
+    host_cells = numa_usage_mod.add_guest(placement.host_cells(cells),
+                                          fitted)
+    return [numa_host.to_report(cell) for cell in host_cells]
 
 
-def _use_cell(cell, vcpus, memory_mb, dedicated):
-    cell['cpu_usage'] = (cell.get('cpu_usage') or 0) + vcpus
-    cell['memory_usage'] = (cell.get('memory_usage') or 0) + memory_mb
-    if dedicated:
-        pinned = set(cell.get('pinned_cpus') or ())
-        unpinned = [cpu for cpu in sorted(cell.get('cpus') or ())
-                    if cpu not in pinned]
-        pinned.update(unpinned[:vcpus])
-        cell['pinned_cpus'] = sorted(pinned)
-
-
-def numa_usage(cells, instances, cpu_ratio=1.0, ram_ratio=1.0):
-    """Copies of the reported ``cells`` with the instances' usage added."""
-    result = [dict(cell, pinned_cpus=list(cell.get('pinned_cpus') or ()))
-              for cell in cells]
-    if not result:
-        return result
+def node_usage(cells, pci_pools, instances, cpu_ratio=1.0, ram_ratio=1.0):
+    """(NUMA cells, free PCI pools): copies of the reported ones with the
+    instances, oldest first, placed on them as Nova's scheduler places
+    each instance it claims for: the guest's cells are fitted against
+    the pools left, then its devices are taken from the pools its NUMA
+    affinity allows on those cells (the first matching pools when it has
+    no topology, or when the rules cannot supply them any more)."""
+    cells = [dict(cell) for cell in cells]
+    pools = [dict(pool) for pool in pci_pools]
     for instance in instances:
-        wanted = _topology(instance)
-        if wanted is None:
-            continue
-        taken = set()
-        for vcpus, memory_mb in wanted.cells:
-            index = _place_cell(result, taken, vcpus, memory_mb,
-                                wanted.dedicated, (cpu_ratio, ram_ratio))
-            taken.add(index)
-            _use_cell(result[index], vcpus, memory_mb, wanted.dedicated)
-    return result
+        wanted = _numa_request(instance) if cells else None
+        left = None
+        if wanted is not None:
+            fitted = _fit(cells, wanted, pools, (cpu_ratio, ram_ratio))
+            if pools and wanted.pci_wanted:
+                left = placement.take_devices(wanted, cells, pools, fitted)
+            cells = _add(cells, fitted)
+        if left is None and pools and _requested(instance):
+            left = free_pci_pools(pools, [instance])
+        if left is not None:
+            pools = left
+    return cells, pools
+
+
+def numa_usage(cells, instances, cpu_ratio=1.0, ram_ratio=1.0,
+               pci_pools=()):
+    """Copies of the reported ``cells`` with the instances' usage added
+    (see ``node_usage``)."""
+    return node_usage(cells, pci_pools, instances, cpu_ratio, ram_ratio)[0]
 
 
 def _aliases():

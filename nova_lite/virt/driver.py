@@ -79,7 +79,11 @@ class ComputeDriver:
         ``pci_device_pools`` ([{vendor_id, product_id, count, numa_node,
         dev_type}], count being the devices of the pool in all) and
         ``numa_topology`` ([{id, cpus: [int], memory_mb, pinned_cpus: [],
-        cpu_usage: 0, memory_usage: 0}], the node's NUMA cells; the
+        cpu_usage: 0, memory_usage: 0}], the node's NUMA cells, each
+        optionally with ``cpuset`` and ``pcpuset`` (host CPUs for shared
+        and for pinned guest CPUs; without them ``cpus`` serve both),
+        ``siblings`` ([[int]], thread sibling sets), ``mempages``
+        ([{size_kb, total, used: 0, reserved}]) and ``socket``; the
         scheduler works out their usage from the instances).
         Raises ComputeNodeNotFound for an unknown node and
         HypervisorUnavailable when the node cannot be reached.

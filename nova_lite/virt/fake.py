@@ -33,6 +33,7 @@ from nova_lite import exception
 from nova_lite.objects import fields
 from nova_lite.virt import driver
 from nova_lite.virt import fake_moves
+from nova_lite.virt import fake_numa
 from nova_lite.virt import fake_vms
 from nova_lite.virt import local_state
 
@@ -280,6 +281,10 @@ def build_nodes(host):
         index = _resolve_target('fail_spawn_nodes', text, target, names)
         if index is not None:
             settings[index]['fail_spawn'] = True
+    # A bad NUMA shape stops the compute now, not at its first report.
+    for values in settings:
+        numa_cells(values['vcpus'], values['memory_mb'],
+                   values['numa_nodes'])
     return [FakeNode(index=i, name=name, uuid='', **settings[i])
             for i, name in enumerate(names)]
 
@@ -337,19 +342,9 @@ def _assign_uuids(host, nodes):
 
 def numa_cells(vcpus, memory_mb, count):
     """``count`` NUMA cells sharing the CPUs and RAM evenly (the first
-    cells take the remainders), with no usage; None for 0 cells."""
-    if not count:
-        return None
-    cells = []
-    cpu = 0
-    for index in range(count):
-        cpus = vcpus // count + (1 if index < vcpus % count else 0)
-        memory = memory_mb // count + (1 if index < memory_mb % count else 0)
-        cells.append({'id': index, 'cpus': list(range(cpu, cpu + cpus)),
-                      'memory_mb': memory, 'pinned_cpus': [],
-                      'cpu_usage': 0, 'memory_usage': 0})
-        cpu += cpus
-    return cells
+    cells take the remainders), with no usage; None for 0 cells. Their
+    shape follows [fake_driver] (see ``fake_numa``)."""
+    return fake_numa.numa_cells(vcpus, memory_mb, count)
 
 
 class FakeDriver(fake_moves.MovesMixin, driver.ComputeDriver):

@@ -65,6 +65,13 @@ def parse_aliases(values):
     return aliases
 
 
+def alias_numa_policies(values):
+    """{alias name: numa_policy} of ``[pci] alias`` (legacy when unset);
+    raises PciInvalidAlias as parse_aliases does."""
+    return {entry['name'].strip(): entry.get('numa_policy', 'legacy')
+            for entry in map(_alias_entry, values)}
+
+
 def requested_devices(spec_obj):
     """[(alias name, count)] of the flavor's ``pci_passthrough:alias``."""
     text = utils.extra_specs(spec_obj).get(EXTRA_SPEC)

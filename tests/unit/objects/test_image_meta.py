@@ -23,3 +23,16 @@ def test_backport_to_1_0_drops_required_traits():
     assert props['nova_lite_object.data'] == {'hw_architecture': 'x86_64'}
     back = objects.ImageMeta.obj_from_primitive(primitive)
     assert not back.properties.obj_attr_is_set('traits_required')
+
+
+def test_numa_properties_are_parsed_and_dropped_for_1_0():
+    meta = objects.ImageMeta.from_image({
+        'id': '0cdb5e2c-52d8-4c25-8a3f-6c4a3e6f1a6b', 'name': 'img',
+        'properties': {'hw_mem_page_size': '2MB',
+                       'hw_cpu_thread_policy': 'isolate',
+                       'hw_pci_numa_affinity_policy': 'required',
+                       'os_type': 'linux'}})
+    assert meta.properties.get('hw_mem_page_size') == '2MB'
+    primitive = meta.obj_to_primitive(target_version='1.0')
+    props = primitive['nova_lite_object.data']['properties']
+    assert props['nova_lite_object.data'] == {'os_type': 'linux'}

@@ -18,7 +18,7 @@ OBJECT_VERSIONS = {
     'FlavorList': '1.0-43ec22e4c639901068fb4189cd4de4eb',
     'Image': '1.0-2c51d142228022de5f7c7e5f28289479',
     'ImageMeta': '1.1-fd8fef4ce82e70836372b3ab90a4c1a6',
-    'ImageMetaProps': '1.1-03d32eba5303df4b6b5ac25c7db08abc',
+    'ImageMetaProps': '1.1-776048c6ece603e8017f9d5cc6af8a88',
     'Instance': '1.1-843d0c3c992d00b478daf4fd5ab84b4a',
     'InstanceAction': '1.0-2bd337f69f4fc7cfb02c68fb4b4ed1d9',
     'InstanceActionEvent': '1.0-a6b0dfdf624370db05a8361673589ee1',

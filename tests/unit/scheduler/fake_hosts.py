@@ -148,16 +148,42 @@ _AGGREGATES = [
 ]
 
 
+def random_numa_cell(rng, cell_id, cpus, memory_mb):
+    """A NUMA cell as a compute reports it, with random usage: one set
+    for shared and pinned guests or two, cores of one or two threads,
+    sometimes 4 KiB and 2 MiB page pools."""
+    cell = {'id': cell_id, 'cpus': cpus, 'memory_mb': memory_mb,
+            'pinned_cpus': sorted(rng.sample(cpus, rng.randint(
+                0, len(cpus) // 2))),
+            'cpu_usage': rng.randint(0, len(cpus) * 2),
+            'memory_usage': rng.randint(0, memory_mb)}
+    if rng.random() < 0.5:
+        threads = rng.choice([1, 2])
+        cell['siblings'] = [cpus[i:i + threads]
+                            for i in range(0, len(cpus), threads)]
+    if rng.random() < 0.3:
+        cut = rng.randint(0, len(cpus))
+        cell['cpuset'], cell['pcpuset'] = cpus[:cut], cpus[cut:]
+        cell['pinned_cpus'] = [c for c in cell['pinned_cpus']
+                               if c in cell['pcpuset']]
+    if rng.random() < 0.3:
+        huge = rng.randint(0, memory_mb // 4)
+        cell['mempages'] = [
+            {'size_kb': 4, 'total': (memory_mb - 2 * huge) * 256,
+             'used': 0, 'reserved': 0},
+            {'size_kb': 2048, 'total': huge, 'used': rng.randint(0, huge),
+             'reserved': 0}]
+    return cell
+
+
 def random_host(rng, index):
     """One host of a varied fleet: capacity, service state, aggregates,
     instances, metrics, PCI pools, NUMA cells, addresses, hypervisors."""
     vcpus = rng.choice([2, 8, 16])
     memory = rng.choice([2048, 8192])
-    cells = [{'id': i, 'cpus': list(range(i * vcpus // 2,
-                                          (i + 1) * vcpus // 2)),
-              'memory_mb': memory // 2, 'pinned_cpus': [],
-              'cpu_usage': rng.randint(0, vcpus),
-              'memory_usage': rng.randint(0, memory // 2)}
+    cells = [random_numa_cell(rng, i, list(range(i * vcpus // 2,
+                                                 (i + 1) * vcpus // 2)),
+                              memory // 2)
              for i in range(2)]
     return host(
         'h%d' % index, vcpus=vcpus, memory_mb=memory,

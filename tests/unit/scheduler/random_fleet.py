@@ -20,6 +20,8 @@ from nova_lite.placement import providers
 from nova_lite.placement import summaries
 from nova_lite.scheduler import host_state
 
+from . import fake_hosts
+
 TRAITS = ['HW_CPU_X86_AVX2', 'CUSTOM_SSD', 'COMPUTE_IMAGE_TYPE_QCOW2',
           'COMPUTE_STATUS_DISABLED']
 MEMBERS = ['00000000-0000-4000-8000-0000000000%02d' % i for i in range(16)]
@@ -57,6 +59,10 @@ EXTRA_SPECS = [
     {'aggregate_instance_extra_specs:ssd': 'true'},
     {'aggregate_instance_extra_specs:ssd': '<in> ay'},
     {'hw:numa_nodes': '2'}, {'hw:cpu_policy': 'dedicated'},
+    {'hw:mem_page_size': 'large'}, {'hw:mem_page_size': 'small'},
+    {'hw:cpu_policy': 'dedicated', 'hw:cpu_thread_policy': 'isolate'},
+    {'hw:cpu_policy': 'dedicated', 'hw:cpu_thread_policy': 'require'},
+    {'hw:cpu_policy': 'mixed', 'hw:cpu_dedicated_mask': '0'},
     {'pci_passthrough:alias': 'qat:1'}, {'pci_passthrough:alias': 'qat:3'},
     {'pci_passthrough:alias': 'nope:1'},
     {'trait:CUSTOM_SSD': 'required'},
@@ -73,7 +79,8 @@ IMAGE_PROPERTIES = [
     {'img_hv_requested_version': '<= 6.2'},
     {'img_hv_requested_version': 'bad'}, {'os_distro': 'linux'},
     {'os_distro': 'windows'}, {'trait:CUSTOM_SSD': 'required'},
-    {'hw_numa_nodes': 2},
+    {'hw_numa_nodes': 2}, {'hw_mem_page_size': '2MB'},
+    {'hw_cpu_policy': 'dedicated', 'hw_cpu_thread_policy': 'prefer'},
     {'hw_architecture': 'x86_64', 'img_hv_requested_version': '>= 6.2, < 7'},
     {'hw_vm_mode': 'hvm', 'img_hv_requested_version': '>=6000'},
 ]
@@ -169,11 +176,18 @@ def _node(rng, uuid, host, nodename, vcpus, memory):
                            'dev_type': 'type-PCI', 'numa_node': 0,
                            'count': rng.randint(0, 3)}]
         if rng.random() < 0.5 else None,
-        numa_topology=[{'id': i, 'cpus': list(range(i * vcpus // 2,
-                                                    (i + 1) * vcpus // 2)),
-                        'memory_mb': memory // 2, 'pinned_cpus': [],
-                        'cpu_usage': 0, 'memory_usage': 0}
-                       for i in range(2)] if rng.random() < 0.6 else None)
+        numa_topology=[_numa_cell(rng, i, list(range(
+            i * vcpus // 2, (i + 1) * vcpus // 2)), memory // 2)
+            for i in range(2)] if rng.random() < 0.6 else None)
+
+
+def _numa_cell(rng, cell_id, cpus, memory_mb):
+    """A reported cell: no usage (the scheduler adds the instances')."""
+    cell = fake_hosts.random_numa_cell(rng, cell_id, cpus, memory_mb)
+    cell.update(pinned_cpus=[], cpu_usage=0, memory_usage=0)
+    for pool in cell.get('mempages', ()):
+        pool['used'] = 0
+    return cell
 
 
 def _service(rng, host, now):

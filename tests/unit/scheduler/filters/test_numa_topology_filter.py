@@ -4,6 +4,7 @@ host NUMA cells, with the allocation ratios and pinning."""
 import pytest
 
 from nova_lite.scheduler.filters import numa_topology_filter as numa
+from nova_lite.scheduler.numa import request
 
 from .. import fake_hosts
 
@@ -29,6 +30,13 @@ def _spec(specs=None, image=None, vcpus=4, memory_mb=2048):
                            memory_mb=memory_mb)
 
 
+def _shape(spec):
+    """([(guest CPUs, MB)] per cell, whether the CPUs are pinned)."""
+    cells = request.guest_topology(spec)
+    return ([(len(c.cpuset) + len(c.pcpuset), c.memory) for c in cells],
+            all(c.pinned for c in cells))
+
+
 def _passes(host, spec):
     return numa.NUMATopologyFilter().host_passes(host, spec)
 
@@ -47,8 +55,8 @@ def test_request_with_topology_needs_a_numa_host():
 
 
 def test_cells_are_split_evenly_and_need_distinct_host_cells():
-    assert numa.instance_topology(_spec({'hw:numa_nodes': '2'})) == (
-        numa.InstanceTopology([(2, 1024), (2, 1024)], False))
+    assert _shape(_spec({'hw:numa_nodes': '2'})) == (
+        [(2, 1024), (2, 1024)], False)
     assert _passes(_host(_two_cells()), _spec({'hw:numa_nodes': '2'}))
     flt = numa.NUMATopologyFilter()
     spec = _spec({'hw:numa_nodes': '4'})
@@ -85,8 +93,7 @@ def test_memory_uses_the_ram_allocation_ratio(memory_usage, ram_ratio,
 
 def test_dedicated_cpus_need_unpinned_cpus_and_no_overcommit():
     spec = _spec({'hw:cpu_policy': 'dedicated'}, vcpus=2, memory_mb=1024)
-    assert numa.instance_topology(spec) == numa.InstanceTopology(
-        [(2, 1024)], True)
+    assert _shape(spec) == ([(2, 1024)], True)
     free = _host([_cell(0, range(4), 4096, pinned=[0, 1])], cpu_ratio=16.0)
     full = _host([_cell(0, range(4), 4096, pinned=[0, 1, 2])],
                  cpu_ratio=16.0)
@@ -110,7 +117,7 @@ def test_explicit_cells():
     spec = _spec({'hw:numa_nodes': '2', 'hw:numa_cpus.0': '0-2',
                   'hw:numa_cpus.1': '3', 'hw:numa_mem.0': '1536',
                   'hw:numa_mem.1': '512'})
-    assert numa.instance_topology(spec).cells == [(3, 1536), (1, 512)]
+    assert _shape(spec)[0] == [(3, 1536), (1, 512)]
     cells = [_cell(0, range(2), 4096), _cell(1, range(2, 6), 4096)]
     # The 3-CPU cell needs host cell 1, the 1-CPU cell takes cell 0.
     assert _passes(_host(cells), spec)
@@ -118,10 +125,11 @@ def test_explicit_cells():
 
 def test_image_properties_when_the_flavor_is_silent():
     spec = _spec(image={'hw_numa_nodes': 2, 'hw_cpu_policy': 'dedicated'})
-    assert numa.instance_topology(spec) == numa.InstanceTopology(
-        [(2, 1024), (2, 1024)], True)
-    flavor_wins = _spec({'hw:numa_nodes': '1'}, image={'hw_numa_nodes': 2})
-    assert numa.instance_topology(flavor_wins).cells == [(4, 2048)]
+    assert _shape(spec) == ([(2, 1024), (2, 1024)], True)
+    # As in Nova, an image may not set a node count the flavor sets.
+    both = _spec({'hw:numa_nodes': '1'}, image={'hw_numa_nodes': 2})
+    assert numa.NUMATopologyFilter().rejection_reason(
+        _host(_two_cells()), both).startswith('bad NUMA request: ')
 
 
 @pytest.mark.parametrize('specs', [
@@ -139,5 +147,17 @@ def test_bad_requests_reject_every_host_saying_why(specs):
 
 
 def test_parse_cpu_spec():
-    assert numa.parse_cpu_spec('0-3,^2,6') == {0, 1, 3, 6}
-    assert numa.parse_cpu_spec('5') == {5}
+    assert request.parse_cpu_spec('0-3,^2,6') == {0, 1, 3, 6}
+    assert request.parse_cpu_spec('5') == {5}
+
+
+def test_summary_counts_the_reasons_of_each_host():
+    flt = numa.NUMATopologyFilter()
+    spec = _spec({'hw:numa_nodes': '2'})
+    hosts = [fake_hosts.host(), _host([_cell(0, range(4), 4096)]),
+             _host(_two_cells(cpu_usage=4)), _host(_two_cells(cpu_usage=4))]
+    assert flt.summarize_rejections(hosts, spec) == (
+        '2 no fit for 2 NUMA cells, 1 have no NUMA topology, '
+        '1 have fewer than 2 NUMA cells')
+    assert flt.summarize_rejections(hosts, _spec(
+        {'hw:numa_nodes': 'x'})).startswith('4 bad NUMA request')
