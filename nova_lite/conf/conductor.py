@@ -38,6 +38,29 @@ conductor_opts = [
                     'is undone if no compute touched the VM yet, else '
                     'the server goes to ERROR (conductor.tasks.'
                     'move_timeouts).'),
+    cfg.IntOpt('lost_build_check_interval',
+               default=5, min=1,
+               help='Seconds between runs of the lost build check (it '
+                    'also runs as a conductor starts). A build in '
+                    'scheduling with no host belongs to the conductor '
+                    'process that took its build_instances cast; when '
+                    'that process is gone (a process of this host that '
+                    'no longer runs, or a conductor of another host seen '
+                    'down for service_down_time), one surviving or '
+                    'restarted conductor takes the build over, releases '
+                    'any allocation left from its scheduling and '
+                    'schedules it again, so it ends ACTIVE or in ERROR '
+                    'within seconds instead of after build_timeout. No '
+                    'build is re-driven while a conductor older than '
+                    'this release runs.'),
+    cfg.IntOpt('lost_build_grace',
+               default=30, min=1,
+               help='Seconds a conductor waits for the build_instances '
+                    'cast of a build it provisioned itself before taking '
+                    'that cast for lost (a message lost on the bus) and '
+                    'scheduling the build again. A cast that still '
+                    'arrives later finds the build taken and is '
+                    'dropped.'),
     cfg.IntOpt('workers',
                default=1, min=1,
                help='Conductor worker processes, forked once the '
