@@ -55,6 +55,11 @@ class ConductorManager(manager.Manager):
         # The decorator's spacing is fixed at import, before the
         # configuration is parsed; take the configured one here.
         self._periodic_spacing = dict(self._periodic_spacing)
+        self.reset()
+
+    def reset(self):
+        """At start, and after SIGHUP mutated the configuration: the
+        check intervals (mutable) take effect at once."""
         self._periodic_spacing['_fail_stuck_builds'] = (
             CONF.conductor.build_timeout_check_interval)
         self._periodic_spacing['_redrive_lost_builds'] = (

@@ -23,7 +23,7 @@ compute_opts = [
                help='Builds one compute service runs at once; further '
                     'requests wait in order for a slot. Deletes never '
                     'wait behind builds.'),
-    cfg.IntOpt('build_outcome_retries',
+    cfg.IntOpt('build_outcome_retries', mutable=True,
                default=5, min=1,
                help='When the save that makes a build ACTIVE gets no '
                     'answer within rpc_response_timeout (a stalled '
