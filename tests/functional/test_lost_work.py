@@ -152,8 +152,8 @@ def test_builds_of_a_killed_conductor_heal_at_its_restart(deploy):
         os.killpg(scheduler.proc.pid, signal.SIGCONT)
     assert set(_states(deploy, uuids).values()) == {('building',
                                                      'scheduling')}
-    restarted = time.monotonic()
     conductor = deploy.start_daemon('nova-lite-conductor', 'conductor')
+    restarted = time.monotonic()   # back: READY, consuming
     deployment.wait_for(
         lambda: set(_states(deploy, uuids).values()) == {('active', None)},
         timeout=RECOVERY_BAR + SPAWN_DELAY,
@@ -170,4 +170,37 @@ def test_builds_of_a_killed_conductor_heal_at_its_restart(deploy):
     for uuid in uuids:
         assert not _allocations(deploy, uuid)
     assert not deploy.sql('SELECT id FROM reservations')
+    _assert_clean(deploy)
+
+
+def test_a_surviving_conductor_redrives_once_the_dead_one_is_down(deploy):
+    """Runs last: it leaves one conductor. Two conductors on two hosts;
+    the one that took the casts is killed for good; the other re-drives
+    its builds once it is seen down (service_down_time, 20 s here)."""
+    deploy.start_daemon('nova-lite-conductor', 'conductor2',
+                        {'DEFAULT': {'host': 'conductor2'}})
+    conductors = [deploy.daemon('conductor'), deploy.daemon('conductor2')]
+    scheduler = deploy.daemon('scheduler')
+    os.killpg(scheduler.proc.pid, signal.SIGSTOP)
+    try:
+        uuids = _boot(deploy, 'orphaned-cast', count=2)
+        took = deployment.wait_for(
+            lambda: next((c for c in conductors
+                          if 'Scheduling %s' % uuids[0] in _log(c)), None),
+            timeout=10, message='a conductor took the cast')
+        deploy.kill(took)
+    finally:
+        os.killpg(scheduler.proc.pid, signal.SIGCONT)
+    killed = time.monotonic()
+    (survivor,) = [c for c in conductors if c is not took]
+    deployment.wait_for(
+        lambda: set(_states(deploy, uuids).values()) == {('active', None)},
+        timeout=20 + RECOVERY_BAR + SPAWN_DELAY,
+        message='the lost builds ACTIVE')
+    assert time.monotonic() - killed < 20 + RECOVERY_BAR + SPAWN_DELAY
+    assert 'lost by conductor' in _log(survivor)
+    for uuid in uuids:
+        assert len(_allocations(deploy, uuid)) == 3
+    _assert_clean(deploy)
+    _delete_all(deploy, uuids)
     _assert_clean(deploy)
