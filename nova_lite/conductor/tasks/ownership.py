@@ -246,7 +246,8 @@ def builds_with_conductors(context):
     conductors, oldest first."""
     model = models.Instance
     rows = context.session.execute(sa.select(
-        model.uuid, model.build_owner, model.updated_at).where(
+        model.uuid, model.build_owner,
+        sa.func.coalesce(model.updated_at, model.created_at)).where(
         _with_conductors(model), model.build_owner.is_not(None),
         model.build_owner != HANDED_OFF).order_by(model.id))
     return [tuple(row) for row in rows]
