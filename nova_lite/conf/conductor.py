@@ -52,7 +52,9 @@ conductor_opts = [
                     'schedules it again, so it ends ACTIVE or in ERROR '
                     'within seconds instead of after build_timeout. No '
                     'build is re-driven while a conductor older than '
-                    'this release runs.'),
+                    'this release runs. Conductors that share a host '
+                    'value must run on the same machine: they judge '
+                    'each other\'s processes by pid.'),
     cfg.IntOpt('lost_build_grace', mutable=True,
                default=30, min=1,
                help='Seconds a conductor waits for the build_instances '

@@ -87,10 +87,16 @@ def _process_start(pid):
     return int(rest[19])
 
 
+_tokens = {}   # (pid, host) -> owner value: a forked worker has its own
+
+
 def token():
-    """This process's owner value (computed per pid: workers fork)."""
-    pid = os.getpid()
-    return '%d/%s@%s' % (pid, _process_start(pid) or 0, CONF.host)
+    """This process's owner value."""
+    key = (os.getpid(), CONF.host)
+    if key not in _tokens:
+        _tokens[key] = '%d/%s@%s' % (key[0], _process_start(key[0]) or 0,
+                                     key[1])
+    return _tokens[key]
 
 
 def _parse(owner):
