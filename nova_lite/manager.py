@@ -32,6 +32,10 @@ class Manager(periodic_task.PeriodicTasks):
     def cleanup_host(self):
         pass
 
+    def reset(self):
+        """SIGHUP mutated the configuration (nova_lite/reload.py): apply
+        what this manager copied from it."""
+
     def periodic_tasks(self, context, raise_on_error=False):
         """Run due periodic tasks; return seconds until the next is due."""
         return self.run_periodic_tasks(context, raise_on_error=raise_on_error)

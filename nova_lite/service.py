@@ -5,7 +5,8 @@ manager's periodic tasks and consumes its RPC topic. ``WSGIService`` serves
 the API. Both are oslo.service services on the threading backend, so
 ``oslo_service.service.launch`` gives them signal handling: SIGTERM stops
 consuming, lets in-flight work finish within ``graceful_shutdown_timeout``
-and exits 0; SIGHUP restarts the worker with reloaded configuration.
+and exits 0; SIGHUP reloads the mutable options in place
+(``nova_lite/reload.py``) and calls ``reset`` on the manager.
 
 Readiness goes to systemd (``Type=notify``) only once the RPC server is
 consuming, or the API accepting connections.
@@ -31,6 +32,7 @@ from nova_lite import diagnostics
 from nova_lite import exception
 from nova_lite import objects
 from nova_lite import releases
+from nova_lite import reload
 from nova_lite import rpc
 from nova_lite import rpc_stats
 from nova_lite import version
@@ -157,6 +159,11 @@ class Service(service.Service):
         return (time.monotonic() - self._heartbeat_ok_at
                 < CONF.service_down_time)
 
+    def reset(self):
+        """After SIGHUP mutated the configuration (nova_lite/reload.py)."""
+        if self.manager is not None:
+            self.manager.reset()
+
     def _periodic_tasks(self):
         ctxt = nl_context.get_admin_context()
         return self.manager.periodic_tasks(ctxt)
@@ -266,7 +273,8 @@ class ServiceGroup(service.ServiceBase):
         return all(svc.is_healthy() for svc in self.services)
 
     def reset(self):
-        pass
+        for svc in self.services:
+            svc.reset()
 
 
 def launch(server, count=1):
@@ -282,6 +290,9 @@ def launch(server, count=1):
     # log_dir, without stopping anything. Set up before the launcher
     # forks, so the worker inherits the handler and answers too.
     gmr.TextGuruMeditation.setup_autorun(version, conf=CONF)
+    # SIGHUP reloads the mutable options in the worker, which keeps
+    # running (nova_lite/reload.py), instead of forking a new one.
+    reload.install()
     launcher = service.launch(
         CONF, _Notifying(server, notify_socket, workers.ReadyCount(count)),
         workers=count, restart_method='mutate')

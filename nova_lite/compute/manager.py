@@ -17,8 +17,8 @@ import traceback
 from oslo_log import log as logging
 import oslo_messaging as messaging
 from oslo_service import periodic_task
-from oslo_utils import timeutils
 
+from nova_lite.compute import build_outcome
 from nova_lite.compute import moves
 from nova_lite.compute import power
 from nova_lite.compute import rebuild
@@ -228,18 +228,28 @@ class ComputeManager(manager.Manager):
             self.driver.spawn(context, instance,
                               _image_meta(request_spec), node)
             spawned = time.monotonic()
-            self._finish_build(context, instance, node)
-            LOG.info('Instance %s is active on node %s: spawned in %.2f s, '
-                     'built in %.2f s', instance.uuid, node,
-                     spawned - spawn_started, time.monotonic() - started)
+            build_outcome.save_active(instance, self.host)
         except _GONE:
             LOG.info('Instance %s was deleted during its build; stopping',
                      instance.uuid)
             self._abandon(context, instance, claim, spawn_tried)
+            return
+        except build_outcome.BuildOutcomeUnknown as exc:
+            # Never undo what may be committed ACTIVE: keep the VM and
+            # the claim; the conductor's build timeout ends it.
+            LOG.error('Instance %s: whether it was saved ACTIVE is unknown '
+                      '(%s); keeping its VM for the conductor to settle',
+                      instance.uuid, exc)
+            return
         except Exception as exc:
             self._abandon(context, instance, claim, spawn_tried)
             self._reschedule(context, instance, node, request_spec,
                              host_list, exc)
+            return
+        LOG.info('Instance %s is active on node %s: spawned in %.2f s, '
+                 'built in %.2f s', instance.uuid, node,
+                 spawned - spawn_started, time.monotonic() - started)
+        self._build_succeeded(context, instance, node)
 
     def _start_spawning(self, instance, node, host_list):
         instance.host = self.host
@@ -256,14 +266,15 @@ class ComputeManager(manager.Manager):
         instance.task_state = fields.TaskState.SPAWNING
         instance.save(expected_task_state=fields.TaskState.SCHEDULING)
 
-    def _finish_build(self, context, instance, node):
-        instance.vm_state = fields.VMState.ACTIVE
-        instance.task_state = None
-        instance.power_state = fields.PowerState.RUNNING
-        instance.launched_at = timeutils.utcnow()
-        instance.save(expected_task_state=fields.TaskState.SPAWNING)
-        self.rt.update_usage(context, instance, node)
-        self._stats_changed(context, self.rt.build_succeeded(node))
+    def _build_succeeded(self, context, instance, node):
+        """Bookkeeping after ACTIVE is committed: a failure here must not
+        undo the build (the next resource update corrects the counts)."""
+        try:
+            self.rt.update_usage(context, instance, node)
+            self._stats_changed(context, self.rt.build_succeeded(node))
+        except Exception:
+            LOG.exception('Instance %s is ACTIVE, but recording its usage '
+                          'on node %s failed', instance.uuid, node)
 
     def _stats_changed(self, context, node_uuid):
         """Tell schedulers a node's stats (failed_builds) were saved."""

@@ -1,8 +1,9 @@
 """The conductor: database writes for the others, and the build workflow.
 
 Thin by design: object indirection is answered here, workflows live in
-``conductor/tasks`` (provision, build, migrate, resize_outcome,
-rebuild, evacuate, unshelve, timeouts) and placement reports in
+``conductor/tasks`` (provision, build, ownership and lost_builds,
+migrate, resize_outcome, rebuild, evacuate, unshelve, timeouts) and
+placement reports in
 ``conductor/provider_report.py``.
 """
 
@@ -17,6 +18,7 @@ from nova_lite.conductor import provider_report
 from nova_lite.conductor import rpcapi
 from nova_lite.conductor.tasks import build
 from nova_lite.conductor.tasks import evacuate
+from nova_lite.conductor.tasks import lost_builds
 from nova_lite.conductor.tasks import migrate
 from nova_lite.conductor.tasks import move_timeouts
 from nova_lite.conductor.tasks import provision
@@ -58,8 +60,15 @@ class ConductorManager(manager.Manager):
         # The decorator's spacing is fixed at import, before the
         # configuration is parsed; take the configured one here.
         self._periodic_spacing = dict(self._periodic_spacing)
+        self.reset()
+
+    def reset(self):
+        """At start, and after SIGHUP mutated the configuration: the
+        check intervals (mutable) take effect at once."""
         self._periodic_spacing['_fail_stuck_builds'] = (
             CONF.conductor.build_timeout_check_interval)
+        self._periodic_spacing['_redrive_lost_builds'] = (
+            CONF.conductor.lost_build_check_interval)
 
     def ping(self, context, arg):
         return arg
@@ -204,6 +213,13 @@ class ConductorManager(manager.Manager):
             context, CONF.conductor.build_timeout_check_interval)
         self.scheduler_api.update_provider_states(context, released)
         timeouts.reset_stuck_tasks(context, CONF.conductor.task_timeout)
+
+    @periodic_task.periodic_task(
+        spacing=CONF.conductor.lost_build_check_interval,
+        run_immediately=True)
+    def _redrive_lost_builds(self, context):
+        lost_builds.redrive(context, self.scheduler_api, self.compute_api,
+                            CONF.conductor.lost_build_grace)
 
     @periodic_task.periodic_task(
         spacing=CONF.conductor.build_timeout_check_interval)

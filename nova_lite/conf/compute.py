@@ -23,6 +23,19 @@ compute_opts = [
                help='Builds one compute service runs at once; further '
                     'requests wait in order for a slot. Deletes never '
                     'wait behind builds.'),
+    cfg.IntOpt('build_outcome_retries', mutable=True,
+               default=5, min=1,
+               help='When the save that makes a build ACTIVE gets no '
+                    'answer within rpc_response_timeout (a stalled '
+                    'conductor or database, a lost reply), the compute '
+                    'reads the instance again through the conductor, up '
+                    'to this many times a second apart, and saves again '
+                    'only if it is still spawning: ACTIVE committed keeps '
+                    'the VM, anything else undoes the build. If no read '
+                    'is answered, the VM and its claim are kept and the '
+                    'conductor\'s build timeout settles the instance: a '
+                    'VM is never destroyed while its ACTIVE state may '
+                    'have been committed.'),
     cfg.StrOpt('instance_name_template',
                default='instance-%08x',
                help='Template of an instance\'s internal name, formatted '

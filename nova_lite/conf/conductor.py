@@ -5,17 +5,17 @@ from oslo_config import cfg
 conductor_group = cfg.OptGroup('conductor', title='Conductor options')
 
 conductor_opts = [
-    cfg.IntOpt('build_timeout',
+    cfg.IntOpt('build_timeout', mutable=True,
                default=600, min=1,
                help='Seconds an instance may stay in BUILD, counted from '
                     'its creation. A conductor periodic task puts older '
                     'building instances into ERROR with a fault, releases '
                     'their allocations, and so no build hangs forever.'),
-    cfg.IntOpt('build_timeout_check_interval',
+    cfg.IntOpt('build_timeout_check_interval', mutable=True,
                default=60, min=1,
                help='Seconds between runs of the build timeout check '
                     '(which also runs the task timeout check).'),
-    cfg.IntOpt('select_destinations_retries',
+    cfg.IntOpt('select_destinations_retries', mutable=True,
                default=2, min=0,
                help='Times the conductor asks the scheduler again when a '
                     'select_destinations call got no answer within '
@@ -25,7 +25,7 @@ conductor_opts = [
                     'fails the build at the first timeout. Keep '
                     '(retries + 1) x rpc_response_timeout well below '
                     'build_timeout.'),
-    cfg.IntOpt('task_timeout',
+    cfg.IntOpt('task_timeout', mutable=True,
                default=600, min=1,
                help='Seconds a server may stay in the task_state of a '
                     'server action (rebooting, powering-off, pausing, '
@@ -38,6 +38,31 @@ conductor_opts = [
                     'is undone if no compute touched the VM yet, else '
                     'the server goes to ERROR (conductor.tasks.'
                     'move_timeouts).'),
+    cfg.IntOpt('lost_build_check_interval', mutable=True,
+               default=5, min=1,
+               help='Seconds between runs of the lost build check (it '
+                    'also runs as a conductor starts). A build in '
+                    'scheduling with no host belongs to the conductor '
+                    'process that took its build_instances cast; when '
+                    'that process is gone (a process of this host that '
+                    'no longer runs, or a conductor of another host seen '
+                    'down for service_down_time), one surviving or '
+                    'restarted conductor takes the build over, releases '
+                    'any allocation left from its scheduling and '
+                    'schedules it again, so it ends ACTIVE or in ERROR '
+                    'within seconds instead of after build_timeout. No '
+                    'build is re-driven while a conductor older than '
+                    'this release runs. Conductors that share a host '
+                    'value must run on the same machine: they judge '
+                    'each other\'s processes by pid.'),
+    cfg.IntOpt('lost_build_grace', mutable=True,
+               default=30, min=1,
+               help='Seconds a conductor waits for the build_instances '
+                    'cast of a build it provisioned itself before taking '
+                    'that cast for lost (a message lost on the bus) and '
+                    'scheduling the build again. A cast that still '
+                    'arrives later finds the build taken and is '
+                    'dropped.'),
     cfg.IntOpt('workers',
                default=1, min=1,
                help='Conductor worker processes, forked once the '

@@ -234,6 +234,9 @@ class Instance(Base, TimestampMixin, SoftDeleteMixin):
     shelved_at = sa.Column(sa.DateTime)
     shelved_image_id = sa.Column(sa.String(36))
     shelved_host = sa.Column(sa.String(255))
+    # Migration 0006_build_owner: which conductor process owns the build
+    # while it is with the conductors (conductor/tasks/ownership.py).
+    build_owner = sa.Column(sa.String(255))
 
 
 class InstanceFault(Base, TimestampMixin):

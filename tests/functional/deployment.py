@@ -202,17 +202,19 @@ class Deployment:
     the one topic): the first is named "scheduler", the others
     "scheduler2", ..., each with its own ``host``. ``env`` maps a daemon
     name to environment variables added to that daemon's (``'*'``: every
-    daemon's).
+    daemon's). ``daemon_conf`` maps a compute host name to more options
+    ({section: {option: value}}) for that compute only.
     """
 
     def __init__(self, workdir, backend='postgresql', computes=None,
-                 conf=None, schedulers=1, env=None):
+                 conf=None, schedulers=1, env=None, daemon_conf=None):
         self.workdir = str(workdir)
         self.backend = backend
         self.computes = computes or {'compute1': {'node_count': 5}}
         self.schedulers = schedulers
         self.extra_conf = conf or {}
         self.env = env or {}
+        self.daemon_conf = daemon_conf or {}
         self.database = db_fixtures.ScratchDatabase(backend)
         self.vhost = RabbitVhost()
         self.port = free_port()
@@ -276,8 +278,11 @@ class Deployment:
                                 {'DEFAULT': {'host': name}})
             order.append(self._daemon('nova-lite-scheduler', name, extra))
         for host, driver_conf in self.computes.items():
-            extra = self._write('%s.conf' % host, {
-                'DEFAULT': {'host': host}, 'fake_driver': driver_conf})
+            sections = {'DEFAULT': {'host': host},
+                        'fake_driver': dict(driver_conf)}
+            for section, options in self.daemon_conf.get(host, {}).items():
+                sections.setdefault(section, {}).update(options)
+            extra = self._write('%s.conf' % host, sections)
             order.append(self._daemon('nova-lite-compute', host, extra))
         order.append(self._daemon('nova-lite-api', 'api'))
         for daemon in order:

@@ -149,6 +149,42 @@ def test_healthcheck_reports_the_bus_and_the_database(deploy):
                     'checks': {'database': 'ok', 'bus': 'ok'}}
 
 
+def _pid_of(log, marker):
+    """The pid field of the first log line containing ``marker``."""
+    line = next(line for line in log.splitlines() if marker in line)
+    return int(line.split()[2])
+
+
+def test_sighup_reloads_mutable_options_in_place(deploy):
+    """SIGHUP to the master (systemctl reload) mutates the mutable options
+    in the worker, which keeps running: no new worker, no new consumer."""
+    name = 'conductor-hup'
+    daemon = deploy.start_daemon('nova-lite-conductor', name, {
+        'DEFAULT': {'host': name}, 'conductor': {'task_timeout': 600}})
+    with open(daemon.log, errors='replace') as log:
+        consuming = 'consuming topic conductor'
+        worker = _pid_of(log.read(), consuming)
+    deploy._write('%s.conf' % name, {'DEFAULT': {'host': name},
+                                     'conductor': {'task_timeout': 300}})
+    os.kill(daemon.proc.pid, signal.SIGHUP)
+    deployment.wait_for(
+        lambda: 'SIGHUP: reload done' in open(daemon.log,
+                                               errors='replace').read(),
+        timeout=20, message='the worker reloaded')
+    log = open(daemon.log, errors='replace').read()
+    changed = 'conductor.task_timeout changed from [600] to [300]'
+    assert _pid_of(log, 'SIGHUP: reload done') == worker
+    assert any(changed in line and ' %d ' % worker in line
+               for line in log.splitlines()), log
+    assert log.count(consuming) == 1
+    os.kill(worker, 0)   # the same worker still runs
+    time.sleep(1)
+    assert daemon.proc.poll() is None
+    daemon.terminate()
+    assert daemon.stop() == 0, daemon.tail()
+    deploy.daemons.remove(daemon)
+
+
 def test_builds_on_a_compute_that_stays_down_end_soon(deploy):
     """Runs last: it kills c1 for good. Its build ends in ERROR once the
     compute is seen down (service_down_time, 20 s here), not after the

@@ -15,6 +15,7 @@ import re
 from oslo_log import log as logging
 import oslo_messaging as messaging
 
+from nova_lite.conductor.tasks import ownership
 from nova_lite.conf import CONF
 from nova_lite import exception
 from nova_lite import objects
@@ -33,21 +34,55 @@ class BuildTask:
     """Build ``instances`` of one request; see the module docstring."""
 
     def __init__(self, context, instances, request_spec, host_lists,
-                 scheduler_api, compute_api):
+                 scheduler_api, compute_api, redrive=False):
         self.context = context
         self.instances = list(instances)
         self.request_spec = request_spec
         self.host_lists = host_lists
         self.scheduler_api = scheduler_api
         self.compute_api = compute_api
+        # A lost build this conductor re-drives (it owns it already).
+        self.redrive = redrive
+        self.tracked = set()   # uuids whose owner is this process
 
     def execute(self):
-        if self.host_lists is None:
-            self._schedule_and_build()
-        else:
-            for instance, alternates in zip(self.instances, self.host_lists,
-                                              strict=True):
-                self._reschedule(instance, alternates)
+        with ownership.working(i.uuid for i in self.instances):
+            self._take_ownership()
+            if self.host_lists is None:
+                if self.instances:
+                    self._schedule_and_build()
+            else:
+                for instance, alternates in zip(self.instances,
+                                                  self.host_lists,
+                                                  strict=True):
+                    self._reschedule(instance, alternates)
+
+    def _take_ownership(self):
+        """Become the owner of the builds in this message (see
+        conductor/tasks/ownership.py); drop from a fresh request those a
+        conductor re-drove or handed to a compute already."""
+        uuids = [instance.uuid for instance in self.instances]
+        if self.redrive:
+            self.tracked = set(uuids)
+            return
+        if not ownership.enabled(self.context):
+            return
+        if self.host_lists is not None:
+            self.tracked = {uuid for uuid in uuids
+                            if ownership.take_handed_back(self.context,
+                                                          uuid)}
+            return
+        keep = []
+        for instance in self.instances:
+            taken = ownership.take_fresh(self.context, instance.uuid)
+            if taken is False:
+                LOG.info('Build of %s was re-driven or handed to a compute '
+                         'already; dropping this late cast', instance.uuid)
+                continue
+            if taken is True:
+                self.tracked.add(instance.uuid)
+            keep.append(instance)
+        self.instances = keep
 
     def _load_server_group(self):
         """Fill the request's server group with its current members and
@@ -67,6 +102,8 @@ class BuildTask:
 
     def _schedule_and_build(self):
         uuids = [instance.uuid for instance in self.instances]
+        LOG.debug('Scheduling %s%s', ', '.join(uuids),
+                  ' (re-driven)' if self.redrive else '')
         self._load_server_group()
         try:
             host_lists = self._select_destinations(uuids)
@@ -110,7 +147,9 @@ class BuildTask:
                             'again (%d of %d)', uuids, exc, attempt + 1,
                             retries)
                 continue
-            if attempt:
+            if attempt or self.redrive:
+                # A re-driven build's dead conductor may have had a claim
+                # in flight too.
                 self._keep_only_selected(host_lists)
             return host_lists
 
@@ -145,6 +184,11 @@ class BuildTask:
         # The compute hands this spec back on failure, so the hosts tried
         # accumulate for RetryFilter across reschedules.
         spec.record_attempt(selection.service_host, selection.nodename)
+        if (instance.uuid in self.tracked and
+                not ownership.hand_off(self.context, instance.uuid)):
+            LOG.warning('Build of %s was re-driven by another conductor '
+                        'meanwhile; not casting it', instance.uuid)
+            return
         LOG.debug('Building %s on %s (%s), %d alternates', instance.uuid,
                   selection.service_host, selection.nodename,
                   len(host_list) - 1)

@@ -16,6 +16,7 @@ from oslo_log import log as logging
 from oslo_utils import excutils
 from oslo_utils import uuidutils
 
+from nova_lite.conductor.tasks import ownership
 from nova_lite.conf import CONF
 from nova_lite.db import api as db_api
 from nova_lite import exception
@@ -101,6 +102,7 @@ def reserve_quota(context, template, min_count, max_count):
 def _create_records(context, template, request_spec, reservation):
     count = reservation.count
     instances = []
+    track_owner = ownership.enabled(context)
     with db_api.writer.using(context) as session:
         for index in range(count):
             instance = _new_instance(context, template, index, count)
@@ -113,6 +115,10 @@ def _create_records(context, template, request_spec, reservation):
             spec.create()
             instances.append(instance)
         _join_server_group(context, request_spec, instances)
+        if track_owner:
+            # This conductor owns the builds until one takes their cast.
+            ownership.set_owner_in_session(
+                context, [i.uuid for i in instances], ownership.token())
         quota_reservations.commit_in_session(session, reservation)
     return instances
 

@@ -335,3 +335,115 @@ def test_the_build_thread_logs_with_the_request_context(env):
                 instance_uuid=inst.uuid),
             [fakes.selection('host1', 'host1-n0')]).result(timeout=10)
     assert [c.request_id for c in seen] == ['req-build-1']
+
+
+# The ACTIVE save without an answer (compute/build_outcome.py).
+
+def _committed(inst, **changes):
+    current = objects.Instance(uuid=inst.uuid, host='host1',
+                               vm_state='building', task_state='spawning',
+                               power_state=0, launched_at=None,
+                               updated_at=None)
+    for name, value in changes.items():
+        setattr(current, name, value)
+    return current
+
+
+@pytest.fixture
+def reads(env):
+    """objects.Instance.get_by_uuid answers from ``reads.answers`` in
+    turn (an exception is raised)."""
+    ns = types.SimpleNamespace(answers=[], count=0)
+
+    def get_by_uuid(context, uuid, expected_attrs=None):
+        answer = ns.answers[min(ns.count, len(ns.answers) - 1)]
+        ns.count += 1
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+    with mock.patch.object(objects.Instance, 'get_by_uuid',
+                           side_effect=get_by_uuid), \
+            mock.patch.object(compute_manager.build_outcome,
+                              'RETRY_INTERVAL', 0):
+        yield ns
+
+
+def _timeout():
+    return compute_manager.build_outcome.messaging.MessagingTimeout('late')
+
+
+def test_active_save_unanswered_but_committed_keeps_the_vm(env, reads):
+    inst = fakes.instance(vcpus=2)
+    env.save_errors[2] = _timeout()
+    reads.answers = [_committed(inst, vm_state='active', task_state=None,
+                                power_state=fields.PowerState.RUNNING)]
+    _build(env, inst, alternates=1)
+    assert reads.count == 1
+    assert len(env.saves) == 2          # not saved twice
+    assert env.manager.driver.list_instance_uuids() == [inst.uuid]
+    assert env.manager.rt.usage('host1-n0')['VCPU'] == 2
+    assert not env.faults
+    env.manager._conductor_api.build_instances.assert_not_called()
+
+
+def test_active_save_not_committed_is_sent_again(env, reads):
+    inst = fakes.instance()
+    env.save_errors[2] = _timeout()
+    reads.answers = [_committed(inst)]
+    _build(env, inst, alternates=1)
+    assert [s['expected'] for s in env.saves] == [
+        'scheduling', 'spawning', 'spawning']
+    assert env.saves[2]['changes']['vm_state'] == 'active'
+    assert env.manager.driver.list_instance_uuids() == [inst.uuid]
+    env.manager._conductor_api.build_instances.assert_not_called()
+
+
+def test_a_second_save_refused_then_read_active_keeps_the_vm(env, reads):
+    """The first save committed after the read: the second is refused,
+    the next read finds ACTIVE."""
+    inst = fakes.instance()
+    env.save_errors[2] = _timeout()
+    env.save_errors[3] = exception.UnexpectedTaskStateError(
+        instance_uuid=inst.uuid, expected='spawning', actual=None)
+    reads.answers = [_committed(inst), _committed(
+        inst, vm_state='active', task_state=None)]
+    _build(env, inst, alternates=1)
+    assert reads.count == 2
+    assert env.manager.driver.list_instance_uuids() == [inst.uuid]
+    env.manager._conductor_api.build_instances.assert_not_called()
+
+
+def test_active_save_unanswered_and_build_failed_meanwhile_undoes(env,
+                                                                  reads):
+    """The conductor put the build in ERROR meanwhile (its build timeout):
+    the VM and claim go, nothing is rescheduled."""
+    inst = fakes.instance()
+    env.save_errors[2] = _timeout()
+    reads.answers = [_committed(inst, vm_state='error', task_state=None)]
+    _build(env, inst, alternates=1)
+    assert env.manager.driver.list_instance_uuids() == []
+    assert env.manager.rt.usage('host1-n0')['VCPU'] == 0
+    env.manager._conductor_api.build_instances.assert_not_called()
+
+
+def test_no_answer_at_all_keeps_the_vm_and_claim(env, reads, conf):
+    conf.config(build_outcome_retries=3)
+    inst = fakes.instance(vcpus=2)
+    env.save_errors[2] = _timeout()
+    reads.answers = [_timeout()]
+    _build(env, inst, alternates=1)
+    assert reads.count == 3
+    assert env.manager.driver.list_instance_uuids() == [inst.uuid]
+    assert env.manager.rt.usage('host1-n0')['VCPU'] == 2
+    assert not env.faults
+    env.manager._conductor_api.build_instances.assert_not_called()
+
+
+def test_usage_bookkeeping_failing_after_active_undoes_nothing(env):
+    inst = fakes.instance()
+    with mock.patch.object(env.manager.rt, 'update_usage',
+                           side_effect=RuntimeError('boom')):
+        _build(env, inst, alternates=1)
+    assert env.manager.driver.list_instance_uuids() == [inst.uuid]
+    env.manager._conductor_api.build_instances.assert_not_called()

@@ -1,0 +1,289 @@
+"""Which conductor owns a build while it is with the conductors.
+
+A conductor acknowledges a ``build_instances`` cast when it arrives, so
+one killed (or stopped while draining) after it took a cast loses the
+build: the server stays in ``scheduling`` with no host until ``[conductor]
+build_timeout``. To heal that in seconds, every build with the conductors
+names its owner in ``instances.build_owner`` (migration 0006):
+
+* ``<pid>/<start>@<host>``: the conductor process that provisioned the
+  build (written in the provision transaction), then the one that took
+  its cast (compare-and-swap from the provisioner's value);
+* ``+<pid>/<start>@<host>``: a conductor that re-drives a lost build;
+* ``-`` (``HANDED_OFF``): cast to a compute, whose own recovery, the
+  down-compute check and the build timeout look after it from there;
+* NULL: untracked (provisioned while an older conductor ran, see
+  ``enabled``): the build timeout alone ends it if it is lost.
+
+An owner is gone when it is a process of this host that no longer runs
+(its pid is dead, a zombie, or a newer process with the same pid), or a
+conductor of another host whose service is down (no heartbeat within
+``service_down_time``). A restarted conductor re-drives its host's
+builds at once; another host's, once that conductor is seen down.
+
+Every change of owner is a compare-and-swap on the owner it replaces, so
+of two conductors racing for a lost build exactly one re-drives it, and
+a cast that arrives after a re-drive (it was only queued behind a dead
+consumer) finds the build re-driven or handed off and does nothing.
+
+While any conductor older than this code runs (``nova-lite-conductor``
+service version below ``OWNER_SERVICE_VERSION``) no owner is written and
+nothing is re-driven: an older conductor casts to computes without
+handing off, so its builds must never look lost.
+"""
+
+import os
+import threading
+import time
+
+from oslo_log import log as logging
+from oslo_utils import timeutils
+import sqlalchemy as sa
+
+from nova_lite.conf import CONF
+from nova_lite.db import api as db_api
+from nova_lite.db import models
+from nova_lite import objects
+from nova_lite.objects import fields
+
+LOG = logging.getLogger(__name__)
+
+CONDUCTOR_BINARY = 'nova-lite-conductor'
+# The first conductor service version that records build owners.
+OWNER_SERVICE_VERSION = 2
+HANDED_OFF = '-'
+REDRIVEN = '+'
+# Seconds the answer of ``enabled`` is kept.
+ENABLED_CACHE_SECONDS = 30
+
+_enabled_cache = {'until': 0.0, 'value': False}
+_active = set()
+_active_lock = threading.Lock()
+
+
+# -- who we are, and who is alive ----------------------------------------
+
+def _process_start(pid):
+    """The start time of process ``pid`` in clock ticks since boot; None
+    if it does not run (or is a zombie); 0 where /proc is not there."""
+    try:
+        with open('/proc/%d/stat' % pid) as stat:
+            # The command name is in parentheses and may hold spaces.
+            rest = stat.read().rsplit(')', 1)[1].split()
+    except FileNotFoundError:
+        if os.path.isdir('/proc'):
+            return None
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return None
+        except PermissionError:
+            pass
+        return 0
+    except OSError:
+        return None
+    if rest[0] in ('Z', 'X'):
+        return None
+    return int(rest[19])
+
+
+_tokens = {}   # (pid, host) -> owner value: a forked worker has its own
+
+
+def token():
+    """This process's owner value."""
+    key = (os.getpid(), CONF.host)
+    if key not in _tokens:
+        _tokens[key] = '%d/%s@%s' % (key[0], _process_start(key[0]) or 0,
+                                     key[1])
+    return _tokens[key]
+
+
+def _parse(owner):
+    """(pid, start, host) of an owner value; None if malformed."""
+    proc, sep, host = owner.lstrip(REDRIVEN).rpartition('@')
+    pid, slash, start = proc.partition('/')
+    if not (sep and slash and pid.isdigit() and start.isdigit()):
+        return None
+    return int(pid), int(start), host
+
+
+def _mine(owner):
+    return owner.lstrip(REDRIVEN) == token()
+
+
+def is_gone(context, owner, services=None):
+    """True if the conductor process ``owner`` names is surely gone."""
+    parsed = _parse(owner)
+    if parsed is None:
+        return False
+    pid, start, host = parsed
+    if host == CONF.host:
+        now = _process_start(pid)
+        return now is None or (bool(start) and bool(now) and now != start)
+    if services is None:
+        services = _conductors(context)
+    service = services.get(host)
+    return service is None or not service.is_up
+
+
+def _conductors(context):
+    return {svc.host: svc for svc in objects.ServiceList.get_all(context)
+            if svc.binary == CONDUCTOR_BINARY}
+
+
+def enabled(context):
+    """True when every running conductor records build owners."""
+    now = time.monotonic()
+    if now < _enabled_cache['until']:
+        return _enabled_cache['value']
+    try:
+        minimum = objects.Service.get_minimum_version(context,
+                                                      CONDUCTOR_BINARY)
+    except Exception:
+        LOG.exception('Cannot read the minimum conductor version; not '
+                      'tracking build owners for now')
+        return False
+    value = minimum >= OWNER_SERVICE_VERSION
+    _enabled_cache.update(until=now + ENABLED_CACHE_SECONDS, value=value)
+    return value
+
+
+# -- what this process is working on -------------------------------------
+
+class working:
+    """``with working(uuids):`` marks builds this process is handling, so
+    its own periodic check never takes them for lost casts."""
+
+    def __init__(self, uuids):
+        self.uuids = set(uuids)
+
+    def __enter__(self):
+        with _active_lock:
+            _active.update(self.uuids)
+
+    def __exit__(self, *exc):
+        with _active_lock:
+            _active.difference_update(self.uuids)
+
+
+def is_active(uuid):
+    with _active_lock:
+        return uuid in _active
+
+
+# -- the compare-and-swaps -----------------------------------------------
+
+def _with_conductors(model):
+    """Builds still with the conductors: building, scheduling, no host."""
+    return sa.and_(model.deleted == 0,
+                   model.vm_state == fields.VMState.BUILDING,
+                   model.task_state == fields.TaskState.SCHEDULING,
+                   model.host.is_(None))
+
+
+@db_api.writer
+def set_owner_in_session(context, uuids, owner):
+    """Name ``owner`` on new instances (the provision transaction)."""
+    model = models.Instance
+    context.session.execute(sa.update(model).where(
+        model.uuid.in_(list(uuids))).values(build_owner=owner))
+
+
+@db_api.writer
+def _swap(context, uuid, condition, owner):
+    model = models.Instance
+    result = context.session.execute(sa.update(model).where(
+        model.uuid == uuid, _with_conductors(model), condition).values(
+        build_owner=owner).execution_options(synchronize_session=False))
+    return result.rowcount == 1
+
+
+@db_api.reader
+def _owner_of(context, uuid):
+    model = models.Instance
+    return context.session.scalar(sa.select(model.build_owner).where(
+        model.uuid == uuid, model.deleted == 0))
+
+
+def take_fresh(context, uuid):
+    """Take a fresh build's cast. 'untracked' if it has no owner, True if
+    taken, False if it was re-driven or handed off already (the cast is a
+    stale duplicate: drop it)."""
+    model = models.Instance
+    taken = _swap(context, uuid, sa.and_(
+        model.build_owner.is_not(None),
+        model.build_owner != HANDED_OFF,
+        model.build_owner.not_like(REDRIVEN + '%')), token())
+    if taken:
+        return True
+    return 'untracked' if _owner_of(context, uuid) is None else False
+
+
+def take_handed_back(context, uuid):
+    """Take a build a compute handed back (a reschedule). True if it is
+    now ours; False if it is not tracked (nothing else moves it)."""
+    model = models.Instance
+    return _swap(context, uuid, sa.or_(model.build_owner == HANDED_OFF,
+                                       model.build_owner.is_(None)),
+                 token())
+
+
+def hand_off(context, uuid):
+    """Before the cast to a compute: ours -> handed off. False if another
+    conductor re-drove it meanwhile (do not cast)."""
+    model = models.Instance
+    mine = token()
+    return _swap(context, uuid, model.build_owner.in_(
+        [mine, REDRIVEN + mine]), HANDED_OFF)
+
+
+def claim_lost(context, uuid, owner):
+    """Re-drive a lost build: ``owner`` -> ours, marked re-driven. True
+    for exactly one of the conductors racing for it."""
+    model = models.Instance
+    return _swap(context, uuid, model.build_owner == owner,
+                 REDRIVEN + token())
+
+
+@db_api.reader
+def builds_with_conductors(context):
+    """[(uuid, owner, updated_at)] of the owned builds still with the
+    conductors, oldest first."""
+    model = models.Instance
+    rows = context.session.execute(sa.select(
+        model.uuid, model.build_owner,
+        sa.func.coalesce(model.updated_at, model.created_at)).where(
+        _with_conductors(model), model.build_owner.is_not(None),
+        model.build_owner != HANDED_OFF).order_by(model.id))
+    return [tuple(row) for row in rows]
+
+
+def find_lost(context, grace):
+    """The builds to re-drive: [(uuid, owner)].
+
+    Another process's build is lost when its owner is gone. This
+    process's own build (provisioned here) is lost when nothing here
+    works on it and it has waited ``grace`` seconds for its cast: the
+    cast never arrived (lost on the bus).
+    """
+    builds = builds_with_conductors(context)
+    if not builds:
+        return []
+    services = _conductors(context)
+    lost = []
+    for uuid, owner, updated_at in builds:
+        if _mine(owner):
+            if is_active(uuid) or not _older_than(updated_at, grace):
+                continue
+        elif not is_gone(context, owner, services):
+            continue
+        lost.append((uuid, owner))
+    return lost
+
+
+def _older_than(stamp, seconds):
+    if stamp is None:
+        return True
+    now = timeutils.utcnow().replace(tzinfo=None)
+    return (now - stamp).total_seconds() > seconds
