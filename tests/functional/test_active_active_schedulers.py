@@ -47,15 +47,11 @@ LOST = re.compile(r'Claim for \S+ on \S+ lost to a concurrent change')
 
 @pytest.fixture(scope='module')
 def deploy(request, module_tmp):
-    d = conftest.start_deployment(
+    with conftest.deployed(
         module_tmp, request, computes=COMPUTES, schedulers=2,
         conf={'scheduler': {'max_attempts': 2},
-              'filter_scheduler': {'host_subset_size': 1}})
-    yield d
-    codes = d.stop()
-    logs = d.logs()
-    d.cleanup()
-    assert set(codes.values()) == {0}, 'unclean exit %s\n%s' % (codes, logs)
+              'filter_scheduler': {'host_subset_size': 1}}) as d:
+        yield d
 
 
 def _overcommitted(deploy):

@@ -47,10 +47,9 @@ def _many_gets(api, count):
 
 
 def test_two_workers_share_one_socket(tmp_path, request):
-    deploy = conftest.start_deployment(
+    with conftest.deployed(
         tmp_path, request, computes={'compute1': NODE},
-        conf={'api': {'workers': 2}})
-    try:
+        conf={'api': {'workers': 2}}) as deploy:
         api = deploy.daemon('api')
         # READY came only once both workers listened, on the one port.
         pids = _listening_pids(api)
@@ -72,20 +71,14 @@ def test_two_workers_share_one_socket(tmp_path, request):
         assert _many_gets(deploy.api, 20) == [200] * 20
         alive = [pid for pid in set(_listening_pids(api)) if _alive(pid)]
         assert len(alive) == 2, alive
-    finally:
-        codes = deploy.stop()
-        logs = deploy.logs()
-        deploy.cleanup()
-    assert set(codes.values()) == {0}, 'unclean exit %s\n%s' % (codes, logs)
     assert not [pid for pid in alive if _alive(pid)]
 
 
 def test_socket_activation_serves_what_waited(tmp_path, request):
     """With the socket from systemd, a request made while no API runs
     waits in the kernel's queue and is answered once the API starts."""
-    deploy = conftest.start_deployment(tmp_path, request,
-                                       computes={'compute1': NODE})
-    try:
+    with conftest.deployed(tmp_path, request,
+                           computes={'compute1': NODE}) as deploy:
         api = deploy.daemon('api')
         assert api.stop() == 0
         deploy.daemons.remove(api)
@@ -112,8 +105,3 @@ def test_socket_activation_serves_what_waited(tmp_path, request):
             'http://127.0.0.1:%d/v2.1' % port).get('/flavors')[0] == 200
         with open(daemon.log) as log:
             assert 'Serving the socket systemd passed' in log.read()
-    finally:
-        codes = deploy.stop()
-        logs = deploy.logs()
-        deploy.cleanup()
-    assert set(codes.values()) == {0}, 'unclean exit %s\n%s' % (codes, logs)

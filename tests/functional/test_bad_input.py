@@ -29,26 +29,17 @@ FLAVOR = {'flavor': {'name': 'tiny', 'id': 'tiny', 'ram': 512,
 
 @pytest.fixture(scope='module')
 def deploy(request, module_tmp):
-    d = conftest.start_deployment(
+    with conftest.deployed(
         module_tmp, request,
         computes={'compute1': {'node_count': 2}},
         conf={'api': {'rate_limit': 'true',
                       'max_request_body_size': MAX_BODY,
                       'user_rate_limits':
-                          '%s=(POST, *, .*, 2, MINUTE)' % LIMITED_USER}})
-    try:
+                          '%s=(POST, *, .*, 2, MINUTE)' % LIMITED_USER}}) as d:
         d.image_id = d.register_image()
         status, _, body = d.admin_api.post('/flavors', FLAVOR)
         assert status == 200, body
-    except Exception:
-        d.stop()
-        d.cleanup()
-        raise
-    yield d
-    codes = d.stop()
-    logs = d.logs()
-    d.cleanup()
-    assert set(codes.values()) == {0}, 'unclean exit %s\n%s' % (codes, logs)
+        yield d
 
 
 def _row_counts(deploy):

@@ -14,14 +14,10 @@ FLAVOR = {'flavor': {'name': 'small', 'id': 'small', 'ram': 1024,
 @pytest.fixture(scope='module', params=['postgresql', 'mysql'])
 def deploy(request, module_tmp):
     workdir = module_tmp / request.param
-    d = conftest.start_deployment(
+    with conftest.deployed(
         workdir, request, backend=request.param,
-        computes={'compute1': NODE, 'compute2': NODE})
-    yield d
-    codes = d.stop()
-    logs = d.logs()
-    d.cleanup()
-    assert set(codes.values()) == {0}, 'unclean exit %s\n%s' % (codes, logs)
+        computes={'compute1': NODE, 'compute2': NODE}) as d:
+        yield d
 
 
 def _allocations(deploy):

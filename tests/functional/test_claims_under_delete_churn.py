@@ -40,14 +40,10 @@ USED = ('SELECT COALESCE(SUM(a.used), 0) AS used FROM allocations a '
 
 @pytest.fixture(scope='module')
 def deploy(request, module_tmp):
-    d = conftest.start_deployment(
+    with conftest.deployed(
         module_tmp, request, computes={'compute1': NODE},
-        conf={'scheduler': {'max_attempts': 1}})
-    yield d
-    codes = d.stop()
-    logs = d.logs()
-    d.cleanup()
-    assert set(codes.values()) == {0}, 'unclean exit %s\n%s' % (codes, logs)
+        conf={'scheduler': {'max_attempts': 1}}) as d:
+        yield d
 
 
 def _servers(deploy):

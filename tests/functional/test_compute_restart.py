@@ -20,11 +20,10 @@ def _running_vms(deploy, host):
 
 def test_move_cast_to_a_stopped_compute_runs_when_it_is_back(tmp_path,
                                                               request):
-    deploy = conftest.start_deployment(
+    with conftest.deployed(
         tmp_path, request,
         computes={'compute1': NODE, 'compute2': NODE},
-        conf={'DEFAULT': {'update_resources_interval': 1}})
-    try:
+        conf={'DEFAULT': {'update_resources_interval': 1}}) as deploy:
         image = deploy.register_image()
         for name, ram in (('small', 256), ('big', 512)):
             status, _, body = deploy.admin_api.post('/flavors', {'flavor': {
@@ -73,8 +72,3 @@ def test_move_cast_to_a_stopped_compute_runs_when_it_is_back(tmp_path,
             lambda: _running_vms(deploy, host) == 0
             and _running_vms(deploy, other) == 1,
             timeout=30, message='the VM only on the destination')
-    finally:
-        codes = deploy.stop()
-        logs = deploy.logs()
-        deploy.cleanup()
-    assert set(codes.values()) == {0}, 'unclean exit %s\n%s' % (codes, logs)

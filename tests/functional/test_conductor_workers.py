@@ -29,10 +29,9 @@ def _alive(pid):
 
 
 def test_two_workers_serve_and_stop_together(tmp_path, request):
-    deploy = conftest.start_deployment(
+    with conftest.deployed(
         tmp_path, request, computes={'compute1': NODE},
-        conf={'conductor': {'workers': 2}})
-    try:
+        conf={'conductor': {'workers': 2}}) as deploy:
         conductor = deploy.daemon('conductor')
         # READY came only once both workers consumed.
         pids = _consuming_pids(conductor)
@@ -55,9 +54,4 @@ def test_two_workers_serve_and_stop_together(tmp_path, request):
 
         deployment.wait_for(all_active, timeout=120,
                             message='6 ACTIVE servers')
-    finally:
-        codes = deploy.stop()
-        logs = deploy.logs()
-        deploy.cleanup()
-    assert set(codes.values()) == {0}, 'unclean exit %s\n%s' % (codes, logs)
     assert not [pid for pid in pids if _alive(pid)]

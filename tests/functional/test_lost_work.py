@@ -28,25 +28,16 @@ SPAWN_DELAY = 3
 
 @pytest.fixture(scope='module')
 def deploy(request, module_tmp):
-    d = conftest.start_deployment(
+    with conftest.deployed(
         module_tmp, request,
         computes={'c1': {'node_count': 2, 'spawn_delay': SPAWN_DELAY}},
         daemon_conf={'c1': {'DEFAULT': {'rpc_response_timeout': 2}}},
         conf={'conductor': {'build_timeout': 600,
-                            'lost_build_check_interval': 2}})
-    try:
+                            'lost_build_check_interval': 2}},
+        check_exit=False) as d:
         d.image_id = d.register_image()
-        status, _, body = d.admin_api.post('/flavors', {'flavor': {
-            'name': 'tiny', 'id': 'tiny', 'ram': 256, 'vcpus': 1,
-            'disk': 1}})
-        assert status == 200, body
-    except Exception:
-        d.stop()
-        d.cleanup()
-        raise
-    yield d
-    d.stop()
-    d.cleanup()
+        conftest.add_flavors(d, {'tiny': {'ram': 256, 'vcpus': 1, 'disk': 1}})
+        yield d
 
 
 def _states(deploy, uuids):

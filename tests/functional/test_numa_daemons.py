@@ -31,9 +31,8 @@ FLAVORS = {
 
 @pytest.fixture(scope='module')
 def deploy(request, module_tmp):
-    d = conftest.start_deployment(module_tmp, request, computes=COMPUTES,
-                                  conf={'filter_scheduler': SCHEDULER})
-    try:
+    with conftest.deployed(module_tmp, request, computes=COMPUTES,
+                           conf={'filter_scheduler': SCHEDULER}) as d:
         d.image_id = d.register_image()
         for name, specs in FLAVORS.items():
             status, _, body = d.admin_api.post('/flavors', {'flavor': {
@@ -43,15 +42,7 @@ def deploy(request, module_tmp):
             status, _, body = d.admin_api.post(
                 '/flavors/%s/os-extra_specs' % name, {'extra_specs': specs})
             assert status == 200, body
-    except Exception:
-        d.stop()
-        d.cleanup()
-        raise
-    yield d
-    codes = d.stop()
-    logs = d.logs()
-    d.cleanup()
-    assert set(codes.values()) == {0}, 'unclean exit %s\n%s' % (codes, logs)
+        yield d
 
 
 def _boot(deploy, flavor):

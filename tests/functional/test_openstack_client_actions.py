@@ -58,14 +58,10 @@ def identity():
 
 @pytest.fixture(scope='module')
 def deploy(request, module_tmp):
-    d = conftest.start_deployment(
+    with conftest.deployed(
         module_tmp / 'postgresql', request, backend='postgresql',
-        computes={'compute1': {'node_count': 1}})
-    yield d
-    codes = d.stop()
-    logs = d.logs()
-    d.cleanup()
-    assert set(codes.values()) == {0}, 'unclean exit %s\n%s' % (codes, logs)
+        computes={'compute1': {'node_count': 1}}) as d:
+        yield d
 
 
 def _openstack(deploy, identity, *args):

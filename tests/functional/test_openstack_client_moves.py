@@ -14,14 +14,10 @@ NODE = {'node_count': 1, 'memory_mb': 8192}
 
 @pytest.fixture(scope='module')
 def deploy(request, module_tmp):
-    d = conftest.start_deployment(
+    with conftest.deployed(
         module_tmp / 'postgresql', request, backend='postgresql',
-        computes={'c1': NODE, 'c2': NODE})
-    yield d
-    codes = d.stop()
-    logs = d.logs()
-    d.cleanup()
-    assert set(codes.values()) == {0}, 'unclean exit %s\n%s' % (codes, logs)
+        computes={'c1': NODE, 'c2': NODE}) as d:
+        yield d
 
 
 def _host(deploy, uuid):

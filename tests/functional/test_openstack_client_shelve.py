@@ -14,15 +14,11 @@ NODE = {'node_count': 1, 'memory_mb': 8192}
 
 @pytest.fixture(scope='module')
 def deploy(request, module_tmp):
-    d = conftest.start_deployment(
+    with conftest.deployed(
         module_tmp / 'postgresql', request, backend='postgresql',
         computes={'c1': NODE, 'c2': NODE},
-        conf={'DEFAULT': {'shelved_offload_time': 0}})
-    yield d
-    codes = d.stop()
-    logs = d.logs()
-    d.cleanup()
-    assert set(codes.values()) == {0}, 'unclean exit %s\n%s' % (codes, logs)
+        conf={'DEFAULT': {'shelved_offload_time': 0}}) as d:
+        yield d
 
 
 def test_the_stock_client_drives_snapshots_and_shelving(deploy, identity):

@@ -27,7 +27,7 @@ INJECTED_PAUSE = 60
 @pytest.fixture(scope='module', params=['postgresql', 'mysql'])
 def deploy(request, tmp_path_factory):
     workdir = tmp_path_factory.mktemp('quota-%s' % request.param)
-    d = conftest.start_deployment(
+    with conftest.deployed(
         workdir, request, backend=request.param,
         computes={'compute1': {'node_count': 6, 'vcpus': 64,
                                'memory_mb': 65536,
@@ -38,23 +38,12 @@ def deploy(request, tmp_path_factory):
               'api': {'server_threads': 32},
               # The create the kill test abandons holds an API thread
               # until this runs out.
-              'DEFAULT': {'rpc_response_timeout': 15}})
-    try:
+              'DEFAULT': {'rpc_response_timeout': 15}}) as d:
         d.image_id = d.register_image()
-        for name, (vcpus, ram) in FLAVORS.items():
-            status, _, body = d.admin_api.post('/flavors', {'flavor': {
-                'name': name, 'id': name, 'ram': ram, 'vcpus': vcpus,
-                'disk': 1}})
-            assert status == 200, body
-    except Exception:
-        d.stop()
-        d.cleanup()
-        raise
-    yield d
-    codes = d.stop()
-    logs = d.logs()
-    d.cleanup()
-    assert set(codes.values()) == {0}, 'unclean exit %s\n%s' % (codes, logs)
+        conftest.add_flavors(d, {
+            name: {'ram': ram, 'vcpus': vcpus, 'disk': 1}
+            for name, (vcpus, ram) in FLAVORS.items()})
+        yield d
 
 
 def _set_quota(deploy, project, **limits):

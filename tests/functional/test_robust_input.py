@@ -20,23 +20,14 @@ TABLES = ('instances', 'flavors', 'aggregates', 'instance_groups')
 
 @pytest.fixture(scope='module')
 def deploy(request, module_tmp):
-    d = conftest.start_deployment(module_tmp, request,
-                                  computes={'compute1': {'node_count': 1}})
-    try:
+    with conftest.deployed(module_tmp, request,
+                           computes={'compute1': {'node_count': 1}}) as d:
         status, _, body = d.admin_api.post('/flavors', {'flavor': {
             'name': 'tiny', 'id': '1', 'ram': 512, 'vcpus': 1, 'disk': 1}})
         assert status == 200, body
-    except Exception:
-        d.stop()
-        d.cleanup()
-        raise
-    yield d
-    codes = d.stop()
-    logs = d.logs()
-    d.cleanup()
-    assert set(codes.values()) == {0}, 'unclean exit %s\n%s' % (codes, logs)
+        yield d
     # No request of this module may have become a 500.
-    assert 'FaultWrapper' not in logs, logs
+    assert 'FaultWrapper' not in d.final_logs, d.final_logs
 
 
 def _counts(deploy):

@@ -31,9 +31,8 @@ DISABLED = 'COMPUTE_STATUS_DISABLED'
 
 @pytest.fixture(scope='module')
 def deploy(request, module_tmp):
-    d = conftest.start_deployment(module_tmp, request, computes=COMPUTES,
-                                  conf={'filter_scheduler': SCHEDULER})
-    try:
+    with conftest.deployed(module_tmp, request, computes=COMPUTES,
+                           conf={'filter_scheduler': SCHEDULER}) as d:
         d.image_id = d.register_image()
         for name in ('tiny', 'needs-x'):
             status, _, body = d.admin_api.post('/flavors', {'flavor': {
@@ -44,15 +43,7 @@ def deploy(request, module_tmp):
         _write(d, "INSERT INTO flavor_extra_specs (flavor_id, key, value) "
                   "SELECT id, 'trait:CUSTOM_X', 'required' FROM flavors "
                   "WHERE flavorid = 'needs-x'")
-    except Exception:
-        d.stop()
-        d.cleanup()
-        raise
-    yield d
-    codes = d.stop()
-    logs = d.logs()
-    d.cleanup()
-    assert set(codes.values()) == {0}, 'unclean exit %s\n%s' % (codes, logs)
+        yield d
 
 
 def _write(deploy, statement):

@@ -20,27 +20,15 @@ NODE = {'node_count': 1, 'vcpus': 8, 'local_gb': 100, 'memory_mb': 8192}
 
 @pytest.fixture(scope='module')
 def deploy(request, module_tmp):
-    d = conftest.start_deployment(
+    with conftest.deployed(
         module_tmp / 'postgresql', request, backend='postgresql',
         computes={'keep': NODE, 'timer': NODE},
         env={'keep': {'OS_DEFAULT__SHELVED_OFFLOAD_TIME': '-1'},
              'timer': {'OS_DEFAULT__SHELVED_OFFLOAD_TIME': '2',
-                       'OS_DEFAULT__SHELVED_POLL_INTERVAL': '1'}})
-    try:
+                       'OS_DEFAULT__SHELVED_POLL_INTERVAL': '1'}}) as d:
         d.image_id = d.register_image()
-        status, _, body = d.admin_api.post('/flavors', {'flavor': {
-            'name': 'm1', 'id': 'm1', 'ram': 1024, 'vcpus': 1,
-            'disk': 10}})
-        assert status == 200, body
-    except Exception:
-        d.stop()
-        d.cleanup()
-        raise
-    yield d
-    codes = d.stop()
-    logs = d.logs()
-    d.cleanup()
-    assert set(codes.values()) == {0}, 'unclean exit %s\n%s' % (codes, logs)
+        conftest.add_flavors(d, {'m1': {'ram': 1024, 'vcpus': 1, 'disk': 10}})
+        yield d
 
 
 def _shelved_image(deploy, uuid):
