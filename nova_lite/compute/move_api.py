@@ -12,8 +12,8 @@ commits it when the move starts.
 import dataclasses
 
 from nova_lite.compute import action_api
+from nova_lite.compute import rpc_clients
 from nova_lite.compute import rpcapi as compute_rpcapi
-from nova_lite.conductor import rpcapi as conductor_rpcapi
 from nova_lite import exception
 from nova_lite import objects
 from nova_lite.objects import fields
@@ -38,25 +38,9 @@ def upsize_deltas(old, new):
     return {r: amount for r, amount in deltas.items() if amount > 0}
 
 
-class MoveAPI:
+class MoveAPI(rpc_clients.RPCClients):
     """Resize, migrate, confirm and revert for the API handlers; RPC
     clients made on first use, so tests can replace them."""
-
-    def __init__(self):
-        self._compute = None
-        self._conductor = None
-
-    @property
-    def compute_rpcapi(self):
-        if self._compute is None:
-            self._compute = compute_rpcapi.ComputeAPI()
-        return self._compute
-
-    @property
-    def conductor_rpcapi(self):
-        if self._conductor is None:
-            self._conductor = conductor_rpcapi.ConductorAPI()
-        return self._conductor
 
     def _check(self, context, instance, action, vm_states, task_states=(
             None,)):

@@ -17,8 +17,8 @@ forced down (400 otherwise, ComputeServiceInUse as Nova); a Migration
 from oslo_utils import uuidutils
 
 from nova_lite.compute import action_api
+from nova_lite.compute import rpc_clients
 from nova_lite.compute import rpcapi as compute_rpcapi
-from nova_lite.conductor import rpcapi as conductor_rpcapi
 from nova_lite import exception
 from nova_lite.image import api as image_api
 from nova_lite import objects
@@ -38,25 +38,9 @@ REBUILD_FIELDS = ('display_name', 'metadata', 'description', 'key_name',
                   'hostname')
 
 
-class RebuildAPI:
+class RebuildAPI(rpc_clients.RPCClients):
     """Rebuild and evacuate for the API handlers; RPC clients made on
     first use, so tests can replace them."""
-
-    def __init__(self):
-        self._compute = None
-        self._conductor = None
-
-    @property
-    def compute_rpcapi(self):
-        if self._compute is None:
-            self._compute = compute_rpcapi.ComputeAPI()
-        return self._compute
-
-    @property
-    def conductor_rpcapi(self):
-        if self._conductor is None:
-            self._conductor = conductor_rpcapi.ConductorAPI()
-        return self._conductor
 
     def _check(self, context, instance, action, vm_states):
         """Lock, pins, host and state, each a 409."""

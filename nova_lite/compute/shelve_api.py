@@ -14,8 +14,8 @@ from oslo_log import log as logging
 
 from nova_lite import availability_zones
 from nova_lite.compute import action_api
+from nova_lite.compute import rpc_clients
 from nova_lite.compute import rpcapi as compute_rpcapi
-from nova_lite.conductor import rpcapi as conductor_rpcapi
 from nova_lite import exception
 from nova_lite.image import api as image_api
 from nova_lite import objects
@@ -42,25 +42,9 @@ _NOT_INHERITED = ('instance_uuid', 'user_id', 'image_type',
                   'owner_id')
 
 
-class ShelveAPI:
+class ShelveAPI(rpc_clients.RPCClients):
     """createImage, shelve, shelveOffload and unshelve for the API
     handlers; RPC clients made on first use, so tests can replace them."""
-
-    def __init__(self):
-        self._compute = None
-        self._conductor = None
-
-    @property
-    def compute_rpcapi(self):
-        if self._compute is None:
-            self._compute = compute_rpcapi.ComputeAPI()
-        return self._compute
-
-    @property
-    def conductor_rpcapi(self):
-        if self._conductor is None:
-            self._conductor = conductor_rpcapi.ConductorAPI()
-        return self._conductor
 
     def _check_pins(self, instance, action, conductor=False):
         if not self.compute_rpcapi.can_send_shelve() or (
