@@ -9,8 +9,8 @@ host's aggregates (a node created after its host joined an aggregate).
 
 import os_traits
 
+from nova_lite.conductor.tasks import service_disabled
 from nova_lite import objects
-from nova_lite.objects import service as service_obj
 from nova_lite.placement import providers
 
 _DISABLED = os_traits.COMPUTE_STATUS_DISABLED
@@ -53,7 +53,7 @@ def update_compute_provider(context, compute_node, inventories, traits,
     traits = set(traits) - {_DISABLED}
     owned = (set(owned_traits) | traits) - {_DISABLED}
     changed |= providers.set_traits(context, uuid, traits, owned=owned)
-    changed |= bool(service_obj.sync_disabled_trait(
+    changed |= bool(service_disabled.sync_disabled_trait(
         context, compute_node.host, [uuid]))
     changed |= _sync_aggregates(context, compute_node)
     return changed, wanted

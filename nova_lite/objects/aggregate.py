@@ -2,14 +2,9 @@
 
 An aggregate is a named set of compute hosts with string metadata; its
 ``availability_zone`` metadata makes it an availability zone. Every
-aggregate is mirrored into placement: while a host is in it, the
-aggregate's uuid is among the placement aggregates of the providers of
-that host's compute nodes, written in the same transaction as the
-membership, so placement prefilters (``member_of``) always agree with it.
-
-Changes return the provider uuids whose placement aggregates moved; the
-caller tells the schedulers (``update_provider_states``), adding the
-aggregate's uuid so they reload its metadata too.
+aggregate is mirrored into placement, in the same transaction as the
+membership: ``conductor.tasks.aggregate_hosts`` composes the two, this
+module only reads and writes the aggregate's rows.
 """
 
 from oslo_utils import timeutils
@@ -22,33 +17,8 @@ from nova_lite.db import queries
 from nova_lite import exception
 from nova_lite.objects import base
 from nova_lite.objects import fields
-from nova_lite.placement import generation
-from nova_lite.placement import providers
 
 AZ_KEY = 'availability_zone'
-
-
-def _node_uuids(session, host):
-    return session.scalars(sa.select(models.ComputeNode.uuid).where(
-        models.ComputeNode.host == host).order_by(
-        models.ComputeNode.id)).all()
-
-
-def _mirror(session, host, aggregate_uuid, present):
-    """Add (or remove) ``aggregate_uuid`` on the providers of ``host``'s
-    nodes; return the provider uuids changed. A node without a provider
-    yet gets it at its first report (conductor.provider_report)."""
-    changed = []
-    for node_uuid in _node_uuids(session, host):
-        wanted = {aggregate_uuid} if present else set()
-        try:
-            moved = providers.set_aggregates_in_session(
-                session, node_uuid, wanted, owned={aggregate_uuid})
-        except exception.ResourceProviderNotFound:
-            continue
-        if moved:
-            changed.append(node_uuid)
-    return changed
 
 
 def _get_row(session, **filters):
@@ -192,10 +162,9 @@ class Aggregate(base.NovaLiteObject, base.NovaLiteTimestampObject):
         self._from_db_object(self._context, self, row)
 
     @staticmethod
-    @generation.retry_on_conflict
-    @db_api.writer
-    def _add_host_in_db(context, aggregate_id, host):
-        session = context.session
+    def _add_host_in_session(session, aggregate_id, host):
+        """Write ``host``'s membership; return the aggregate row. Raises
+        AggregateHostExists (409)."""
         row = _get_row(session, id=aggregate_id)
         if any(link.host == host for link in row.hosts):
             raise exception.AggregateHostExists(aggregate_id=aggregate_id,
@@ -204,24 +173,24 @@ class Aggregate(base.NovaLiteObject, base.NovaLiteTimestampObject):
         queries.insert(session, row,
                        lambda error: exception.AggregateHostExists(
                            aggregate_id=aggregate_id, host=host))
-        return row, _mirror(session, host, row.uuid, present=True)
+        return row
 
     @base.remotable
     def add_host(self, host):
         """Put ``host`` in the aggregate and its nodes' providers in the
         placement aggregate; return the provider uuids changed.
 
-        Raises AggregateHostExists (409).
+        Raises AggregateHostExists (409). The remotable entry the API
+        calls; it runs in the conductor (``conductor.tasks.aggregate_hosts``
+        mirrors the membership into placement).
         """
-        row, changed = self._add_host_in_db(self._context, self.id, host)
-        self._from_db_object(self._context, self, row)
-        return changed
+        from nova_lite.conductor.tasks import aggregate_hosts
+        return aggregate_hosts.add_host(self._context, self, host)
 
     @staticmethod
-    @generation.retry_on_conflict
-    @db_api.writer
-    def _delete_host_in_db(context, aggregate_id, host):
-        session = context.session
+    def _delete_host_in_session(session, aggregate_id, host):
+        """Remove ``host``'s membership; return the aggregate row. Raises
+        AggregateHostNotFound (404)."""
         row = _get_row(session, id=aggregate_id)
         link = next((h for h in row.hosts if h.host == host), None)
         if link is None:
@@ -229,15 +198,15 @@ class Aggregate(base.NovaLiteObject, base.NovaLiteTimestampObject):
                                                   host=host)
         row.hosts.remove(link)
         session.flush()
-        return row, _mirror(session, host, row.uuid, present=False)
+        return row
 
     @base.remotable
     def delete_host(self, host):
         """Take ``host`` out, in placement too; return the provider uuids
-        changed. Raises AggregateHostNotFound (404)."""
-        row, changed = self._delete_host_in_db(self._context, self.id, host)
-        self._from_db_object(self._context, self, row)
-        return changed
+        changed. Raises AggregateHostNotFound (404). Runs in the conductor
+        (``conductor.tasks.aggregate_hosts``)."""
+        from nova_lite.conductor.tasks import aggregate_hosts
+        return aggregate_hosts.delete_host(self._context, self, host)
 
     @staticmethod
     @db_api.writer

@@ -22,8 +22,6 @@ from nova_lite.db import queries
 from nova_lite import exception
 from nova_lite.objects import base
 from nova_lite.objects import fields
-from nova_lite.quota import limits as quota_limits
-from nova_lite.quota import reservations as quota_reservations
 
 POLICIES = ('affinity', 'anti-affinity', 'soft-affinity',
             'soft-anti-affinity')
@@ -147,18 +145,9 @@ class InstanceGroup(base.NovaLiteObject, base.NovaLiteTimestampObject):
             raise exception.InstanceGroupNotFound(group_uuid=instance_uuid)
         return cls.get_by_uuid(context, uuid)
 
-    @staticmethod
-    @db_api.writer
-    def _create_in_db(context, values, members, reservation):
-        row = models.InstanceGroup(**values)
-        context.session.add(row)
-        context.session.flush()
-        _add_members(context.session, row.id, members)
-        quota_reservations.commit_in_session(context.session, reservation)
-        return row
-
-    @base.remotable
-    def create(self):
+    def _create_values(self):
+        """(row values, member uuids) of a new group; raises
+        ObjectActionError if it exists already or its policy is unknown."""
         if self.obj_attr_is_set('id'):
             raise exception.ObjectActionError(action='create',
                                               reason='already created')
@@ -170,22 +159,28 @@ class InstanceGroup(base.NovaLiteObject, base.NovaLiteTimestampObject):
         values.pop('hosts', None)
         values['rules'] = jsonutils.dumps(values.pop('rules', None) or {})
         values.setdefault('uuid', uuidutils.generate_uuid())
-        # The server_groups quota: reserved first, committed with the row.
-        reservation = quota_reservations.reserve(
-            self._context, self.project_id, self.user_id,
-            {'server_groups': 1}, quota_class=self._context.quota_class)
-        try:
-            row = self._create_in_db(self._context, values, members,
-                                     reservation)
-        except Exception:
-            quota_reservations.rollback(self._context, reservation.uuid)
-            raise
-        self._from_db_object(self._context, self, row, members)
+        return values, members
 
     @staticmethod
-    @db_api.writer
-    def _destroy_in_db(context, uuid):
-        session = context.session
+    def _insert_in_session(session, values, members):
+        """Write the group row and its members; return the row."""
+        row = models.InstanceGroup(**values)
+        session.add(row)
+        session.flush()
+        _add_members(session, row.id, members)
+        return row
+
+    @base.remotable
+    def create(self):
+        """Create the group, charging the server_groups quota (OverQuota
+        when none is left). The remotable entry the API calls; it runs in
+        the conductor, where ``conductor.tasks.server_group`` decides."""
+        from nova_lite.conductor.tasks import server_group
+        server_group.create(self._context, self)
+
+    @staticmethod
+    def _delete_in_session(session, uuid):
+        """Delete the group row and its members; return the row."""
         row = queries.first_or_raise(
             session, models.InstanceGroup,
             lambda f: exception.InstanceGroupNotFound(group_uuid=uuid),
@@ -193,39 +188,39 @@ class InstanceGroup(base.NovaLiteObject, base.NovaLiteTimestampObject):
         session.execute(sa.delete(models.InstanceGroupMember).where(
             models.InstanceGroupMember.group_id == row.id))
         session.delete(row)
-        quota_reservations.release_in_session(
-            session, row.project_id, row.user_id, {'server_groups': 1})
+        return row
 
     @base.remotable
     def destroy(self):
-        """Delete the group; its instances keep running, groupless."""
-        self._destroy_in_db(self._context, self.uuid)
+        """Delete the group; its instances keep running, groupless. Its
+        server_groups quota is given back
+        (``conductor.tasks.server_group``)."""
+        from nova_lite.conductor.tasks import server_group
+        server_group.destroy(self._context, self.uuid)
 
     @staticmethod
-    @db_api.writer
-    def _add_members_in_db(context, group_uuid, instance_uuids):
-        session = context.session
-        # Locked, so two requests joining at once count each other.
+    def _live_members_for_update(session, group_uuid):
+        """(group row, live member uuids), the row locked so two requests
+        joining at once count each other; InstanceGroupNotFound."""
         row = session.scalars(sa.select(models.InstanceGroup).filter_by(
             uuid=group_uuid).with_for_update()).first()
         if row is None:
             raise exception.InstanceGroupNotFound(group_uuid=group_uuid)
-        live = _live_members(session, [row.id])[row.id]
-        adding = len(set(instance_uuids) - set(live))
-        if adding:
-            quota_limits.check_countable(
-                context, context.project_id or row.project_id,
-                context.user_id or row.user_id, 'server_group_members',
-                len(live), adding, quota_class=context.quota_class)
-        return _add_members(session, row.id, instance_uuids)
+        return row, _live_members(session, [row.id])[row.id]
+
+    @staticmethod
+    def _add_members_in_session(session, group_id, instance_uuids):
+        return _add_members(session, group_id, instance_uuids)
 
     @classmethod
     @base.remotable
     def add_members(cls, context, group_uuid, instance_uuids):
         """Make the instances members (inside the caller's transaction,
         when there is one); return the uuids newly added. Raises OverQuota
-        past the server_group_members quota."""
-        return cls._add_members_in_db(context, group_uuid, instance_uuids)
+        past the server_group_members quota (the check is
+        ``conductor.tasks.server_group.add_members``)."""
+        from nova_lite.conductor.tasks import server_group
+        return server_group.add_members(context, group_uuid, instance_uuids)
 
     @staticmethod
     @db_api.reader

@@ -2,7 +2,6 @@
 
 import datetime
 
-import os_traits
 from oslo_utils import timeutils
 from oslo_utils import uuidutils
 import sqlalchemy as sa
@@ -14,8 +13,6 @@ from nova_lite.db import queries
 from nova_lite import exception
 from nova_lite.objects import base
 from nova_lite.objects import fields
-from nova_lite.placement import generation
-from nova_lite.placement import providers
 
 # The version of the code running a service, bumped whenever a service's
 # behaviour or its RPC interfaces change in a way another service must know
@@ -32,8 +29,12 @@ SERVICE_VERSION_HISTORY = (
     # scheduler RPC 1.1 (aggregate_uuids); compute RPC 1.1 (server
     # actions), 1.2 and conductor RPC 1.1 (resize, cold migration);
     # compute RPC 1.3 and conductor RPC 1.2 (snapshots, shelving), compute
-    # RPC 1.4 and conductor RPC 1.3 (rebuild, evacuate).
-    {'compute_rpc': '1.4', 'conductor_rpc': '1.3', 'scheduler_rpc': '1.1'},
+    # RPC 1.4 and conductor RPC 1.3 (rebuild, evacuate), compute RPC 1.5
+    # and conductor RPC 1.4 (live migration); conductor RPC 1.5
+    # (provision_instances starts the build), compute RPC 1.6 (crash
+    # dumps), conductor RPC 1.6 (build receipts: computes acknowledge
+    # their builds).
+    {'compute_rpc': '1.6', 'conductor_rpc': '1.6', 'scheduler_rpc': '1.1'},
 )
 
 
@@ -42,40 +43,6 @@ COMPUTE_BINARY = 'nova-lite-compute'
 
 def _utcnow():
     return timeutils.utcnow().replace(tzinfo=None)
-
-
-@generation.retry_on_conflict
-@db_api.writer
-def sync_disabled_trait(context, host, node_uuids=None):
-    """Make COMPUTE_STATUS_DISABLED on the providers of ``host``'s compute
-    nodes (those of ``node_uuids`` only, when given) say whether its
-    compute service is disabled; return the provider uuids changed.
-
-    The service row is read FOR UPDATE, so a concurrent disable or enable
-    waits for this transaction and then syncs again itself: whatever the
-    interleaving, the last writer saw the last state.
-    """
-    session = context.session
-    disabled = bool(session.scalar(
-        sa.select(models.Service.disabled).where(
-            models.Service.host == host,
-            models.Service.binary == COMPUTE_BINARY).with_for_update()))
-    wanted = {os_traits.COMPUTE_STATUS_DISABLED} if disabled else set()
-    changed = []
-    if node_uuids is None:
-        node_uuids = session.scalars(sa.select(
-            models.ComputeNode.uuid).where(
-            models.ComputeNode.host == host)).all()
-    for uuid in node_uuids:
-        try:
-            moved = providers.set_traits_in_session(
-                session, uuid, wanted,
-                owned={os_traits.COMPUTE_STATUS_DISABLED})
-        except exception.ResourceProviderNotFound:
-            continue
-        if moved:
-            changed.append(uuid)
-    return changed
 
 
 @base.NovaLiteObjectRegistry.register
@@ -179,19 +146,25 @@ class Service(base.NovaLiteObject, base.NovaLiteTimestampObject):
         return queries.update_and_reload(context.session, models.Service,
                                          service_id, values)
 
-    @base.remotable
-    def save(self):
-        """Write the changes. Disabling or enabling a compute service also
-        sets or clears COMPUTE_STATUS_DISABLED on its nodes' providers at
-        once, so the scheduler's prefilter stops (or resumes) using them
-        without waiting for the compute's next report."""
+    def _persist_changes(self):
+        """Write the changed fields; return their values."""
         values = self.obj_get_changes()
         values.pop('id', None)
         values['updated_at'] = _utcnow()
         self._from_db_object(self._context, self,
                              self._save_in_db(self._context, self.id, values))
-        if 'disabled' in values and self.binary == COMPUTE_BINARY:
-            sync_disabled_trait(self._context, self.host)
+        return values
+
+    @base.remotable
+    def save(self):
+        """Write the changes. Disabling or enabling a compute service also
+        sets or clears COMPUTE_STATUS_DISABLED on its nodes' providers at
+        once, so the scheduler's prefilter stops (or resumes) using them
+        without waiting for the compute's next report. The remotable entry
+        the API calls; it runs in the conductor, where
+        ``conductor.tasks.service_disabled`` writes the trait."""
+        from nova_lite.conductor.tasks import service_disabled
+        service_disabled.save(self._context, self)
 
     @base.remotable
     def heartbeat(self):

@@ -1,0 +1,102 @@
+"""Destroying an instance's records, and releasing what it holds.
+
+Runs in the conductor. Callers reach it through ``Instance.destroy`` and
+``Instance.release_quota``, the remotable entries computes and the API
+already call (object_action brings them here; an older peer calls them
+the same way), or directly when already in the conductor.
+
+One step, one transaction: the instance row is read FOR UPDATE and
+soft-deleted, its tags and allocations removed and its quota usage
+released, all committed together, so nothing is undone on failure
+(nothing was written). The ``quota_released`` flag on the row makes
+the release happen exactly once, whichever comes first of a destroy and
+the release of a build that failed for good; of two destroys racing,
+the second finds no live row (InstanceNotFound).
+"""
+
+from oslo_utils import timeutils
+import sqlalchemy as sa
+
+from nova_lite.db import api as db_api
+from nova_lite.db import models
+from nova_lite import exception
+from nova_lite.objects import fields
+from nova_lite.placement import allocations
+from nova_lite.quota import reservations as quota_reservations
+from nova_lite.quota import resources as quota_resources
+from nova_lite.quota import usages as quota_usages
+
+
+def _utcnow():
+    return timeutils.utcnow().replace(tzinfo=None)
+
+
+def _live_row_for_update(session, uuid):
+    # Locked, so of two writers racing only one finds it live.
+    return session.scalars(sa.select(models.Instance).filter_by(
+        uuid=uuid, deleted=0).with_for_update()).first()
+
+
+def _release_in_session(session, row):
+    """Give back the row's quota unless it already was; True if given."""
+    if row.quota_released:
+        return False
+    row.quota_released = True
+    quota_reservations.release_in_session(
+        session, row.project_id, row.user_id,
+        quota_resources.instance_row_deltas(row))
+    return True
+
+
+@quota_usages.retry
+@db_api.writer
+def _destroy_in_db(context, uuid):
+    session = context.session
+    row = _live_row_for_update(session, uuid)
+    if row is None:
+        raise exception.InstanceNotFound(instance_id=uuid)
+    now = _utcnow()
+    row.deleted = row.id
+    row.deleted_at = now
+    row.terminated_at = row.terminated_at or now
+    row.vm_state = fields.VMState.DELETED
+    row.task_state = None
+    session.flush()
+    # A deleted server has no tags (as in Nova); the row locked above
+    # keeps a concurrent tag write from adding one back.
+    session.execute(sa.delete(models.Tag).where(
+        models.Tag.resource_id == uuid))
+    released = allocations.remove_in_session(session, uuid)
+    _release_in_session(session, row)
+    session.flush()
+    return row, released
+
+
+def destroy(context, instance):
+    """Soft-delete ``instance``, free its allocations and release its
+    quota usage, atomically (so exactly once); refresh ``instance`` from
+    the deleted row.
+
+    Returns the sorted uuids of the providers whose usage went down (the
+    caller tells the schedulers). Raises InstanceNotFound if it is gone.
+    """
+    row, released = _destroy_in_db(context, instance.uuid)
+    instance._from_db_object(context, instance, row)
+    return sorted(released)
+
+
+@quota_usages.retry
+@db_api.writer
+def _release_quota_in_db(context, uuid):
+    session = context.session
+    row = _live_row_for_update(session, uuid)
+    if row is None:
+        return False
+    return _release_in_session(session, row)
+
+
+def release_quota(context, instance_uuid):
+    """Give back the quota a live instance holds, once (a build that
+    failed for good): a later destroy does not release it again. Returns
+    whether anything was released."""
+    return _release_quota_in_db(context, instance_uuid)
