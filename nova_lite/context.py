@@ -7,6 +7,10 @@ and is what policy checks, DB queries and logs look at.
 from oslo_context import context as o_context
 from oslo_db.sqlalchemy import enginefacade
 
+# The catalog entries a context carries over RPC: the services a
+# conductor calls with the user's token (the image service).
+RPC_CATALOG_TYPES = ('image',)
+
 
 @enginefacade.transaction_context_provider
 class RequestContext(o_context.RequestContext):
@@ -54,6 +58,9 @@ class RequestContext(o_context.RequestContext):
             'quota_class': self.quota_class,
             'user_name': self.user_name,
             'project_name': self.project_name,
+            'service_catalog': [
+                entry for entry in self.service_catalog
+                if entry.get('type') in RPC_CATALOG_TYPES],
         })
         return values
 
@@ -69,6 +76,7 @@ class RequestContext(o_context.RequestContext):
             quota_class=values.get('quota_class'),
             user_name=values.get('user_name'),
             project_name=values.get('project_name'),
+            service_catalog=values.get('service_catalog'),
         )
 
     def elevated(self, read_deleted=None):

@@ -16,7 +16,7 @@ from nova_lite.conf import CONF
 from nova_lite import context as nl_context
 from nova_lite.db import migration
 from nova_lite import exception
-from nova_lite.image import api as image_api
+from nova_lite.image import registry as image_api
 from nova_lite import objects
 from nova_lite import service
 

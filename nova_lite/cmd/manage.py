@@ -29,7 +29,7 @@ from nova_lite import context as nl_context
 from nova_lite.db import api as db_api
 from nova_lite.db import migration
 from nova_lite import exception
-from nova_lite.image import api as image_api
+from nova_lite.image import registry as image_api
 from nova_lite import objects
 from nova_lite.placement import audit as placement_audit
 from nova_lite.quota import usages as quota_usages

@@ -12,6 +12,8 @@ from nova_lite.conf import compute
 from nova_lite.conf import conductor
 from nova_lite.conf import database
 from nova_lite.conf import fake_driver
+from nova_lite.conf import glance
+from nova_lite.conf import image
 from nova_lite.conf import messaging
 from nova_lite.conf import metrics
 from nova_lite.conf import paths
@@ -24,8 +26,8 @@ from nova_lite.conf import upgrade_levels
 CONF = cfg.CONF
 
 _MODULES = (api, availability_zone, compute, conductor, database,
-            fake_driver, messaging, metrics, paths, pci, quota, scheduler,
-            service, upgrade_levels)
+            fake_driver, glance, image, messaging, metrics, paths, pci,
+            quota, scheduler, service, upgrade_levels)
 
 for _module in _MODULES:
     _module.register_opts(CONF)

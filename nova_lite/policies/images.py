@@ -1,4 +1,4 @@
-"""Policies of /images (the image registry's read-only view)."""
+"""Policies of /images (the image backend in Nova's image-proxy shape)."""
 
 from oslo_policy import policy
 
@@ -18,6 +18,13 @@ rules = [
         name=IMAGES % 'show', check_str=base.ANY_READER,
         description='Show an image.',
         operations=[{'method': 'GET', 'path': '/images/{image_id}'}],
+        scope_types=['project']),
+    policy.DocumentedRuleDefault(
+        name=IMAGES % 'delete', check_str=base.PROJECT_MEMBER_OR_ADMIN,
+        description='Delete an image. The image backend decides whose '
+                    'images the caller may delete: its own project\'s, or '
+                    'any for administrators.',
+        operations=[{'method': 'DELETE', 'path': '/images/{image_id}'}],
         scope_types=['project']),
 ]
 

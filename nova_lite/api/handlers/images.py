@@ -1,12 +1,19 @@
-"""/images: the image registry in the shape of Nova's image proxy.
+"""/images: the image backend in the shape of Nova's image proxy.
 
-Read-only: images are registered with ``nova-lite-manage image create``.
+With the embedded registry (the default) images are registered with
+``nova-lite-manage image create``; with ``[image] backend = glance`` this
+lists, shows and deletes Glance's images with the caller's token.
+From 2.36 every route here is 404, as Nova's image proxy API is then
+(clients use the image service itself).
 """
+
+import functools
 
 from nova_lite.api import common
 from nova_lite.api.schemas import images as schema
 from nova_lite.api import validation
 from nova_lite.api import wsgi
+from nova_lite import exception
 from nova_lite.image import api as image_api
 from nova_lite.policies import images as policies
 
@@ -23,6 +30,16 @@ _STATUS = {
 # ?status= -> registry status.
 _FILTER_STATUS = {'ACTIVE': 'active', 'SAVING': 'saving',
                   'DELETED': 'deleted', 'ERROR': 'killed'}
+
+
+def _proxy(fn):
+    """Nova's image proxy API is gone from 2.36: 404 there."""
+    @functools.wraps(fn)
+    def wrapper(req, *args, **kwargs):
+        if req.api_version_request.matches('2.36'):
+            raise exception.NotFound()
+        return fn(req, *args, **kwargs)
+    return wrapper
 
 
 def basic_view(req, image):
@@ -44,6 +61,11 @@ def detail_view(req, image):
         'metadata': dict(image['properties']),
         'OS-EXT-IMG-SIZE:size': image['size'],
     })
+    server_id = image['properties'].get('instance_uuid')
+    if server_id:
+        # A snapshot names the server it was taken of, as in Nova.
+        view['server'] = {'id': server_id,
+                          'links': common.links(req, 'servers', server_id)}
     return view
 
 
@@ -71,7 +93,7 @@ def _get_images(req):
                              filters=_filters(req))
 
 
-
+@_proxy
 @validation.query(schema.INDEX_QUERY)
 def index(req):
     """200 {"images": [{id, name, links}]}, plus "images_links" (next)
@@ -81,6 +103,7 @@ def index(req):
         'images')
 
 
+@_proxy
 @validation.query(schema.INDEX_QUERY)
 def detail(req):
     """200 {"images": [detail, ...]}, plus "images_links" (next) when the
@@ -90,9 +113,21 @@ def detail(req):
         'images/detail')
 
 
+@_proxy
 def show(req, image_id):
     """200 {"image": detail}; 404 for an unknown or invisible image."""
     context = req.context
     context.can(policies.IMAGES % 'show')
-    image = image_api.get(context, image_id)
+    image = image_api.get(context, image_id, cached=False)
     return wsgi.json_response({'image': detail_view(req, image)})
+
+
+@_proxy
+def delete(req, image_id):
+    """204; 404 for an unknown or invisible image, 403 for another
+    project's image, 503 when the image service cannot be reached."""
+    context = req.context
+    context.can(policies.IMAGES % 'delete')
+    if not image_api.delete(context, image_id):
+        raise exception.ImageNotFound(image_id=image_id)
+    return wsgi.json_response(status=204)

@@ -8,7 +8,7 @@ import sqlalchemy as sa
 from nova_lite import context as nl_context
 from nova_lite import exception
 from nova_lite.db import models
-from nova_lite.image import api as image_api
+from nova_lite.image import registry as image_api
 
 CTXT = nl_context.RequestContext(user_id='u', project_id='proj1',
                                  roles=['member'], overwrite=False)
