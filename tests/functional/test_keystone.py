@@ -1,0 +1,286 @@
+"""nova_lite behind a real Keystone (RabbitMQ, PostgreSQL, Keystone on
+SQLite): ``[api] auth_strategy = keystone`` with keystonemiddleware
+validating every token against it.
+
+The cloud: Keystone's bootstrap administrator (project admin), a service
+user ``nova`` (role service) for keystonemiddleware, project ``demo`` with
+a member (alice) and a reader (rita), project ``other`` with a member
+(otto); Keystone's implied roles give a member the reader role too. The
+catalog holds the compute API (and an image endpoint for the stock
+client, see image_service.py), so ``openstack`` finds nova_lite from
+nothing but a user name, a password and Keystone's URL.
+"""
+
+import concurrent.futures
+import datetime
+import json
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+from tests.functional import conftest
+from tests.functional import identity
+from tests.functional import image_service
+
+OPENSTACK = os.path.join(os.path.dirname(sys.executable), 'openstack')
+PASSWORD = 'secret-pw'
+NOVA_PASSWORD = 'nova-service-pw'
+# Seconds an application credential's token lives (see
+# Cloud._short_lived_token).
+SHORT_LIFE = 20
+FLAVOR = {'flavor': {'name': 'tiny', 'id': 'tiny', 'ram': 256, 'vcpus': 1,
+                     'disk': 1}}
+
+pytestmark = pytest.mark.skipif(
+    not (os.path.exists(identity.KEYSTONE_MANAGE)
+         and os.path.exists(OPENSTACK)),
+    reason='keystone and python-openstackclient are test requirements')
+
+
+def _authtoken_conf(ks):
+    """nova_lite's [keystone_authtoken], as an operator writes it."""
+    return {
+        'www_authenticate_uri': ks.url,
+        'auth_url': ks.url,
+        'auth_type': 'password',
+        'username': 'nova',
+        'password': NOVA_PASSWORD,
+        'project_name': 'service',
+        'user_domain_name': 'Default',
+        'project_domain_name': 'Default',
+        # Validate every request against Keystone: a revoked token is
+        # refused at once (the default caches a validation for 300 s).
+        'token_cache_time': -1,
+    }
+
+
+class Cloud:
+    """The running Keystone and nova_lite, and the users' tokens."""
+
+    def __init__(self, ks, deploy):
+        self.ks = ks
+        self.deploy = deploy
+        self.projects = {}
+        self.users = {}
+        self.tokens = {}
+
+    def populate(self):
+        service = self.ks.create_project('service')
+        self.ks.create_user('nova', NOVA_PASSWORD, service, 'service')
+        for name in ('demo', 'other'):
+            self.projects[name] = self.ks.create_project(name)
+        for user, project, role in (('alice', 'demo', 'member'),
+                                    ('rita', 'demo', 'reader'),
+                                    ('otto', 'other', 'member')):
+            self.users[user] = self.ks.create_user(
+                user, PASSWORD, self.projects[project], role)
+            self.tokens[user] = self.ks.token(user, PASSWORD, project)
+        self.tokens['admin'] = self.ks.admin_token()
+        self.ks.register_service(
+            'compute', 'nova', 'http://127.0.0.1:%d/v2.1' % self.deploy.port)
+        self.short_lived = self._short_lived_token()
+
+    def _short_lived_token(self):
+        """A token of alice's that expires ``SHORT_LIFE`` seconds from
+        now, accepted by nova_lite meanwhile; (token, its expiry).
+
+        Keystone caps a token's life at its application credential's, so
+        an application credential that expires soon gives such a token.
+        Made here, its life runs out while the other tests run, and
+        test_an_expired_token_is_refused (the module's last) seldom waits.
+        """
+        expires = (datetime.datetime.now(datetime.timezone.utc)
+                   + datetime.timedelta(seconds=SHORT_LIFE))
+        cred, secret = self.ks.application_credential(
+            self.users['alice'], self.tokens['alice'], 'short-lived',
+            expires.strftime('%Y-%m-%dT%H:%M:%S'))
+        token, body = self.ks.application_credential_token(cred, secret)
+        expiry = datetime.datetime.fromisoformat(
+            body['token']['expires_at'].replace('Z', '+00:00'))
+        assert expiry <= expires, body['token']['expires_at']
+        status, _, body = self.deploy.api.as_user(token).get('/servers')
+        assert status == 200, body
+        return token, expiry
+
+    def api(self, user):
+        return self.deploy.api.as_user(self.tokens[user])
+
+
+@pytest.fixture(scope='module')
+def cloud(request, module_tmp):
+    ks = identity.Keystone(module_tmp / 'keystone')
+    conf = {'api': {'auth_strategy': 'keystone'},
+            'keystone_authtoken': _authtoken_conf(ks)}
+    # Keystone's bootstrap (three keystone-manage runs) and the daemons'
+    # start take about as long each: do them side by side.
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        started = pool.submit(ks.start)
+        try:
+            deploy = conftest.start_deployment(
+                module_tmp / 'nova_lite', request, backend='postgresql',
+                computes={'compute1': {'node_count': 2}}, conf=conf)
+        except Exception:
+            concurrent.futures.wait([started])
+            ks.kill()
+            raise
+        try:
+            started.result()
+        except Exception:
+            print(ks.log())
+            ks.kill()
+            deploy.stop()
+            deploy.cleanup()
+            raise
+    c = Cloud(ks, deploy)
+    try:
+        c.populate()
+        yield c
+    finally:
+        codes = deploy.stop()
+        codes['keystone'] = ks.stop()
+        logs = deploy.logs() + '\n==== keystone ====\n' + ks.log()
+        deploy.cleanup()
+    assert set(codes.values()) == {0}, 'unclean exit %s\n%s' % (codes, logs)
+
+
+@pytest.fixture(scope='module')
+def image(cloud):
+    return cloud.deploy.register_image()
+
+
+def _boot(api, image, name):
+    status, _, body = api.post('/servers', {'server': {
+        'name': name, 'imageRef': image, 'flavorRef': 'tiny'}})
+    return status, body
+
+
+@pytest.fixture(scope='module')
+def flavor(cloud):
+    status, _, body = cloud.api('admin').post('/flavors', FLAVOR)
+    assert status == 200, body
+    return 'tiny'
+
+
+def test_tokens_are_validated_by_keystone(cloud):
+    anonymous = cloud.deploy.api.as_user(None)
+    status, headers, _ = anonymous.get('/servers')
+    assert status == 401
+    # keystonemiddleware tells the client where to authenticate.
+    assert cloud.ks.url in headers['WWW-Authenticate']
+    status, _, _ = cloud.deploy.api.as_user('not-a-token').get('/servers')
+    assert status == 401
+    status, _, body = cloud.api('alice').get('/servers')
+    assert (status, body) == (200, {'servers': []})
+
+
+def test_the_context_is_the_tokens_user_and_project(cloud, image, flavor):
+    status, body = _boot(cloud.api('alice'), image, 'mine')
+    assert status == 202, body
+    uuid = body['server']['id']
+    rows = cloud.deploy.sql(
+        'SELECT user_id, project_id FROM instances WHERE uuid = :u', u=uuid)
+    assert [tuple(r) for r in rows] == [
+        (cloud.users['alice'], cloud.projects['demo'])]
+
+
+def test_roles_map_to_policy(cloud, image, flavor):
+    # A reader looks but does not touch.
+    status, body = _boot(cloud.api('rita'), image, 'by-reader')
+    assert status == 403, body
+    status, body = _boot(cloud.api('alice'), image, 'by-member')
+    assert status == 202, body
+    mine = body['server']['id']
+    status, _, body = cloud.api('rita').get('/servers/%s' % mine)
+    assert status == 200, body
+    status, body = _boot(cloud.api('otto'), image, 'elsewhere')
+    assert status == 202, body
+    theirs = body['server']['id']
+    # Projects are isolated.
+    assert cloud.api('otto').get('/servers/%s' % mine)[0] == 404
+    _, _, body = cloud.api('alice').get('/servers')
+    assert theirs not in {s['id'] for s in body['servers']}
+    # Only an administrator lists every project's servers or makes
+    # flavors.
+    for user in ('alice', 'rita'):
+        status, _, body = cloud.api(user).get('/servers?all_tenants=1')
+        assert status == 403, (user, body)
+    status, _, body = cloud.api('admin').get('/servers?all_tenants=1')
+    assert status == 200, body
+    assert {mine, theirs} <= {s['id'] for s in body['servers']}
+    status, _, body = cloud.api('alice').post('/flavors', {'flavor': {
+        'name': 'x', 'ram': 1, 'vcpus': 1, 'disk': 0}})
+    assert status == 403, body
+
+
+def test_a_revoked_token_is_refused(cloud):
+    token = cloud.ks.token('alice', PASSWORD, 'demo')
+    api = cloud.deploy.api.as_user(token)
+    assert api.get('/servers')[0] == 200
+    cloud.ks.revoke(token)
+    status, _, body = api.get('/servers')
+    assert status == 401, body
+    # The user's other tokens still work.
+    assert cloud.api('alice').get('/servers')[0] == 200
+
+
+def _openstack(cloud, user, project, *args):
+    """The stock client with password authentication: only Keystone's URL
+    is given, the compute endpoint comes from the catalog."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith('OS_')}
+    env.update({
+        'OS_AUTH_URL': cloud.ks.url, 'OS_AUTH_TYPE': 'password',
+        'OS_USERNAME': user, 'OS_PASSWORD': (
+            identity.ADMIN_PASSWORD if user == 'admin' else PASSWORD),
+        'OS_PROJECT_NAME': project, 'OS_USER_DOMAIN_NAME': 'Default',
+        'OS_PROJECT_DOMAIN_NAME': 'Default', 'OS_IDENTITY_API_VERSION': '3',
+        'OS_REGION_NAME': identity.REGION, 'OS_INTERFACE': 'public'})
+    done = subprocess.run([OPENSTACK, *args, '-f', 'json'],
+                          capture_output=True, text=True, timeout=180,
+                          env=env)
+    assert done.returncode == 0, (args, done.stdout, done.stderr)
+    return json.loads(done.stdout) if done.stdout.strip() else None
+
+
+@pytest.fixture(scope='module')
+def images(cloud):
+    service = image_service.ImageService(
+        'http://127.0.0.1:%d/v2.1' % cloud.deploy.port).start()
+    cloud.ks.register_service('image', 'glance', service.url)
+    yield service
+    service.stop()
+
+
+def test_the_stock_client_through_the_catalog(cloud, image, images):
+    made = _openstack(cloud, 'admin', 'admin', 'flavor', 'create',
+                      '--ram', '128', '--vcpus', '1', '--disk', '1',
+                      'cli-flavor')
+    assert made['name'] == 'cli-flavor'
+    server = _openstack(cloud, 'alice', 'demo', 'server', 'create',
+                        '--wait', '--flavor', 'cli-flavor', '--image',
+                        image, 'cli-server')
+    assert server['status'] == 'ACTIVE', server
+    # The client found the image through the catalog, with alice's token.
+    assert ('/v2/images/%s' % image, 200) in images.served, images.served
+    listed = _openstack(cloud, 'alice', 'demo', 'server', 'list')
+    assert server['id'] in {s['ID'] for s in listed}
+    # The project's own limit, set by the administrator, and its usage.
+    demo = cloud.projects['demo']
+    status, _, body = cloud.api('admin').put(
+        '/os-quota-sets/%s' % demo, {'quota_set': {'instances': 7}})
+    assert status == 200, body
+    _, _, body = cloud.api('alice').get('/servers')
+    quotas = _openstack(cloud, 'alice', 'demo', 'quota', 'show', '--usage')
+    rows = {row['Resource']: row for row in quotas}
+    assert rows['instances']['Limit'] == 7, quotas
+    assert rows['instances']['In Use'] == len(body['servers']), quotas
+
+
+def test_an_expired_token_is_refused(cloud):
+    token, expiry = cloud.short_lived
+    left = (expiry - datetime.datetime.now(datetime.timezone.utc))
+    time.sleep(max(left.total_seconds(), 0) + 1)
+    status, _, body = cloud.deploy.api.as_user(token).get('/servers')
+    assert status == 401, body
