@@ -15,6 +15,7 @@ import oslo_messaging as messaging
 from oslo_messaging.rpc import dispatcher
 from oslo_utils import versionutils
 
+from nova_lite.conf import CONF
 from nova_lite import context as nl_context
 from nova_lite import exception
 from nova_lite.objects import base as objects_base
@@ -99,6 +100,26 @@ def _backported(entity, manifest):
                                    version_manifest=manifest)
 
 
+DELIVERY_RETRY_INTERVAL = 0.5
+
+
+def _deliver(send, ctxt, method, **kwargs):
+    """``send(ctxt, method, **kwargs)``, offered again while the broker
+    refuses to take it (MessageDeliveryFailure: nothing was published, so
+    sending again cannot duplicate it), for up to [DEFAULT]
+    rpc_delivery_retry_timeout seconds."""
+    deadline = time.monotonic() + CONF.rpc_delivery_retry_timeout
+    while True:
+        try:
+            return send(ctxt, method, **kwargs)
+        except messaging.MessageDeliveryFailure as exc:
+            if time.monotonic() + DELIVERY_RETRY_INTERVAL > deadline:
+                raise
+            LOG.warning('The bus refused %s (%s); offering it again',
+                        method, exc)
+        time.sleep(DELIVERY_RETRY_INTERVAL)
+
+
 class _CountingCallContext:
     """Wraps a prepared call context to count what it sends."""
 
@@ -109,13 +130,13 @@ class _CountingCallContext:
     def call(self, ctxt, method, **kwargs):
         rpc_stats.count_sent(ctxt, 'call', self._cctxt.target, method)
         with self._pinned(method):
-            return self._cctxt.call(ctxt, method, **kwargs)
+            return _deliver(self._cctxt.call, ctxt, method, **kwargs)
 
     def cast(self, ctxt, method, **kwargs):
         rpc_stats.count_sent(ctxt, 'fanout' if self._fanout else 'cast',
                              self._cctxt.target, method)
         with self._pinned(method):
-            return self._cctxt.cast(ctxt, method, **kwargs)
+            return _deliver(self._cctxt.cast, ctxt, method, **kwargs)
 
     @contextlib.contextmanager
     def _pinned(self, method):

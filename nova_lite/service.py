@@ -142,7 +142,12 @@ class Service(service.Service):
 
     def _heartbeat(self):
         try:
-            self.service_ref.heartbeat()
+            # A heartbeat whose answer was lost (a broker outage) is sent
+            # again at the next interval rather than waiting out
+            # rpc_response_timeout, which may exceed service_down_time.
+            with conductor_rpcapi.call_timeout(
+                    max(1, CONF.service_down_time // 4)):
+                self.service_ref.heartbeat()
             self._heartbeat_ok_at = time.monotonic()
         except Exception:
             # A heartbeat lost to a database or conductor blip makes the

@@ -17,6 +17,9 @@ from nova_lite.wsgi import listener
 
 
 def main():
+    # A request the bus refuses is answered 503 with Retry-After at once
+    # (the client retries), not held while the daemons' own retry runs.
+    CONF.set_default('rpc_delivery_retry_timeout', 0)
     config.parse_args(sys.argv[1:])
     sock = listener.api_socket(CONF.osapi_compute_listen,
                                CONF.osapi_compute_listen_port,

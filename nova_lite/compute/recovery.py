@@ -24,7 +24,8 @@ its delete (its VM, if any, is destroyed).
 
 Builds cast to this host that never reached ``spawning`` have no host
 yet and may still be queued on the bus for this compute: they are not
-touched here (the conductor's build timeout ends them if they were lost).
+touched here (a cast this compute never acknowledged is cast again by a
+conductor, see conductor/tasks/lost_casts.py).
 
     recovery.reconcile_builds(context, host, driver, conductor_api)
 """

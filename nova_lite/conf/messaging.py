@@ -24,6 +24,13 @@ def set_defaults():
                      executor_thread_pool_size=EXECUTOR_THREAD_POOL_SIZE)
 
 
+def executor_thread_pool_size(conf):
+    """The configured size, also before an RPC server registered the
+    option (registering the same option again is harmless)."""
+    conf.register_opts(getattr(messaging_server, '_pool_opts', []))
+    return conf.executor_thread_pool_size
+
+
 def register_opts(conf):
     set_defaults()
 

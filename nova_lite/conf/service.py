@@ -30,6 +30,18 @@ service_opts = [
                help='A service whose last heartbeat is older than this many '
                     'seconds is reported as down and its computes are not '
                     'scheduled to. Keep it several times report_interval.'),
+    cfg.IntOpt('rpc_delivery_retry_timeout', mutable=True,
+               default=30, min=0,
+               help='Seconds a message the broker refused to take (its '
+                    'vhost or exchange refused: MessageDeliveryFailure, '
+                    'so nothing was sent) is offered again, every half '
+                    'second, before the failure is raised. A compute\'s '
+                    'saves and hand-backs, and the conductor\'s casts and '
+                    'scheduler calls, then survive a short broker outage '
+                    'instead of failing a build or losing a delete. 0 '
+                    'raises at once, which is nova-lite-api\'s default: '
+                    'it answers 503 with Retry-After instead of holding '
+                    'the request.'),
 ]
 
 

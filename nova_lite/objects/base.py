@@ -47,6 +47,30 @@ class NovaLiteObject(ovo_base.VersionedObject):
         raise NotImplementedError('%s has no lazy-loadable attribute %s'
                                   % (self.obj_name(), attrname))
 
+    # Remotable methods that read nothing of the object but the fields
+    # named here and its changed fields: {method: identity fields}. Sent
+    # through the conductor, such a call carries only those (see
+    # ``obj_sparse_for``) instead of the whole object.
+    obj_sparse_methods = {}
+
+    def obj_sparse_for(self, method):
+        """A copy of this object holding only what ``method`` reads (its
+        identity fields and the changed fields, still marked changed), or
+        None when ``method`` needs the whole object. Sub-objects are
+        shared, not copied: the copy is only serialized."""
+        identity = self.obj_sparse_methods.get(method)
+        if identity is None:
+            return None
+        changed = self.obj_what_changed()
+        sparse = self.__class__()
+        sparse.VERSION = self.VERSION
+        for name in set(identity) | changed:
+            if self.obj_attr_is_set(name):
+                setattr(sparse, name, getattr(self, name))
+        sparse.obj_reset_changes()
+        sparse._changed_fields = set(changed)
+        return sparse
+
 
 class NovaLiteTimestampObject:
     """Mixin for objects backed by a row with created_at/updated_at."""

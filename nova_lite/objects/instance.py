@@ -19,9 +19,6 @@ from nova_lite.objects import fields
 from nova_lite.objects import flavor as flavor_obj
 from nova_lite.objects import instance_fault
 from nova_lite.placement import allocations
-from nova_lite.quota import reservations as quota_reservations
-from nova_lite.quota import resources as quota_resources
-from nova_lite.quota import usages as quota_usages
 
 # Attributes loaded only when asked for with expected_attrs.
 OPTIONAL_ATTRS = ('fault',)
@@ -111,6 +108,10 @@ class Instance(base.NovaLiteObject, base.NovaLitePersistentObject):
             if primitive.get('task_state') not in (
                     None,) + fields.TaskState.ACORN:
                 primitive['task_state'] = None
+
+    # save reads the uuid and the changed fields only: through the
+    # conductor (RPC 1.5) it is sent those alone.
+    obj_sparse_methods = {'save': ('uuid',)}
 
     # Child versions per version, for backports without a manifest.
     obj_relationships = {'flavor': [('1.0', '1.0'), ('1.1', '1.0')],
@@ -272,64 +273,26 @@ class Instance(base.NovaLiteObject, base.NovaLitePersistentObject):
         self.obj_reset_changes(recursive=True)
         return sorted(released)
 
-    @staticmethod
-    @quota_usages.retry
-    @db_api.writer
-    def _destroy_in_db(context, uuid):
-        model = models.Instance
-        # Locked, so of two destroys racing only one finds it live and
-        # releases its quota.
-        row = context.session.scalars(sa.select(model).filter_by(
-            uuid=uuid, deleted=0).with_for_update()).first()
-        if row is None:
-            raise exception.InstanceNotFound(instance_id=uuid)
-        now = _utcnow()
-        row.deleted = row.id
-        row.deleted_at = now
-        row.terminated_at = row.terminated_at or now
-        row.vm_state = fields.VMState.DELETED
-        row.task_state = None
-        context.session.flush()
-        released = allocations.remove_in_session(context.session, uuid)
-        if not row.quota_released:
-            row.quota_released = True
-            quota_reservations.release_in_session(
-                context.session, row.project_id, row.user_id,
-                quota_resources.instance_row_deltas(row))
-        context.session.flush()
-        return row, released
-
-    @staticmethod
-    @quota_usages.retry
-    @db_api.writer
-    def _release_quota_in_db(context, uuid):
-        model = models.Instance
-        row = context.session.scalars(sa.select(model).filter_by(
-            uuid=uuid, deleted=0).with_for_update()).first()
-        if row is None or row.quota_released:
-            return False
-        row.quota_released = True
-        quota_reservations.release_in_session(
-            context.session, row.project_id, row.user_id,
-            quota_resources.instance_row_deltas(row))
-        return True
-
     def release_quota(self):
         """Give back the quota this instance holds, once (a build that
         failed for good): a later destroy does not release it again.
-        Returns whether anything was released. Conductor only."""
-        return self._release_quota_in_db(self._context, self.uuid)
+        Returns whether anything was released. Conductor only: the
+        workflow is ``conductor.tasks.destroy.release_quota``."""
+        from nova_lite.conductor.tasks import destroy as destroy_task
+        return destroy_task.release_quota(self._context, self.uuid)
 
     @base.remotable
     def destroy(self):
         """Soft-delete the instance, free its allocations and release its
         quota usage, atomically (so exactly once).
 
-        Returns the uuids of the providers whose usage went down.
+        Returns the uuids of the providers whose usage went down. Kept as
+        the remotable entry computes and the API (and older peers) call;
+        it runs in the conductor, where ``conductor.tasks.destroy`` does
+        the work.
         """
-        row, released = self._destroy_in_db(self._context, self.uuid)
-        self._from_db_object(self._context, self, row)
-        return sorted(released)
+        from nova_lite.conductor.tasks import destroy as destroy_task
+        return destroy_task.destroy(self._context, self)
 
 
 def _state_in(column, expected):
@@ -411,7 +374,8 @@ def _apply_filters(query, filters):
     """Filter keys: uuid (one or a list), project_id, user_id, host, node,
     vm_state, task_state (values or lists), name (substring of the display
     name), building_before (created before a datetime, still building),
-    updated_before (last written before a datetime).
+    updated_before (last written before a datetime), and the tag filters
+    of ``_apply_tag_filters``.
     """
     model = models.Instance
     for key in ('uuid', 'project_id', 'user_id', 'host', 'node',
@@ -426,6 +390,27 @@ def _apply_filters(query, filters):
                             model.created_at < filters['building_before'])
     if filters.get('updated_before') is not None:
         query = query.where(model.updated_at < filters['updated_before'])
+    return _apply_tag_filters(query, filters)
+
+
+def _has_tags(tags):
+    """A clause per tag: the instance has it."""
+    return [sa.exists().where(models.Tag.resource_id == models.Instance.uuid,
+                              models.Tag.tag == tag) for tag in tags]
+
+
+def _apply_tag_filters(query, filters):
+    """Tag filter keys (lists of tags): tags (has all), tags-any (has one
+    at least), not-tags (lacks one at least), not-tags-any (has none)."""
+    if filters.get('tags'):
+        query = query.where(*_has_tags(filters['tags']))
+    if filters.get('tags-any'):
+        query = query.where(sa.or_(*_has_tags(filters['tags-any'])))
+    if filters.get('not-tags'):
+        query = query.where(sa.not_(sa.and_(*_has_tags(filters['not-tags']))))
+    if filters.get('not-tags-any'):
+        query = query.where(
+            sa.not_(sa.or_(*_has_tags(filters['not-tags-any']))))
     return query
 
 

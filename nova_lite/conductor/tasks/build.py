@@ -15,6 +15,7 @@ import re
 from oslo_log import log as logging
 import oslo_messaging as messaging
 
+from nova_lite.conductor.tasks import alternates
 from nova_lite.conductor.tasks import ownership
 from nova_lite.conf import CONF
 from nova_lite import exception
@@ -24,17 +25,12 @@ from nova_lite.placement import allocations
 
 LOG = logging.getLogger(__name__)
 
-# Claiming an alternate can fail because it filled up or changed meanwhile;
-# the next alternate is then tried.
-_ALTERNATE_GONE = (exception.InsufficientCapacity, exception.ClaimConflict,
-                   exception.ResourceProviderNotFound)
-
 
 class BuildTask:
     """Build ``instances`` of one request; see the module docstring."""
 
     def __init__(self, context, instances, request_spec, host_lists,
-                 scheduler_api, compute_api, redrive=False):
+                 scheduler_api, compute_api, redrive=False, provisioned=None):
         self.context = context
         self.instances = list(instances)
         self.request_spec = request_spec
@@ -43,6 +39,10 @@ class BuildTask:
         self.compute_api = compute_api
         # A lost build this conductor re-drives (it owns it already).
         self.redrive = redrive
+        # Built by the process that provisioned it (conductor RPC 1.5):
+        # whether its records name this process as the owner. None for a
+        # build_instances cast, which has to take ownership.
+        self.provisioned = provisioned
         self.tracked = set()   # uuids whose owner is this process
 
     def execute(self):
@@ -52,10 +52,10 @@ class BuildTask:
                 if self.instances:
                     self._schedule_and_build()
             else:
-                for instance, alternates in zip(self.instances,
-                                                  self.host_lists,
-                                                  strict=True):
-                    self._reschedule(instance, alternates)
+                for instance, host_list in zip(self.instances,
+                                                 self.host_lists,
+                                                 strict=True):
+                    self._reschedule(instance, host_list)
 
     def _take_ownership(self):
         """Become the owner of the builds in this message (see
@@ -64,6 +64,10 @@ class BuildTask:
         uuids = [instance.uuid for instance in self.instances]
         if self.redrive:
             self.tracked = set(uuids)
+            return
+        if self.provisioned is not None:
+            # Named owner in the provision transaction, or not tracked.
+            self.tracked = set(uuids) if self.provisioned else set()
             return
         if not ownership.enabled(self.context):
             return
@@ -185,7 +189,8 @@ class BuildTask:
         # accumulate for RetryFilter across reschedules.
         spec.record_attempt(selection.service_host, selection.nodename)
         if (instance.uuid in self.tracked and
-                not ownership.hand_off(self.context, instance.uuid)):
+                not ownership.hand_off(self.context, instance.uuid,
+                                       selection.service_host)):
             LOG.warning('Build of %s was re-driven by another conductor '
                         'meanwhile; not casting it', instance.uuid)
             return
@@ -196,25 +201,16 @@ class BuildTask:
             self.context, instance, selection.service_host,
             selection.nodename, spec, host_list)
 
-    def _reschedule(self, instance, alternates):
-        for index, selection in enumerate(alternates):
-            try:
-                released, claimed = allocations.replace(
-                    self.context, instance.uuid, instance.project_id,
-                    instance.user_id, selection.allocations)
-            except _ALTERNATE_GONE as exc:
-                LOG.info('Alternate %s for %s is no longer usable: %s',
-                         selection.service_host, instance.uuid,
-                         exc.format_message())
-                continue
-            self.scheduler_api.update_provider_states(
-                self.context, set(released) | set(claimed))
-            LOG.info('Rescheduling %s to %s (%s)', instance.uuid,
-                     selection.service_host, selection.nodename)
-            self._cast(instance, alternates[index:])
+    def _reschedule(self, instance, host_list):
+        rest = alternates.claim_first(self.context, self.scheduler_api,
+                                      instance, host_list, 'the build')
+        if rest is None:
+            self._fail(instance, exception.MaxRetriesExceeded(
+                reason=self._failure_history(instance)), release=True)
             return
-        self._fail(instance, exception.MaxRetriesExceeded(
-            reason=self._failure_history(instance)), release=True)
+        LOG.info('Rescheduling %s to %s (%s)', instance.uuid,
+                 rest[0].service_host, rest[0].nodename)
+        self._cast(instance, rest)
 
     def _failure_history(self, instance):
         """Where the build failed and why, hosts first.
@@ -240,7 +236,11 @@ class BuildTask:
         """Put ``instance`` in ERROR with a fault; free what it held.
 
         An instance the user deleted meanwhile is left to the delete.
+        The fault is written first, so that nobody sees the server in
+        ERROR with an earlier attempt's fault as its latest.
         """
+        objects.InstanceFault.from_exception(self.context, instance.uuid,
+                                             exc).create()
         instance.vm_state = fields.VMState.ERROR
         instance.task_state = None
         try:
@@ -250,8 +250,6 @@ class BuildTask:
                 exception.UnexpectedTaskStateError):
             LOG.info('Instance %s was deleted while building', instance.uuid)
         else:
-            objects.InstanceFault.from_exception(self.context, instance.uuid,
-                                                 exc).create()
             # A server that will never run holds no quota (the mark on its
             # row keeps its later delete from releasing it again).
             instance.release_quota()

@@ -120,7 +120,7 @@ def _create_records(context, template, request_spec, reservation):
             ownership.set_owner_in_session(
                 context, [i.uuid for i in instances], ownership.token())
         quota_reservations.commit_in_session(session, reservation)
-    return instances
+    return instances, track_owner
 
 
 def _join_server_group(context, request_spec, instances):
@@ -141,6 +141,14 @@ def provision_instances(context, template, request_spec, min_count,
     Returns the InstanceList created, in launch order. Raises OverQuota
     or MetadataLimitExceeded (403) and creates nothing when over quota.
     """
+    return provision(context, template, request_spec, min_count,
+                     max_count)[0]
+
+
+def provision(context, template, request_spec, min_count, max_count):
+    """As ``provision_instances``; returns (InstanceList, owned): owned
+    is True when the records name this conductor process as the owner
+    of their builds (see ownership.py)."""
     how_many(min_count, max_count)
     check_metadata_items(context, template)
     reservation = reserve_quota(context, template, min_count, max_count)
@@ -149,12 +157,12 @@ def provision_instances(context, template, request_spec, min_count,
             # Fault injection ([quota] reservation_commit_delay): a window
             # in which a test kills this conductor.
             time.sleep(CONF.quota.reservation_commit_delay)
-        instances = _create_records(context, template, request_spec,
-                                    reservation)
+        instances, owned = _create_records(context, template,
+                                           request_spec, reservation)
     except Exception:
         with excutils.save_and_reraise_exception():
             quota_reservations.rollback(context, reservation.uuid)
     LOG.info('Provisioned %d instance(s) for project %s: %s',
              len(instances), template.project_id,
              ', '.join(i.uuid for i in instances))
-    return objects.InstanceList(context, objects=instances)
+    return objects.InstanceList(context, objects=instances), owned

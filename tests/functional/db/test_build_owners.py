@@ -117,8 +117,8 @@ def test_take_hand_off_and_a_late_cast(ctxt):
     inst = _building(ctxt, provisioner)
     assert ownership.take_fresh(ctxt, inst.uuid) is True
     assert _owner(ctxt, inst.uuid) == ownership.token()
-    assert ownership.hand_off(ctxt, inst.uuid)
-    assert _owner(ctxt, inst.uuid) == ownership.HANDED_OFF
+    assert ownership.hand_off(ctxt, inst.uuid, 'c1')
+    assert _owner(ctxt, inst.uuid) == '-c1'
     # The same cast again (redelivered) finds it with a compute.
     assert ownership.take_fresh(ctxt, inst.uuid) is False
     # A compute hands it back for a reschedule.
@@ -148,6 +148,7 @@ def test_what_is_lost(ctxt):
     dead = _building(ctxt, _dead_local_owner())
     _building(ctxt, '1/1@alive')
     _building(ctxt, ownership.HANDED_OFF)
+    _building(ctxt, '-c1', age=60)
     _building(ctxt, None)
     fresh_mine = _building(ctxt, ownership.token())
     old_mine = _building(ctxt, ownership.token(), age=60)
@@ -190,6 +191,6 @@ def test_redrive_cleans_the_claim_and_builds_once(ctxt):
     assert compute_api.build_and_run_instance.call_count == 1
     assert allocations.get_for_consumer(ctxt, inst.uuid) == {
         new_rp: {'VCPU': 1}}
-    assert _owner(ctxt, inst.uuid) == ownership.HANDED_OFF
+    assert _owner(ctxt, inst.uuid) == '-c1'
     # Nothing lost any more; a second conductor finds nothing.
     assert lost_builds.redrive(ctxt, scheduler_api, compute_api, 30) == []

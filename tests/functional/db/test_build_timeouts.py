@@ -77,3 +77,23 @@ def test_builds_on_a_down_compute_end_in_error_at_once(ctxt, conf):
         'building'
     # Nothing left to do the second time.
     assert timeouts.fail_builds_on_down_computes(ctxt) == set()
+
+
+def test_actions_on_a_down_compute_are_reset_at_once(ctxt, conf):
+    """A reboot on a compute that died: the task state is cleared (the
+    vm_state kept) now, not after task_timeout; the same action on a
+    compute that is up keeps its task state."""
+    _compute(ctxt, 'gone', up=False, conf=conf)
+    _compute(ctxt, 'alive', up=True, conf=conf)
+    lost, _ = _building(ctxt, 'gone', task_state='rebooting',
+                        vm_state='active')
+    fine, _ = _building(ctxt, 'alive', task_state='rebooting',
+                        vm_state='active')
+    assert timeouts.reset_stuck_tasks(ctxt, 600) == [lost.uuid]
+    lost = objects.Instance.get_by_uuid(ctxt, lost.uuid,
+                                        expected_attrs=['fault'])
+    assert (lost.vm_state, lost.task_state) == ('active', None)
+    assert 'its compute gone went down' in lost.fault.message
+    assert objects.Instance.get_by_uuid(ctxt, fine.uuid).task_state == \
+        'rebooting'
+    assert timeouts.reset_stuck_tasks(ctxt, 600) == []

@@ -156,8 +156,11 @@ def test_destroy_soft_deletes_and_releases_allocations(ctxt):
         'total': 4, 'reserved': 0, 'min_unit': 1, 'max_unit': 4,
         'step_size': 1, 'allocation_ratio': 1.0}})
     allocations.claim(ctxt, instance.uuid, 'p1', 'u1', {rp: {'VCPU': 1}})
+    objects.Tag(ctxt, resource_id=instance.uuid, tag='web').create()
     assert instance.destroy() == [rp]
     assert allocations.get_for_consumer(ctxt, instance.uuid) == {}
+    assert objects.TagList.get_names_by_resource_ids(
+        ctxt, [instance.uuid]) == {instance.uuid: []}
     with pytest.raises(exception.InstanceNotFound):
         objects.Instance.get_by_uuid(ctxt, instance.uuid)
     deleted = objects.Instance.get_by_uuid(

@@ -42,7 +42,8 @@ def test_a_fresh_build_is_taken_then_handed_off_before_its_cast(owners):
     task, _, compute = _task([inst])
     task.execute()
     owners.take_fresh.assert_called_once_with(task.context, inst.uuid)
-    owners.hand_off.assert_called_once_with(task.context, inst.uuid)
+    owners.hand_off.assert_called_once_with(task.context, inst.uuid,
+                                            'h1')
     assert compute.build_and_run_instance.call_count == 1
 
 
@@ -89,7 +90,8 @@ def test_a_redrive_keeps_only_what_it_selected(owners, placement):
     task.execute()
     owners.take_fresh.assert_not_called()
     assert placement.held[inst.uuid] == {retry.RP: {'VCPU': 1}}
-    owners.hand_off.assert_called_once_with(task.context, inst.uuid)
+    owners.hand_off.assert_called_once_with(task.context, inst.uuid,
+                                            'h1')
 
 
 def test_the_build_is_marked_worked_on_while_it_runs(owners):
@@ -105,3 +107,20 @@ def test_the_build_is_marked_worked_on_while_it_runs(owners):
     task.execute()
     assert seen == [True]
     assert not ownership.is_active(inst.uuid)
+
+
+@pytest.mark.parametrize('owned', [True, False])
+def test_a_build_its_provisioner_started_takes_nothing(owners, owned):
+    """provision_instances(build=True) (conductor RPC 1.5): the records
+    already name this process, so no compare-and-swap takes them; hand
+    off only what it owns."""
+    inst = data._instance()
+    task, _, compute = _task([inst], provisioned=owned)
+    task.execute()
+    owners.take_fresh.assert_not_called()
+    if owned:
+        owners.hand_off.assert_called_once_with(task.context, inst.uuid,
+                                                'h1')
+    else:
+        owners.hand_off.assert_not_called()
+    assert compute.build_and_run_instance.call_count == 1

@@ -133,3 +133,22 @@ def test_no_valid_host_is_not_retried(placement, monkeypatch):
         [data._instance()], [exception.NoValidHost(reason='RamFilter')])
     task.execute()
     assert scheduler.select_destinations.call_count == 1
+
+
+def test_a_failed_build_has_its_fault_before_it_shows_error(placement,
+                                                            monkeypatch):
+    """Whoever reads the server in ERROR already finds the final fault,
+    not an earlier attempt's (a test reading between the two writes saw
+    the last compute's traceback)."""
+    order = []
+    fault = mock.Mock()
+    fault.create.side_effect = lambda: order.append('fault')
+    monkeypatch.setattr(objects.InstanceFault, 'from_exception',
+                        mock.Mock(return_value=fault))
+    instance = mock.Mock(uuid=uuidutils.generate_uuid())
+    instance.save.side_effect = lambda **kw: order.append(instance.vm_state)
+    task, _scheduler, _compute = _task([instance], [])
+
+    task._fail(instance, exception.NoValidHost(reason='none'), release=True)
+
+    assert order == ['fault', 'error']

@@ -1,0 +1,118 @@
+"""Find builds whose cast to a compute was lost, and end them in seconds.
+
+A conductor names the compute it casts ``build_and_run_instance`` to in
+the build's owner (``-<host>``, see ``ownership.py``); the compute, as
+the cast arrives, tells the conductors (``build_received``), which
+marks the build acknowledged (``-``). A cast lost on its way (its sender
+killed right after sending, a broker outage, a compute killed before it
+read its queue) leaves the build unacknowledged. Every ``[conductor]
+lost_build_check_interval`` seconds each conductor looks for builds cast
+more than ``[conductor] lost_cast_grace`` seconds ago and still neither
+acknowledged nor started (no host), takes each over (a compare-and-swap
+on the owner: one conductor wins) and:
+
+* its compute is up: casts it to the same compute and node again, with
+  the allocation the build holds. A compute that already has the build
+  (only its receipt was lost) drops the duplicate and acknowledges
+  again; one that restarted without it builds it;
+* its compute is down (or gone): puts it in ERROR with a fault, and
+  releases its allocations and quota. A cast the compute still finds in
+  its queue when it returns is refused by the build's state.
+
+Computes older than ``ACK_SERVICE_VERSION`` never acknowledge: their
+builds are left to the build timeout.
+
+    lost_casts.settle(context, scheduler_api, compute_api, grace)
+"""
+
+from oslo_log import log as logging
+from oslo_serialization import jsonutils
+
+from nova_lite.conductor.tasks import build
+from nova_lite.conductor.tasks import ownership
+from nova_lite import exception
+from nova_lite import objects
+from nova_lite.placement import allocations
+
+LOG = logging.getLogger(__name__)
+
+COMPUTE_BINARY = 'nova-lite-compute'
+# The first compute service version that acknowledges its builds.
+ACK_SERVICE_VERSION = 2
+_DOWN = 'the compute is down (no heartbeat within service_down_time)'
+_NO_ALLOCATION = 'the build holds no allocation on that compute'
+
+
+def settle(context, scheduler_api, compute_api, grace):
+    """Re-cast or fail every lost cast this conductor wins; return
+    {uuid: 're-cast' or 'failed'}. Never raises for one build."""
+    if not ownership.enabled(context):
+        return {}
+    casts = ownership.unacknowledged_casts(context, grace)
+    if not casts:
+        return {}
+    computes = {svc.host: svc for svc in objects.ServiceList.get_all(context)
+                if svc.binary == COMPUTE_BINARY}
+    done = {}
+    for uuid, owner in casts:
+        host = ownership.cast_target(owner)
+        service = computes.get(host)
+        if service is not None and service.version < ACK_SERVICE_VERSION:
+            continue   # it never acknowledges: the build timeout ends it
+        if not ownership.claim_lost(context, uuid, owner):
+            continue   # another conductor took it, or it moved on
+        up = service is not None and service.is_up
+        LOG.warning('Build of instance %s was cast to compute %s %d s or '
+                    'more ago and not acknowledged; %s', uuid, host, grace,
+                    'casting it again' if up else 'the compute is down, '
+                    'failing it')
+        try:
+            done[uuid] = _settle_one(context, uuid, host, up, grace,
+                                     scheduler_api, compute_api)
+        except Exception:
+            # The owner is now this process's: the lost build check
+            # schedules it again after lost_build_grace.
+            LOG.exception('Settling the lost cast of instance %s failed',
+                          uuid)
+    return done
+
+
+def _settle_one(context, uuid, host, up, grace, scheduler_api,
+                compute_api):
+    try:
+        instance = objects.Instance.get_by_uuid(context, uuid)
+    except exception.InstanceNotFound:
+        return 'deleted'
+    task = build.BuildTask(context, [instance], None, None, scheduler_api,
+                           compute_api, redrive=True)
+    selection = _selection(context, uuid, host) if up else None
+    if selection is None:
+        reason = _NO_ALLOCATION if up else _DOWN
+        task._fail(instance, exception.BuildCastLost(
+            host=host, grace=grace, reason=reason), release=True)
+        return 'failed'
+    spec = objects.RequestSpec.get_by_instance_uuid(context, uuid)
+    task.request_spec = spec
+    task.tracked = {uuid}
+    task._cast(instance, [selection])
+    return 're-cast'
+
+
+def _selection(context, uuid, host):
+    """A Selection of the node of ``host`` that the build of ``uuid``
+    holds its allocation on; None if it holds none there."""
+    for provider, resources in allocations.get_for_consumer(
+            context, uuid).items():
+        try:
+            node = objects.ComputeNode.get_by_uuid(context, provider)
+        except exception.ComputeNodeNotFound:
+            continue
+        if node.host != host:
+            continue
+        request = {'allocations': {provider: {'resources': resources}}}
+        return objects.Selection(
+            service_host=host, nodename=node.hypervisor_hostname,
+            compute_node_uuid=provider,
+            allocation_request=jsonutils.dumps(request),
+            allocation_request_version='1.0', availability_zone=None)
+    return None
