@@ -127,8 +127,14 @@ fake_opts = [
                      'nova_lite.virt.fake.OPERATIONS (reboot, power_off, '
                      'power_on, pause, unpause, suspend, resume, rebuild '
                      '(in place, or on the target of an evacuation), '
-                     'those of moves, and snapshot, shelve_offload and '
-                     'unshelve). An operation not listed is instant. '
+                     'those of moves, snapshot, shelve_offload, unshelve, '
+                     'and those of live migration: '
+                     'check_can_live_migrate_destination, '
+                     'pre_live_migration, live_migration (the copy, which '
+                     'an abort or force_complete ends early), '
+                     'post_live_migration_at_destination, '
+                     'rollback_live_migration_at_destination). An '
+                     'operation not listed is instant. '
                      'Read at each call. spawn_delay and '
                      'destroy_delay time spawn and destroy.'),
     cfg.ListOpt('fail_operations', default=[],

@@ -1,4 +1,4 @@
-"""Policies of resize and cold migration (Nova's rule names)."""
+"""Policies of resize, cold and live migration (Nova's rule names)."""
 
 from oslo_policy import policy
 
@@ -9,6 +9,7 @@ CONFIRM_RESIZE = 'os_compute_api:servers:confirm_resize'
 REVERT_RESIZE = 'os_compute_api:servers:revert_resize'
 MIGRATE = 'os_compute_api:os-migrate-server:migrate'
 MIGRATE_HOST = 'os_compute_api:os-migrate-server:migrate:host'
+MIGRATE_LIVE = 'os_compute_api:os-migrate-server:migrate_live'
 
 _PATH = '/servers/{server_id}/action (%s)'
 
@@ -32,6 +33,9 @@ rules = [
     _rule(MIGRATE_HOST, base.RULE_ADMIN_API, 'migrate',
           'Cold migrate a server to a named host (still checked by the '
           'scheduler\'s filters).'),
+    _rule(MIGRATE_LIVE, base.RULE_ADMIN_API, 'os-migrateLive',
+          'Live migrate a server to a host the scheduler chooses, or to a '
+          'named host (still checked by the scheduler\'s filters).'),
 ]
 
 

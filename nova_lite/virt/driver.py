@@ -149,6 +149,11 @@ class ComputeDriver:
         """Start a stopped ``instance``."""
         raise NotImplementedError()
 
+    def trigger_crash_dump(self, context, instance):
+        """Send ``instance`` a non-maskable interrupt, so that its kernel
+        dumps its memory (microversion 2.17); it keeps running."""
+        raise NotImplementedError()
+
     def pause(self, context, instance):
         """Freeze ``instance`` in memory."""
         raise NotImplementedError()
@@ -207,6 +212,8 @@ class ComputeDriver:
         keeps its resources; with ``recreate`` (an evacuation) the VM is
         created here, its old host being down. Raise on failure; a
         recreate that raised leaves nothing here to clean up."""
+        raise NotImplementedError()
+
     # Snapshots and shelving. The image record is the registry's; the
     # driver only produces the data.
 
@@ -224,6 +231,50 @@ class ComputeDriver:
         """Create and start ``instance`` on ``nodename`` from its shelved
         snapshot ``image_meta``; raise (after cleaning up) on failure, so
         the unshelve can go to an alternate."""
+        raise NotImplementedError()
+
+    # Live migration (Nova's protocol): the destination checks and
+    # prepares, the source copies the running VM there, then the
+    # destination takes it over, or drops what it prepared on a failure.
+
+    def check_can_live_migrate_destination(self, context, instance,
+                                           nodename, block_migration):
+        """Check that ``nodename`` (destination) can take ``instance``
+        live; ``block_migration`` None means "auto". Returns the migrate
+        data (a dict: ``block_migration`` as decided, ``dest_node``);
+        raises if it cannot."""
+        raise NotImplementedError()
+
+    def pre_live_migration(self, context, instance, nodename,
+                           migrate_data):
+        """Prepare ``nodename`` (destination) to receive ``instance``."""
+        raise NotImplementedError()
+
+    def live_migration(self, context, instance, dest_host, migrate_data):
+        """Copy the running ``instance`` to ``dest_host`` (source) and
+        return once it runs there and no longer here. Raises
+        LiveMigrationAborted if ``live_migration_abort`` stopped it (the
+        VM still runs here), anything else on a failure (likewise)."""
+        raise NotImplementedError()
+
+    def live_migration_abort(self, instance):
+        """Stop the running live migration of ``instance`` (source);
+        NoActiveLiveMigration if none runs."""
+        raise NotImplementedError()
+
+    def live_migration_force_complete(self, instance):
+        """Make the running live migration of ``instance`` finish now
+        (source); NoActiveLiveMigration if none runs."""
+        raise NotImplementedError()
+
+    def post_live_migration_at_destination(self, context, instance,
+                                           nodename):
+        """``instance`` now runs on ``nodename`` (destination)."""
+        raise NotImplementedError()
+
+    def rollback_live_migration_at_destination(self, context, instance,
+                                               nodename):
+        """Drop what ``pre_live_migration`` prepared (destination)."""
         raise NotImplementedError()
 
 

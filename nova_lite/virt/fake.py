@@ -32,6 +32,7 @@ from nova_lite.conf import CONF
 from nova_lite import exception
 from nova_lite.objects import fields
 from nova_lite.virt import driver
+from nova_lite.virt import fake_live_migration
 from nova_lite.virt import fake_moves
 from nova_lite.virt import fake_numa
 from nova_lite.virt import fake_vms
@@ -58,6 +59,8 @@ OPERATIONS = {
     'unpause': fields.PowerState.RUNNING,
     'suspend': fields.PowerState.SUSPENDED,
     'resume': fields.PowerState.RUNNING,
+    # An NMI to the guest (the guest dumps and goes on).
+    'trigger_crash_dump': None,
     # Rebuild and evacuate: the power state the compute asks for.
     'rebuild': None,
 }
@@ -68,6 +71,8 @@ OPERATIONS.update(dict.fromkeys(fake_moves.MOVE_OPERATIONS))
 OPERATIONS.update(dict.fromkeys(('snapshot', 'shelve_offload', 'unshelve')))
 # The size in bytes a fake snapshot reports per GiB of root disk.
 SNAPSHOT_BYTES_PER_GB = 1024 * 1024
+OPERATIONS.update(dict.fromkeys(
+    fake_live_migration.LIVE_MIGRATION_OPERATIONS))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -243,6 +248,7 @@ def _resolve_target(option, text, target, names):
         return target
     if target in names:
         return names.index(target)
+
     # A shared configuration may name nodes of other hosts.
     LOG.info('Ignoring [fake_driver] %s "%s": no node %s on this host',
              option, text, target)
@@ -281,6 +287,7 @@ def build_nodes(host):
         index = _resolve_target('fail_spawn_nodes', text, target, names)
         if index is not None:
             settings[index]['fail_spawn'] = True
+
     # A bad NUMA shape stops the compute now, not at its first report.
     for values in settings:
         numa_cells(values['vcpus'], values['memory_mb'],
@@ -347,7 +354,8 @@ def numa_cells(vcpus, memory_mb, count):
     return fake_numa.numa_cells(vcpus, memory_mb, count)
 
 
-class FakeDriver(fake_moves.MovesMixin, driver.ComputeDriver):
+class FakeDriver(fake_live_migration.LiveMigrationMixin,
+                 fake_moves.MovesMixin, driver.ComputeDriver):
     """In-memory driver exposing the [fake_driver] nodes.
 
     ``spawn`` waits ``spawn_delay`` seconds, then raises
@@ -509,6 +517,9 @@ class FakeDriver(fake_moves.MovesMixin, driver.ComputeDriver):
     def power_on(self, context, instance):
         self._operate('power_on', instance)
 
+    def trigger_crash_dump(self, context, instance):
+        self._operate('trigger_crash_dump', instance)
+
     def pause(self, context, instance):
         self._operate('pause', instance)
 
@@ -547,6 +558,7 @@ class FakeDriver(fake_moves.MovesMixin, driver.ComputeDriver):
             self._instances[instance.uuid] = record
         LOG.debug('Recreated instance %s on node %s', instance.uuid,
                   nodename)
+
     # -- snapshots and shelving -----------------------------------------
 
     def snapshot(self, context, instance, image_id):

@@ -81,3 +81,26 @@ def test_server_migrations_of_an_unknown_server_is_404(api, listed):
     resp = api(ADMIN)('GET', '/servers/%s/migrations'
                       % '11111111-2222-3333-4444-555555555555')
     assert resp.status_int == 404
+
+
+@pytest.mark.parametrize('version', ['2.22', '2.23'])
+def test_migration_type_and_links_from_2_23(api, monkeypatch, at_version,
+                                            version):
+    live = _migration(id=8, migration_type='live-migration',
+                      status='running')
+    monkeypatch.setattr(objects.MigrationList, 'get_by_filters', classmethod(
+        lambda cls, context, filters, limit=None: objects.MigrationList(
+            objects=[_migration(), live])))
+    resp = at_version(api(ADMIN), version)('GET', '/os-migrations')
+    shapes.check_shape(resp, shapes.TempestSchemas(
+        'migrations', version).list_migrations)
+    resized, running = resp.json['migrations']
+    if version == '2.22':
+        assert 'migration_type' not in resized
+        assert 'links' not in running
+        return
+    assert (resized['migration_type'], running['migration_type']) == (
+        'resize', 'live-migration')
+    assert 'links' not in resized
+    assert running['links'][0]['href'].endswith(
+        '/servers/%s/migrations/8' % UUID)
