@@ -262,6 +262,27 @@ class BuildHostDown(NovaLiteException):
                '%(host)s is down (no heartbeat within service_down_time).')
 
 
+class TaskHostDown(NovaLiteException):
+    msg_fmt = ('Instance %(instance_uuid)s was in task_state %(task_state)s '
+               'when its compute %(host)s went down (no heartbeat within '
+               'service_down_time): reset by the conductor.')
+    code = 500
+
+
+class MoveHostDown(NovaLiteException):
+    msg_fmt = ('The move of instance %(instance_uuid)s stopped in task '
+               'state %(task_state)s: its compute %(host)s is down (no '
+               'heartbeat within service_down_time); settled by the '
+               'conductor.')
+    code = 500
+
+
+class BuildCastLost(NovaLiteException):
+    msg_fmt = ('Build was cast to compute %(host)s, which did not '
+               'acknowledge it within %(grace)d s, and cannot be cast '
+               'again: %(reason)s.')
+
+
 class ComputeNodeIdentityConflict(NovaLiteException):
     msg_fmt = ('Node %(node)s of compute host %(host)s cannot be reported: '
                '%(reason)s')
@@ -607,3 +628,55 @@ class ImageMetadataLimitExceeded(NotAuthorized):
 class UnshelveHostNotInAZ(Conflict):
     msg_fmt = ('Host "%(host)s" is not in the availability zone '
                '"%(availability_zone)s".')
+class MigrationPreCheckError(NovaLiteException):
+    msg_fmt = 'Migration pre-check error: %(reason)s'
+
+
+class UnableToMigrateToSelf(Invalid):
+    msg_fmt = ('Unable to migrate instance (%(instance_id)s) to current '
+               'host (%(host)s).')
+
+
+class LiveMigrationAborted(NovaLiteException):
+    msg_fmt = 'The live migration of instance %(instance_uuid)s was aborted.'
+
+
+class NoActiveLiveMigration(NovaLiteException):
+    msg_fmt = 'No live migration of instance %(instance_uuid)s is running.'
+
+
+class MigrationNotFoundForInstance(MigrationNotFound):
+    msg_fmt = ('Migration %(migration_id)s not found for instance '
+               '%(instance_id)s')
+
+
+class InvalidMigrationState(Invalid):
+    msg_fmt = ('Migration %(migration_id)s state of instance '
+               '%(instance_uuid)s is %(state)s. Cannot %(method)s while the '
+               'migration is in this state.')
+
+
+class LiveMigrationNotInProgress(NotFound):
+    msg_fmt = ('In-progress live migration %(migration_id)s is not found '
+               'for server %(instance_uuid)s.')
+
+
+class LiveMigrationNotPossible(Invalid):
+    """The API's form (400, before 2.34) of a live migration that found
+    no destination or whose destination refused it."""
+    msg_fmt = '%(reason)s'
+
+
+class ImageServiceUnavailable(NovaLiteException):
+    msg_fmt = 'The image service is unavailable: %(reason)s'
+    code = 503
+    safe = True
+
+
+# Server tags (compute API 2.26).
+class InstanceTagNotFound(NotFound):
+    msg_fmt = "Server %(server_id)s has no tag '%(tag)s'"
+
+
+class TooManyInstanceTags(Invalid):
+    msg_fmt = 'The number of tags exceeded the per-server limit %(limit)d'

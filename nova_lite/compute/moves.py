@@ -26,6 +26,7 @@ from oslo_log import log as logging
 
 from nova_lite.compute import power
 from nova_lite import exception
+from nova_lite import objects
 from nova_lite.objects import fields
 
 LOG = logging.getLogger(__name__)
@@ -52,6 +53,8 @@ class Moves:
 
     def prep_resize(self, context, instance, migration, flavor,
                     request_spec, host_list):
+        if not self._still_wanted(context, instance, migration):
+            return False
         event = 'compute_prep_resize'
         power.event_start(context, instance, event, self.host)
         claim = None
@@ -77,14 +80,31 @@ class Moves:
                                             flavor)
         return True
 
+    @staticmethod
+    def _still_wanted(context, instance, migration):
+        """False for a prep_resize the conductor gave up on: a cast that
+        waited in this compute's queue while it was down arrives after
+        ``[conductor] task_timeout`` undid the move, and must not claim
+        here again."""
+        try:
+            status = objects.Migration.get_by_uuid(context,
+                                                   migration.uuid).status
+        except exception.MigrationNotFound:
+            status = None
+        if status == 'pre-migrating':
+            return True
+        LOG.info('Not preparing the move of %s on this host: its migration '
+                 '%s is %s', instance.uuid, migration.uuid, status or 'gone')
+        return False
+
     def finish_resize(self, context, instance, migration, flavor):
         event = 'compute_finish_resize'
         power.event_start(context, instance, event, self.host)
         power_on = instance.vm_state != _V.STOPPED
         try:
             self._set_task(instance, _T.RESIZE_FINISH, _T.RESIZE_MIGRATED)
-            self.driver.finish_migration(context, instance, flavor,
-                                         migration.dest_node, power_on)
+            power.vm_step(self.driver.finish_migration, context,
+                          instance, flavor, migration.dest_node, power_on)
             instance.host = self.host
             instance.node = migration.dest_node
             instance.compute_node_uuid = self.driver.get_node_uuid(
@@ -140,9 +160,9 @@ class Moves:
             self._set_task(instance, _T.RESIZE_MIGRATING, _T.RESIZE_PREP)
             migration.status = 'migrating'
             migration.save()
-            self.driver.migrate_disk_and_power_off(
-                context, instance, flavor, migration.dest_compute,
-                migration.dest_node)
+            power.vm_step(self.driver.migrate_disk_and_power_off,
+                          context, instance, flavor,
+                          migration.dest_compute, migration.dest_node)
             migration.status = 'post-migrating'
             migration.save()
             self._set_task(instance, _T.RESIZE_MIGRATED,
@@ -180,8 +200,8 @@ class Moves:
         power.event_start(context, instance, event, self.host)
         power_on = instance.power_state != _P.SHUTDOWN
         try:
-            self.driver.finish_revert_migration(
-                context, instance, migration.source_node, power_on)
+            power.vm_step(self.driver.finish_revert_migration, context,
+                          instance, migration.source_node, power_on)
             instance.vm_state = _V.ACTIVE if power_on else _V.STOPPED
             instance.power_state = _P.RUNNING if power_on else _P.SHUTDOWN
             instance.task_state = None

@@ -61,6 +61,10 @@ ACTIONS = {a.method: a for a in (
     Action('resume_instance', 'resume', (_T.RESUMING,), _V.ACTIVE,
            _P.RUNNING),
 )}
+# An NMI changes neither state; the API sets no task (as Nova's).
+CRASH_DUMP = Action('trigger_crash_dump', 'trigger_crash_dump', (None,),
+                    None, None)
+ACTIONS[CRASH_DUMP.method] = CRASH_DUMP
 
 
 def event_start(context, instance, event, host):
@@ -102,6 +106,10 @@ def run(context, driver, host, instance, method, **kwargs):
     except Exception as exc:
         _failed(context, host, instance, action, exc)
         return False
+    if action.vm_state is None:
+        event_finish(context, instance, action.event)
+        LOG.info('%s of instance %s done', method, instance.uuid)
+        return True
     instance.vm_state = action.vm_state
     instance.power_state = action.power_state
     instance.task_state = None
@@ -122,6 +130,8 @@ def _failed(context, host, instance, action, error):
               _message(error))
     record_fault(context, host, instance, error)
     event_finish(context, instance, action.event, error)
+    if action.vm_state is None:
+        return
     if action.error_vm_state:
         instance.vm_state = action.error_vm_state
     instance.task_state = None
@@ -129,6 +139,23 @@ def _failed(context, host, instance, action, error):
         instance.save(expected_task_state=list(action.task_states))
     except _GONE:
         pass
+
+
+def vm_step(driver_call, context, instance, *args):
+    """Run a driver step whose missing VM fails the step.
+
+    InstanceNotFound from ``instance.save`` means the user deleted the
+    server (a move or rebuild just stops), so the driver's own InstanceNotFound
+    (the VM is not on this host) must not pass for it: the server would
+    keep its task state until ``[conductor] task_timeout``.
+    """
+    try:
+        return driver_call(context, instance, *args)
+    except exception.InstanceNotFound as exc:
+        raise exception.InstanceOperationFailed(
+            operation=driver_call.__name__, instance_uuid=instance.uuid,
+            reason='the hypervisor has no such VM: %s' % _message(exc)
+        ) from exc
 
 
 def record_fault(context, host, instance, error):

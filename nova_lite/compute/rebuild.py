@@ -76,8 +76,9 @@ class Rebuilds:
     def _in_place(self, context, instance, request_spec, power_on):
         try:
             self._spawning(instance)
-            self.driver.rebuild(context, instance, _image_meta(request_spec),
-                                instance.node, False, power_on)
+            power.vm_step(self.driver.rebuild, context, instance,
+                          _image_meta(request_spec), instance.node, False,
+                          power_on)
             self._finish(instance, power_on)
         except _GONE as exc:
             power.event_finish(context, instance, EVENT, exc)

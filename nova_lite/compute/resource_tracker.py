@@ -119,6 +119,13 @@ class ResourceTracker:
             self._tracked[instance.uuid] = migration_usage.entry(
                 migration.dest_node, instance.flavor, instance)
 
+    def tracks(self, uuid, nodename):
+        """True if instance ``uuid`` is counted (claimed or built) on
+        ``nodename``."""
+        with self._lock:
+            tracked = self._tracked.get(uuid)
+        return tracked is not None and tracked.nodename == nodename
+
     def track_instance(self, instance):
         """Count ``instance`` on its node as it is now (back from a
         reverted move)."""

@@ -98,7 +98,7 @@ reserved_opts = [
                     'as whole GiB, rounded up.'),
 ]
 
-# Resize and cold migration (Nova's [DEFAULT] names).
+# Resize, cold and live migration (Nova's [DEFAULT] names).
 migration_opts = [
     cfg.BoolOpt('allow_resize_to_same_host', default=False,
                 help='Let the scheduler choose the server\'s current host '
@@ -110,6 +110,12 @@ migration_opts = [
                     'conductor on its own; 0 never confirms on its own. '
                     'Checked every [conductor] '
                     'build_timeout_check_interval seconds.'),
+    cfg.IntOpt('migrate_max_retries', default=-1, min=-1,
+               help='Times a live migration asks the scheduler for '
+                    'another destination after the chosen one refused it '
+                    '(check_can_live_migrate_destination); -1 retries '
+                    'until no host is left, 0 never retries. A host named '
+                    'by the administrator is never retried.'),
 ]
 
 # Shelving (Nova's [DEFAULT] names).

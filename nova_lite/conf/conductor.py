@@ -37,7 +37,9 @@ conductor_opts = [
                     'stuck. A move (resize_prep, resize_migrating, ...) '
                     'is undone if no compute touched the VM yet, else '
                     'the server goes to ERROR (conductor.tasks.'
-                    'move_timeouts).'),
+                    'move_timeouts). A server whose compute (either '
+                    'compute of a move) is down is settled so at once, '
+                    'without waiting for this timeout.'),
     cfg.IntOpt('lost_build_check_interval', mutable=True,
                default=5, min=1,
                help='Seconds between runs of the lost build check (it '
@@ -63,6 +65,17 @@ conductor_opts = [
                     'scheduling the build again. A cast that still '
                     'arrives later finds the build taken and is '
                     'dropped.'),
+    cfg.IntOpt('lost_cast_grace', mutable=True,
+               default=5, min=1,
+               help='Seconds a conductor waits for a compute to acknowledge '
+                    'a build cast to it (the compute does as the cast '
+                    'arrives) before taking the cast for lost: the build '
+                    'is then cast again to the same compute and node if '
+                    'that compute is up (a compute that has the build '
+                    'already drops the duplicate), or put in ERROR with a '
+                    'fault if it is down. Checked every '
+                    'lost_build_check_interval seconds. Too short only '
+                    'costs duplicate casts.'),
     cfg.IntOpt('workers',
                default=1, min=1,
                help='Conductor worker processes, forked once the '

@@ -40,27 +40,16 @@ INJECTED = 'fault injection: [fake_driver] fail_spawn_nodes'
 
 @pytest.fixture(scope='module')
 def deploy(request, module_tmp):
-    d = conftest.start_deployment(
+    with conftest.deployed(
         module_tmp, request, computes=COMPUTES,
         conf={'DEFAULT': {'graceful_shutdown_timeout':
                           GRACEFUL_SHUTDOWN_TIMEOUT},
-              'scheduler': {'max_attempts': 3}})
-    try:
+              'scheduler': {'max_attempts': 3}}) as d:
         d.image_id = d.register_image()
-        for name, ram in FLAVORS.items():
-            status, _, body = d.admin_api.post('/flavors', {'flavor': {
-                'name': name, 'id': name, 'ram': ram, 'vcpus': 1,
-                'disk': 10}})
-            assert status == 200, body
-    except Exception:
-        d.stop()
-        d.cleanup()
-        raise
-    yield d
-    codes = d.stop()
-    logs = d.logs()
-    d.cleanup()
-    assert set(codes.values()) == {0}, 'unclean exit %s\n%s' % (codes, logs)
+        conftest.add_flavors(d, {
+            name: {'ram': ram, 'vcpus': 1, 'disk': 10}
+            for name, ram in FLAVORS.items()})
+        yield d
 
 
 def _boot(deploy, flavor, api=None, **extra):

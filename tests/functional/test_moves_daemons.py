@@ -30,25 +30,14 @@ FLAVORS = {'m1': (1, 1024), 'm2': (2, 2048), 'huge': (1, 9000),
 
 @pytest.fixture(scope='module', params=['postgresql', 'mysql'])
 def deploy(request, module_tmp):
-    d = conftest.start_deployment(module_tmp / request.param, request,
-                                  backend=request.param, computes=COMPUTES,
-                                  conf={'scheduler': {'max_attempts': 3}})
-    try:
+    with conftest.deployed(module_tmp / request.param, request,
+                           backend=request.param, computes=COMPUTES,
+                           conf={'scheduler': {'max_attempts': 3}}) as d:
         d.image_id = d.register_image()
-        for name, (vcpus, ram) in FLAVORS.items():
-            status, _, body = d.admin_api.post('/flavors', {'flavor': {
-                'name': name, 'id': name, 'ram': ram, 'vcpus': vcpus,
-                'disk': 10}})
-            assert status == 200, body
-    except Exception:
-        d.stop()
-        d.cleanup()
-        raise
-    yield d
-    codes = d.stop()
-    logs = d.logs()
-    d.cleanup()
-    assert set(codes.values()) == {0}, 'unclean exit %s\n%s' % (codes, logs)
+        conftest.add_flavors(d, {
+            name: {'ram': ram, 'vcpus': vcpus, 'disk': 10}
+            for name, (vcpus, ram) in FLAVORS.items()})
+        yield d
 
 
 def _server(deploy, uuid):

@@ -30,28 +30,17 @@ FLAVORS = {'m1': (1, 1024, 10), 'fat': (1, 512, 100)}
 
 @pytest.fixture(scope='module', params=['postgresql', 'mysql'])
 def deploy(request, module_tmp):
-    d = conftest.start_deployment(
+    with conftest.deployed(
         module_tmp / request.param, request, backend=request.param,
         computes=COMPUTES,
         conf={'scheduler': {'max_attempts': 3},
-              'DEFAULT': {'shelved_offload_time': 0}})
-    try:
+              'DEFAULT': {'shelved_offload_time': 0}}) as d:
         d.image_id = d.register_image()
-        for name, (vcpus, ram, disk) in FLAVORS.items():
-            status, _, body = d.admin_api.post('/flavors', {'flavor': {
-                'name': name, 'id': name, 'ram': ram, 'vcpus': vcpus,
-                'disk': disk}})
-            assert status == 200, body
+        conftest.add_flavors(d, {
+            name: {'ram': ram, 'vcpus': vcpus, 'disk': disk}
+            for name, (vcpus, ram, disk) in FLAVORS.items()})
         _zone(d, 'az2', 'c2')
-    except Exception:
-        d.stop()
-        d.cleanup()
-        raise
-    yield d
-    codes = d.stop()
-    logs = d.logs()
-    d.cleanup()
-    assert set(codes.values()) == {0}, 'unclean exit %s\n%s' % (codes, logs)
+        yield d
 
 
 def _zone(deploy, zone, host):

@@ -27,19 +27,17 @@ compute comes back (``complete_evacuation``).
 from oslo_log import log as logging
 import oslo_messaging as messaging
 
+from nova_lite.conductor.tasks import alternates
 from nova_lite.conductor.tasks import base
 from nova_lite.conductor.tasks import evacuate_records as records
 from nova_lite.conductor.tasks import migrate
 from nova_lite.conductor.tasks import rebuild
 from nova_lite import exception
-from nova_lite.placement import allocations
 
 LOG = logging.getLogger(__name__)
 
 EVENT = rebuild.EVENT
 _GONE = (exception.InstanceNotFound, exception.UnexpectedTaskStateError)
-_ALTERNATE_GONE = (exception.InsufficientCapacity, exception.ClaimConflict,
-                   exception.ResourceProviderNotFound)
 
 
 class EvacuateTask(base.TaskBase):
@@ -120,31 +118,14 @@ class EvacuateTask(base.TaskBase):
             target_state=self.target_state)
 
     def _reschedule(self):
-        for index, selection in enumerate(self.host_list):
-            try:
-                released, claimed = allocations.replace(
-                    self.context, self.instance.uuid,
-                    self.instance.project_id, self.instance.user_id,
-                    selection.allocations)
-            except _ALTERNATE_GONE as exc:
-                LOG.info('Alternate %s for the evacuation of %s is no '
-                         'longer usable: %s', selection.service_host,
-                         self.instance.uuid, exc.format_message())
-                continue
-            self.scheduler_api.update_provider_states(
-                self.context, set(released) | set(claimed))
-            self._send(self.host_list[index:], self.request_spec)
-            return
-        raise exception.MaxRetriesExceeded(reason=self._tried())
-
-    def _tried(self):
-        spec = self.request_spec
-        retry = (spec.retry if spec is not None
-                 and spec.obj_attr_is_set('retry') else None)
-        hosts = ['%s (%s)' % tuple(pair) for pair in (retry.hosts
-                                                      if retry else ())]
-        return 'The evacuation failed on every target tried: %s.' % (
-            ', '.join(hosts) or 'none')
+        rest = alternates.claim_first(self.context, self.scheduler_api,
+                                      self.instance, self.host_list,
+                                      'the evacuation')
+        if rest is None:
+            raise exception.MaxRetriesExceeded(
+                reason='The evacuation failed on every target tried: %s.'
+                       % alternates.tried(self.request_spec))
+        self._send(rest, self.request_spec)
 
     def _abandon(self):
         try:

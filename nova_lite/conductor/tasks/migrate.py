@@ -27,22 +27,19 @@ migration is in error.
 from oslo_log import log as logging
 import oslo_messaging as messaging
 
+from nova_lite.conductor.tasks import alternates
 from nova_lite.conductor.tasks import base
 from nova_lite.conductor.tasks import move_records as records
 from nova_lite.conf import CONF
 from nova_lite import exception
 from nova_lite import objects
 from nova_lite.objects import fields
-from nova_lite.placement import allocations
 from nova_lite.quota import reservations as quota_reservations
 
 LOG = logging.getLogger(__name__)
 
 EVENT = 'conductor_migrate_server'
 _GONE = (exception.InstanceNotFound, exception.UnexpectedTaskStateError)
-# An alternate that filled up or went away since it was chosen.
-_ALTERNATE_GONE = (exception.InsufficientCapacity, exception.ClaimConflict,
-                   exception.ResourceProviderNotFound)
 
 
 class MigrateTask(base.TaskBase):
@@ -97,22 +94,10 @@ class MigrateTask(base.TaskBase):
         self._send(host_lists[0], spec)
 
     def _scheduling_spec(self, saved):
-        """The saved RequestSpec as this move asks it: new flavor, source
-        excluded, named host required, nothing forced, no attempts yet."""
-        spec = saved.obj_clone()
-        spec._context = self.context
-        spec.flavor = self.flavor
-        spec.num_instances = 1
-        spec.instance_uuid = self.instance.uuid
         same_host = self.is_resize and CONF.allow_resize_to_same_host
-        spec.ignore_hosts = [] if same_host else [self.instance.host]
-        spec.force_hosts = None
-        spec.force_nodes = None
-        spec.retry = None
-        spec.requested_destination = (
-            {'host': self.host, 'node': None} if self.host else None)
-        _load_server_group(self.context, spec)
-        return spec
+        return scheduling_spec(
+            self.context, saved, self.instance, self.flavor, self.host,
+            [] if same_host else [self.instance.host])
 
     def _send(self, host_list, spec):
         selection = host_list[0]
@@ -134,31 +119,14 @@ class MigrateTask(base.TaskBase):
                 self.context, self.instance.uuid)
         except exception.RequestSpecNotFound:
             self.saved_spec = None
-        for index, selection in enumerate(self.host_list or ()):
-            try:
-                released, claimed = allocations.replace(
-                    self.context, self.instance.uuid,
-                    self.instance.project_id, self.instance.user_id,
-                    selection.allocations)
-            except _ALTERNATE_GONE as exc:
-                LOG.info('Alternate %s for the move of %s is no longer '
-                         'usable: %s', selection.service_host,
-                         self.instance.uuid, exc.format_message())
-                continue
-            self.scheduler_api.update_provider_states(
-                self.context, set(released) | set(claimed))
-            self._send(self.host_list[index:], self.request_spec)
-            return
-        raise exception.MaxRetriesExceeded(reason=self._tried())
-
-    def _tried(self):
-        spec = self.request_spec
-        retry = (spec.retry if spec is not None
-                 and spec.obj_attr_is_set('retry') else None)
-        hosts = ['%s (%s)' % tuple(pair) for pair in (retry.hosts
-                                                      if retry else ())]
-        return 'The move failed on every destination tried: %s.' % (
-            ', '.join(hosts) or 'none')
+        rest = alternates.claim_first(self.context, self.scheduler_api,
+                                      self.instance, self.host_list,
+                                      'the move')
+        if rest is None:
+            raise exception.MaxRetriesExceeded(
+                reason='The move failed on every destination tried: %s.'
+                       % alternates.tried(self.request_spec))
+        self._send(rest, self.request_spec)
 
     # Undos and the failure record
 
@@ -191,6 +159,26 @@ class MigrateTask(base.TaskBase):
             LOG.exception('Recording the fault of instance %s failed',
                           self.instance.uuid)
         self.event_finish(EVENT, error)
+
+
+def scheduling_spec(context, saved, instance, flavor, host, ignore_hosts):
+    """The saved RequestSpec as a move asks it: ``flavor``,
+    ``ignore_hosts`` excluded (the source), ``host`` (if any) required
+    and still filtered, nothing forced, no attempts yet, the server
+    group's members read again."""
+    spec = saved.obj_clone()
+    spec._context = context
+    spec.flavor = flavor
+    spec.num_instances = 1
+    spec.instance_uuid = instance.uuid
+    spec.ignore_hosts = list(ignore_hosts)
+    spec.force_hosts = None
+    spec.force_nodes = None
+    spec.retry = None
+    spec.requested_destination = (
+        {'host': host, 'node': None} if host else None)
+    _load_server_group(context, spec)
+    return spec
 
 
 def _load_server_group(context, spec):

@@ -1,8 +1,10 @@
-"""The database side of a move (resize, cold migration), one transaction
-per step, for the tasks in ``migrate`` and ``resize_outcome``.
+"""The database side of a move (resize, cold and live migration), one
+transaction per step, for the tasks in ``migrate``, ``resize_outcome``
+and ``live_migrate``.
 
 Who holds what (as Nova since Queens): from the start of a move until it
-is confirmed or reverted, the source host's allocations belong to the
+is confirmed or reverted (a live migration: completed or failed), the
+source host's allocations belong to the
 migration (its uuid is the consumer) and the destination's to the
 instance. Neither host is ever free while the move may still land there.
 
@@ -32,6 +34,10 @@ PRE_MIGRATING, MIGRATING, POST_MIGRATING = (
     'pre-migrating', 'migrating', 'post-migrating')
 FINISHED, CONFIRMING, CONFIRMED = 'finished', 'confirming', 'confirmed'
 REVERTING, REVERTED, ERROR = 'reverting', 'reverted', 'error'
+# A live migration's own: created, then settled (queued, preparing,
+# running and post-migrating are the source compute's).
+LIVE_MIGRATION, ACCEPTED, COMPLETED = 'live-migration', 'accepted', 'completed'
+CANCELLED = 'cancelled'
 
 
 def _held(instance):
@@ -63,17 +69,9 @@ def start_move(context, instance, flavor, migration_type, reservation):
     reservation is gone; nothing is written then. Returns the Migration.
     """
     with db_api.writer.using(context) as session:
-        migration = objects.Migration(
-            context, uuid=uuidutils.generate_uuid(),
-            source_compute=instance.host, source_node=instance.node,
-            old_instance_type_id=instance.flavor.id,
-            new_instance_type_id=flavor.id, status=PRE_MIGRATING,
-            migration_type=migration_type, instance_uuid=instance.uuid,
-            project_id=instance.project_id, user_id=instance.user_id,
-            hidden=False, cross_cell_move=False)
-        migration.create()
-        allocations.move_in_session(session, instance.uuid, migration.uuid,
-                                    instance.project_id, instance.user_id)
+        migration = _hand_source_to_migration(
+            context, session, instance, flavor, migration_type,
+            PRE_MIGRATING)
         instance.old_flavor = instance.flavor
         instance.new_flavor = flavor
         instance.vcpus = max(instance.flavor.vcpus, flavor.vcpus)
@@ -84,6 +82,56 @@ def start_move(context, instance, flavor, migration_type, reservation):
             quota_reservations.commit_in_session(
                 session, quota_reservations.Reservation(**reservation))
     return migration
+
+
+def _hand_source_to_migration(context, session, instance, flavor,
+                              migration_type, status, dest_compute=None):
+    """Create the Migration and make it the consumer of the instance's
+    (source) allocations; in the caller's transaction."""
+    migration = objects.Migration(
+        context, uuid=uuidutils.generate_uuid(),
+        source_compute=instance.host, source_node=instance.node,
+        dest_compute=dest_compute,
+        old_instance_type_id=instance.flavor.id,
+        new_instance_type_id=flavor.id, status=status,
+        migration_type=migration_type, instance_uuid=instance.uuid,
+        project_id=instance.project_id, user_id=instance.user_id,
+        hidden=False, cross_cell_move=False)
+    migration.create()
+    allocations.move_in_session(session, instance.uuid, migration.uuid,
+                                instance.project_id, instance.user_id)
+    return migration
+
+
+def start_live_move(context, instance, dest_compute=None):
+    """Create the live migration (``accepted``, naming the requested
+    host if any) and hand it the source allocations, in one transaction;
+    the instance's flavor does not change. Returns the Migration."""
+    with db_api.writer.using(context) as session:
+        return _hand_source_to_migration(
+            context, session, instance, instance.flavor, LIVE_MIGRATION,
+            ACCEPTED, dest_compute=dest_compute)
+
+
+def complete_live_move(context, instance, migration):
+    """The VM runs on the destination: the instance lives there, the
+    migration's (source) allocations go, the task state is cleared and
+    the migration completed, in one transaction. Raises
+    UnexpectedTaskStateError (InstanceNotFound) if the instance is no
+    longer migrating, writing nothing. Returns the provider uuids
+    freed."""
+    node = objects.ComputeNode.get_by_host_and_nodename(
+        context, migration.dest_compute, migration.dest_node)
+    with db_api.writer.using(context) as session:
+        released = allocations.remove_in_session(session, migration.uuid)
+        instance.host = migration.dest_compute
+        instance.node = migration.dest_node
+        instance.compute_node_uuid = node.uuid
+        instance.task_state = None
+        instance.save(expected_task_state=[_T.MIGRATING])
+        migration.status = COMPLETED
+        migration.save()
+    return released
 
 
 def record_destination(context, migration, selection, request_spec, flavor):
@@ -99,29 +147,33 @@ def record_destination(context, migration, selection, request_spec, flavor):
             request_spec.save()
 
 
-def abandon_move(context, instance, migration, request_spec):
+def abandon_move(context, instance, migration, request_spec,
+                 task_state=_T.RESIZE_PREP, status=ERROR):
     """Undo a move that never reached its destination: the destination's
     allocations go, the source's return to the instance, the row counts
     the old flavor again (its quota difference released), the task state
-    is cleared and the migration is in error. One transaction; returns
-    the provider uuids whose usage went down."""
+    (``task_state``: RESIZE_PREP, or MIGRATING for a live migration) is
+    cleared and the migration is in ``status`` (error, or cancelled).
+    One transaction; returns the provider uuids whose usage went down."""
     return _abandon(context, instance, migration, request_spec,
-                    instance.old_flavor or instance.flavor, _held(instance))
+                    instance.old_flavor or instance.flavor, _held(instance),
+                    task_state, status)
 
 
 @quota_usages.retry
-def _abandon(context, instance, migration, request_spec, old, held):
+def _abandon(context, instance, migration, request_spec, old, held,
+             task_state, status):
     with db_api.writer.using(context) as session:
         released = allocations.remove_in_session(session, instance.uuid)
         allocations.move_in_session(session, migration.uuid, instance.uuid,
                                     instance.project_id, instance.user_id)
-        migration.status = ERROR
+        migration.status = status
         migration.save()
         _release(session, instance, old, held)
         instance.old_flavor = None
         instance.new_flavor = None
         instance.task_state = None
-        instance.save(expected_task_state=[_T.RESIZE_PREP])
+        instance.save(expected_task_state=[task_state])
         if request_spec is not None:
             request_spec.flavor = old
             request_spec.save()

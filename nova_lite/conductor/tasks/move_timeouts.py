@@ -12,7 +12,25 @@ fault saying so:
   destination may have started it, a revert was half done): the server
   goes to ERROR and the migration to ``error``, as Nova leaves a failed
   move; an administrator sorts out the hosts (``os-resetState``,
-  delete), the allocations are kept until then.
+  delete). The server holds the host its record names: a cold move
+  before VERIFY_RESIZE still names its source, so the source's
+  allocations return to the instance and the destination's are freed
+  (Nova's revert of the allocations after a failed step); after it, the
+  destination's stay and the migration's (source) ones are freed.
+
+A live migration (``migrating``) keeps its VM running on the source
+until the copy is done, so a stuck one whose migration is not yet
+``post-migrating`` goes back to the source (``abandon_move``: ACTIVE
+there, the destination's allocation freed, migration ``error``); one
+that reached ``post-migrating`` (the VM left the source) goes to ERROR
+as above. Its clock is the later of the instance's and the migration's
+last update, since each step of the computes updates the migration.
+
+A move needs both of its computes to finish, so one whose source or
+destination compute is down (no heartbeat within ``service_down_time``)
+is settled the same way at once, without waiting for the timeout, with a
+fault naming that compute. A compute that comes back and still works on
+such a move finds its conditional saves refused and stops.
 """
 
 import datetime
@@ -22,6 +40,7 @@ from oslo_utils import timeutils
 
 from nova_lite.compute import migration_usage
 from nova_lite.conductor.tasks import move_records as records
+from nova_lite.conductor.tasks import timeouts
 from nova_lite import exception
 from nova_lite import objects
 from nova_lite.objects import fields
@@ -30,65 +49,127 @@ LOG = logging.getLogger(__name__)
 
 _T = fields.TaskState
 MOVE_TASK_STATES = (_T.RESIZE_PREP, _T.RESIZE_MIGRATING, _T.RESIZE_MIGRATED,
-                    _T.RESIZE_FINISH, _T.RESIZE_REVERTING)
+                    _T.RESIZE_FINISH, _T.RESIZE_REVERTING, _T.MIGRATING)
+# A live migration's statuses while its VM still runs on the source.
+LIVE_ON_SOURCE = (records.ACCEPTED, 'queued', 'preparing', 'running')
+_LIVE_ACTIVE = LIVE_ON_SOURCE + (records.POST_MIGRATING,)
 _GONE = (exception.InstanceNotFound, exception.UnexpectedTaskStateError)
 
 
-def _active_migration(context, instance_uuid):
+def _active_migration(context, instance_uuid, live=False):
+    statuses = _LIVE_ACTIVE if live else migration_usage.ACTIVE_STATUSES
     found = objects.MigrationList.get_by_filters(context, {
         'instance_uuid': instance_uuid,
-        'status': list(migration_usage.ACTIVE_STATUSES)}, limit=1)
+        'status': list(statuses)}, limit=1)
     return found[0] if len(found) else None
 
 
-def fail_stuck_moves(context, timeout, scheduler_api):
+def _still_going(migration, cutoff):
+    """A live migration whose computes reported after ``cutoff``."""
+    updated = migration.updated_at or migration.created_at
+    return updated is not None and updated.replace(tzinfo=None) > cutoff
+
+
+def fail_stuck_moves(context, timeout, scheduler_api, down=None):
     """Settle every server in a move's task state not updated for
-    ``timeout`` seconds (see the module docstring); returns their
-    uuids."""
+    ``timeout`` seconds, or whose move involves a compute that is down
+    (see the module docstring); returns their uuids."""
     cutoff = (timeutils.utcnow().replace(tzinfo=None)
               - datetime.timedelta(seconds=timeout))
+    settled = []
     stuck = objects.InstanceList.get_by_filters(
         context, {'task_state': list(MOVE_TASK_STATES),
                   'updated_before': cutoff}, sort_key='id', sort_dir='asc')
-    settled = []
     for instance in stuck:
-        task_state = instance.task_state
-        migration = _active_migration(context, instance.uuid)
-        try:
-            if task_state == _T.RESIZE_PREP and (
-                    migration is None
-                    or migration.status == records.PRE_MIGRATING):
-                _undo(context, instance, migration, scheduler_api)
-            else:
-                _error(instance, migration, task_state)
-        except _GONE:
+        live = instance.task_state == _T.MIGRATING
+        migration = _active_migration(context, instance.uuid, live)
+        if live and migration is not None and _still_going(migration,
+                                                           cutoff):
             continue
         error = exception.InstanceTaskTimedOut(
-            instance_uuid=instance.uuid, task_state=task_state,
+            instance_uuid=instance.uuid, task_state=instance.task_state,
             timeout=timeout, host=instance.host or '(none)')
-        objects.InstanceFault.from_exception(context, instance.uuid,
-                                             error).create()
-        LOG.warning('%s', error.format_message())
-        settled.append(instance.uuid)
+        if _settle(context, instance, migration, scheduler_api, error):
+            settled.append(instance.uuid)
+    down = timeouts.down_computes(context) if down is None else down
+    if not down:
+        return settled
+    moving = objects.InstanceList.get_by_filters(
+        context, {'task_state': list(MOVE_TASK_STATES)}, sort_key='id',
+        sort_dir='asc')
+    for instance in moving:
+        if instance.uuid in settled:
+            continue
+        migration = _active_migration(context, instance.uuid,
+                                      instance.task_state == _T.MIGRATING)
+        host = _host_down(instance, migration, down)
+        if host is None:
+            continue
+        error = exception.MoveHostDown(instance_uuid=instance.uuid,
+                                       task_state=instance.task_state,
+                                       host=host)
+        if _settle(context, instance, migration, scheduler_api, error):
+            settled.append(instance.uuid)
     return settled
 
 
-def _undo(context, instance, migration, scheduler_api):
+def _host_down(instance, migration, down):
+    """The move's compute that is down, if any."""
+    hosts = ({migration.source_compute, migration.dest_compute}
+             if migration is not None else {instance.host})
+    return next((host for host in sorted(hosts - {None}) if host in down),
+                None)
+
+
+def _settle(context, instance, migration, scheduler_api, error):
+    """Undo the move or put the server in ERROR, with ``error`` as its
+    fault; False if the server changed meanwhile."""
+    task_state = instance.task_state
+    live = task_state == _T.MIGRATING
+    try:
+        if live and (migration is None
+                     or migration.status in LIVE_ON_SOURCE):
+            _undo(context, instance, migration, scheduler_api, task_state)
+        elif task_state == _T.RESIZE_PREP and (
+                migration is None
+                or migration.status == records.PRE_MIGRATING):
+            _undo(context, instance, migration, scheduler_api)
+        else:
+            _error(context, instance, migration, scheduler_api, task_state)
+    except _GONE:
+        return False
+    objects.InstanceFault.from_exception(context, instance.uuid,
+                                         error).create()
+    LOG.warning('%s', error.format_message())
+    return True
+
+
+def _undo(context, instance, migration, scheduler_api,
+          task_state=_T.RESIZE_PREP):
     if migration is None:
         instance.task_state = None
-        instance.save(expected_task_state=[_T.RESIZE_PREP])
+        instance.save(expected_task_state=[task_state])
         return
     try:
         spec = objects.RequestSpec.get_by_instance_uuid(context,
                                                         instance.uuid)
     except exception.RequestSpecNotFound:
         spec = None
-    released = records.abandon_move(context, instance, migration, spec)
+    released = records.abandon_move(context, instance, migration, spec,
+                                    task_state=task_state)
     scheduler_api.update_provider_states(context, released)
 
 
-def _error(instance, migration, task_state):
+def _error(context, instance, migration, scheduler_api, task_state):
+    """ERROR, on the host the server's record names. A cold move that
+    had not reached VERIFY_RESIZE still names its source: as Nova after
+    a failed step, the source's allocations return to the instance and
+    the destination's go, so placement agrees with where it is."""
     instance.vm_state = fields.VMState.ERROR
+    if (migration is not None and task_state != _T.MIGRATING
+            and instance.host == migration.source_compute):
+        _undo(context, instance, migration, scheduler_api, task_state)
+        return
     instance.task_state = None
     instance.save(expected_task_state=[task_state])
     if migration is not None:

@@ -10,8 +10,12 @@ names its owner in ``instances.build_owner`` (migration 0006):
   build (written in the provision transaction), then the one that took
   its cast (compare-and-swap from the provisioner's value);
 * ``+<pid>/<start>@<host>``: a conductor that re-drives a lost build;
-* ``-`` (``HANDED_OFF``): cast to a compute, whose own recovery, the
-  down-compute check and the build timeout look after it from there;
+* ``-<host>``: cast to compute ``host``, which has not acknowledged it
+  yet (``conductor/tasks/lost_casts.py`` re-casts or fails a build whose
+  cast seems lost);
+* ``-`` (``HANDED_OFF``): the compute acknowledged the cast (or an older
+  conductor handed it off); its own recovery, the down-compute check and
+  the build timeout look after it from there;
 * NULL: untracked (provisioned while an older conductor ran, see
   ``enabled``): the build timeout alone ends it if it is lost.
 
@@ -32,6 +36,7 @@ nothing is re-driven: an older conductor casts to computes without
 handing off, so its builds must never look lost.
 """
 
+import datetime
 import os
 import threading
 import time
@@ -190,6 +195,11 @@ def set_owner_in_session(context, uuids, owner):
         model.uuid.in_(list(uuids))).values(build_owner=owner))
 
 
+def _handed_off(model):
+    """Handed to a compute, acknowledged (``-``) or not (``-<host>``)."""
+    return model.build_owner.like(HANDED_OFF + '%')
+
+
 @db_api.writer
 def _swap(context, uuid, condition, owner):
     model = models.Instance
@@ -213,7 +223,7 @@ def take_fresh(context, uuid):
     model = models.Instance
     taken = _swap(context, uuid, sa.and_(
         model.build_owner.is_not(None),
-        model.build_owner != HANDED_OFF,
+        sa.not_(_handed_off(model)),
         model.build_owner.not_like(REDRIVEN + '%')), token())
     if taken:
         return True
@@ -224,18 +234,33 @@ def take_handed_back(context, uuid):
     """Take a build a compute handed back (a reschedule). True if it is
     now ours; False if it is not tracked (nothing else moves it)."""
     model = models.Instance
-    return _swap(context, uuid, sa.or_(model.build_owner == HANDED_OFF,
+    return _swap(context, uuid, sa.or_(_handed_off(model),
                                        model.build_owner.is_(None)),
                  token())
 
 
-def hand_off(context, uuid):
-    """Before the cast to a compute: ours -> handed off. False if another
-    conductor re-drove it meanwhile (do not cast)."""
+def hand_off(context, uuid, host):
+    """Before the cast to compute ``host``: ours -> handed to ``host``,
+    not acknowledged yet. False if another conductor re-drove it
+    meanwhile (do not cast)."""
     model = models.Instance
     mine = token()
     return _swap(context, uuid, model.build_owner.in_(
-        [mine, REDRIVEN + mine]), HANDED_OFF)
+        [mine, REDRIVEN + mine]), HANDED_OFF + host)
+
+
+@db_api.writer
+def acknowledge(context, uuid, host):
+    """Compute ``host`` received the build: ``-<host>`` -> ``-``. False
+    if it was not waiting for that host (a duplicate receipt, or the
+    build moved on)."""
+    model = models.Instance
+    result = context.session.execute(sa.update(model).where(
+        model.uuid == uuid, model.deleted == 0,
+        model.build_owner == HANDED_OFF + host).values(
+        build_owner=HANDED_OFF).execution_options(
+        synchronize_session=False))
+    return result.rowcount == 1
 
 
 def claim_lost(context, uuid, owner):
@@ -255,8 +280,30 @@ def builds_with_conductors(context):
         model.uuid, model.build_owner,
         sa.func.coalesce(model.updated_at, model.created_at)).where(
         _with_conductors(model), model.build_owner.is_not(None),
-        model.build_owner != HANDED_OFF).order_by(model.id))
+        sa.not_(_handed_off(model))).order_by(model.id))
     return [tuple(row) for row in rows]
+
+
+@db_api.reader
+def unacknowledged_casts(context, grace):
+    """[(uuid, owner)] of the builds cast to a compute more than
+    ``grace`` seconds ago that the compute has not acknowledged (nor
+    started: it would have set the host), oldest first."""
+    model = models.Instance
+    since = timeutils.utcnow().replace(tzinfo=None) - datetime.timedelta(
+        seconds=grace)
+    rows = context.session.execute(sa.select(
+        model.uuid, model.build_owner).where(
+        _with_conductors(model),
+        model.build_owner.like(HANDED_OFF + '_%'),
+        sa.func.coalesce(model.updated_at, model.created_at) < since)
+        .order_by(model.id))
+    return [tuple(row) for row in rows]
+
+
+def cast_target(owner):
+    """The compute host an unacknowledged ``-<host>`` owner names."""
+    return owner[len(HANDED_OFF):]
 
 
 def find_lost(context, grace):

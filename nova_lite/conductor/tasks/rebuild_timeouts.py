@@ -12,6 +12,9 @@ state is unknown):
   the target's allocations go, the source's return to the instance, the
   migration in ``error``, the server in ERROR on its old host);
 * any other rebuild: the server goes to ERROR with no task.
+
+A rebuild whose compute (an evacuation's target) is down is ended the
+same way at once, without waiting for the timeout.
 """
 
 import datetime
@@ -20,6 +23,7 @@ from oslo_log import log as logging
 from oslo_utils import timeutils
 
 from nova_lite.conductor.tasks import evacuate_records as records
+from nova_lite.conductor.tasks import timeouts
 from nova_lite import exception
 from nova_lite import objects
 from nova_lite.objects import fields
@@ -39,30 +43,51 @@ def _evacuation(context, instance_uuid):
     return found[0] if len(found) else None
 
 
-def fail_stuck_rebuilds(context, timeout, scheduler_api):
+def fail_stuck_rebuilds(context, timeout, scheduler_api, down=None):
     """ERROR every server in a rebuild's task state not updated for
-    ``timeout`` seconds (see the module docstring); returns their
-    uuids."""
+    ``timeout`` seconds, or whose rebuilding compute is down (see the
+    module docstring); returns their uuids."""
     cutoff = (timeutils.utcnow().replace(tzinfo=None)
               - datetime.timedelta(seconds=timeout))
     stuck = objects.InstanceList.get_by_filters(
         context, {'task_state': list(REBUILD_TASK_STATES),
                   'updated_before': cutoff}, sort_key='id', sort_dir='asc')
-    settled = []
-    for instance in stuck:
-        task_state = instance.task_state
-        try:
-            _settle(context, instance, task_state, scheduler_api)
-        except _GONE:
-            continue
-        error = exception.InstanceTaskTimedOut(
-            instance_uuid=instance.uuid, task_state=task_state,
-            timeout=timeout, host=instance.host or '(none)')
-        objects.InstanceFault.from_exception(context, instance.uuid,
-                                             error).create()
-        LOG.warning('%s', error.format_message())
-        settled.append(instance.uuid)
+    settled = [instance.uuid for instance in stuck
+               if _end(context, instance, scheduler_api,
+                       exception.InstanceTaskTimedOut(
+                           instance_uuid=instance.uuid,
+                           task_state=instance.task_state, timeout=timeout,
+                           host=instance.host or '(none)'))]
+    down = timeouts.down_computes(context) if down is None else down
+    if not down:
+        return settled
+    rebuilding = objects.InstanceList.get_by_filters(
+        context, {'task_state': list(REBUILD_TASK_STATES)}, sort_key='id',
+        sort_dir='asc')
+    for instance in rebuilding:
+        migration = _evacuation(context, instance.uuid)
+        host = (migration.dest_compute if migration is not None
+                else instance.host)
+        if (instance.uuid not in settled and host in down
+                and _end(context, instance, scheduler_api,
+                         exception.TaskHostDown(
+                             instance_uuid=instance.uuid,
+                             task_state=instance.task_state, host=host))):
+            settled.append(instance.uuid)
     return settled
+
+
+def _end(context, instance, scheduler_api, error):
+    """Settle with ``error`` as the fault; False if the server changed
+    meanwhile."""
+    try:
+        _settle(context, instance, instance.task_state, scheduler_api)
+    except _GONE:
+        return False
+    objects.InstanceFault.from_exception(context, instance.uuid,
+                                         error).create()
+    LOG.warning('%s', error.format_message())
+    return True
 
 
 def _settle(context, instance, task_state, scheduler_api):

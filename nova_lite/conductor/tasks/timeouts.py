@@ -12,7 +12,9 @@ finishes such a build finds its ACTIVE save refused and removes the VM.
 A server left in the task state of an action (its compute died
 mid-operation, or the cast was lost) for ``[conductor] task_timeout`` gets
 the task state cleared and a fault; its vm_state stays what it was, which
-is what the server still is as far as anyone knows.
+is what the server still is as far as anyone knows. So does one whose
+compute is down, at once: a compute that comes back and still finishes
+the action finds its conditional save refused.
 """
 
 import datetime
@@ -45,15 +47,21 @@ def fail_stuck_builds(context, timeout):
     return released
 
 
-def fail_builds_on_down_computes(context):
+def down_computes(context):
+    """The hosts of the compute services seen down now."""
+    return {svc.host for svc in objects.ServiceList.get_all(context)
+            if svc.binary == 'nova-lite-compute' and not svc.is_up}
+
+
+def fail_builds_on_down_computes(context, down=None):
     """ERROR every build whose compute service is down.
 
     Returns the provider uuids whose allocations were released.
+    ``down``: the hosts of ``down_computes``, when the caller read them.
     """
-    down = sorted({svc.host for svc in objects.ServiceList.get_all(context)
-                   if svc.binary == 'nova-lite-compute' and not svc.is_up})
+    down = down_computes(context) if down is None else down
     released = set()
-    for host in down:
+    for host in sorted(down):
         for instance in objects.InstanceList.get_by_host(context, host):
             if instance.vm_state != fields.VMState.BUILDING:
                 continue
@@ -95,34 +103,49 @@ ACTION_TASK_STATES = (
 )
 
 
-def reset_stuck_tasks(context, timeout, task_states=ACTION_TASK_STATES):
+def reset_stuck_tasks(context, timeout, task_states=ACTION_TASK_STATES,
+                      down=None):
     """Clear the task state of instances in one of ``task_states`` not
-    updated for ``timeout`` seconds, with a fault saying so. Returns the
-    uuids reset."""
+    updated for ``timeout`` seconds, or whose compute is down, with a
+    fault saying so. Returns the uuids reset."""
     cutoff = (timeutils.utcnow().replace(tzinfo=None)
               - datetime.timedelta(seconds=timeout))
     stuck = objects.InstanceList.get_by_filters(
         context, {'task_state': list(task_states), 'updated_before': cutoff},
         sort_key='id', sort_dir='asc')
-    reset = []
-    for instance in stuck:
-        task_state = instance.task_state
-        instance.task_state = None
-        try:
-            # Conditional: a compute finishing just now wins.
-            instance.save(expected_task_state=[task_state])
-        except (exception.InstanceNotFound,
-                exception.UnexpectedTaskStateError):
-            continue
-        error = exception.InstanceTaskTimedOut(
-            instance_uuid=instance.uuid, task_state=task_state,
-            timeout=timeout, host=instance.host or '(none)')
-        objects.InstanceFault.from_exception(
-            context, instance.uuid, error).create()
-        LOG.warning('%s', error.format_message())
-        _free_unshelve(context, instance, task_state)
-        reset.append(instance.uuid)
+    reset = [instance.uuid for instance in stuck
+             if _reset(context, instance, exception.InstanceTaskTimedOut(
+                 instance_uuid=instance.uuid,
+                 task_state=instance.task_state, timeout=timeout,
+                 host=instance.host or '(none)'))]
+    down = down_computes(context) if down is None else down
+    if down:
+        on_down = objects.InstanceList.get_by_filters(
+            context, {'task_state': list(task_states),
+                      'host': sorted(down)}, sort_key='id', sort_dir='asc')
+        reset += [instance.uuid for instance in on_down
+                  if instance.uuid not in reset
+                  and _reset(context, instance, exception.TaskHostDown(
+                      instance_uuid=instance.uuid,
+                      task_state=instance.task_state, host=instance.host))]
     return reset
+
+
+def _reset(context, instance, error):
+    """Clear the task state with ``error`` as the fault; False if the
+    server changed meanwhile."""
+    task_state = instance.task_state
+    instance.task_state = None
+    try:
+        # Conditional: a compute finishing just now wins.
+        instance.save(expected_task_state=[task_state])
+    except (exception.InstanceNotFound, exception.UnexpectedTaskStateError):
+        return False
+    objects.InstanceFault.from_exception(context, instance.uuid,
+                                         error).create()
+    LOG.warning('%s', error.format_message())
+    _free_unshelve(context, instance, task_state)
+    return True
 
 
 def _free_unshelve(context, instance, task_state):

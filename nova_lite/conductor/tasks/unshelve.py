@@ -22,6 +22,7 @@ why (the scheduler's per-filter account): never stuck in ``unshelving``.
 from oslo_log import log as logging
 import oslo_messaging as messaging
 
+from nova_lite.conductor.tasks import alternates
 from nova_lite.conductor.tasks import base
 from nova_lite.conductor.tasks import migrate
 from nova_lite import exception
@@ -115,28 +116,14 @@ class UnshelveTask(base.TaskBase):
             node=selection.nodename, request_spec=spec, host_list=host_list)
 
     def _reschedule(self):
-        for index, selection in enumerate(self.host_list):
-            try:
-                released, claimed = allocations.replace(
-                    self.context, self.instance.uuid,
-                    self.instance.project_id, self.instance.user_id,
-                    selection.allocations)
-            except migrate._ALTERNATE_GONE as exc:
-                LOG.info('Alternate %s for the unshelve of %s is no longer '
-                         'usable: %s', selection.service_host,
-                         self.instance.uuid, exc.format_message())
-                continue
-            self.scheduler_api.update_provider_states(
-                self.context, set(released) | set(claimed))
-            self._send(self.host_list[index:], self.request_spec)
-            return
-        retry = (self.request_spec.retry if self.request_spec is not None
-                 and self.request_spec.obj_attr_is_set('retry') else None)
-        tried = ', '.join('%s (%s)' % tuple(pair)
-                          for pair in (retry.hosts if retry else ()))
-        raise exception.MaxRetriesExceeded(
-            reason='The unshelve failed on every host tried: %s.'
-                   % (tried or 'none'))
+        rest = alternates.claim_first(self.context, self.scheduler_api,
+                                      self.instance, self.host_list,
+                                      'the unshelve')
+        if rest is None:
+            raise exception.MaxRetriesExceeded(
+                reason='The unshelve failed on every host tried: %s.'
+                       % alternates.tried(self.request_spec))
+        self._send(rest, self.request_spec)
 
     # Undo and the failure record
 

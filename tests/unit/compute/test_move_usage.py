@@ -115,11 +115,19 @@ def compute(env, monkeypatch):
                         lambda self: saves.append(({'migration':
                                                     self.status}, None)))
     monkeypatch.setattr(objects.InstanceFault, 'create', lambda self: None)
+    # What the database says of a migration: as cast, unless a test
+    # changes it.
+    recorded = {}
+    monkeypatch.setattr(
+        objects.Migration, 'get_by_uuid',
+        lambda ctxt, uuid: mock.Mock(status=recorded.get(uuid,
+                                                         'pre-migrating')))
     rpc, conductor = mock.Mock(), mock.Mock()
     steps = moves_mod.Moves('host1', env.driver, env.tracker, lambda: rpc,
                             lambda: conductor)
     with mock.patch('nova_lite.compute.power.event_start'), \
             mock.patch('nova_lite.compute.power.event_finish'):
+        steps.recorded = recorded
         yield steps, rpc, conductor, saves
 
 
@@ -191,3 +199,38 @@ def test_a_failed_send_puts_the_server_in_error(env, compute, conf):
     assert not steps.resize_instance(None, inst, migration, inst.new_flavor)
     assert (inst.vm_state, migration.status) == (V.ERROR, 'error')
     rpc.finish_resize.assert_not_called()
+
+
+def test_a_vm_missing_on_the_source_puts_the_server_in_error(env, compute):
+    """The driver's InstanceNotFound is a failed step with a fault, not
+    a deleted server: the move must not sit in RESIZE_MIGRATING until
+    its timeout."""
+    steps, rpc, _conductor, _saves = compute
+    inst = _resizing({'vcpus': 1}, {'vcpus': 2}, host='host1',
+                     node='host1-n0', task_state=T.RESIZE_PREP)
+    migration = _migration(inst, 'host1-n0', 'host1-n1', 'pre-migrating')
+    with mock.patch('nova_lite.compute.power.record_fault') as fault:
+        assert not steps.resize_instance(None, inst, migration,
+                                         inst.new_flavor)
+    assert (inst.vm_state, inst.task_state) == (V.ERROR, None)
+    assert migration.status == 'error'
+    error = fault.call_args.args[-1]
+    assert 'the hypervisor has no such VM' in error.format_message()
+    rpc.finish_resize.assert_not_called()
+
+
+def test_a_prep_of_a_move_given_up_on_does_nothing(env, compute):
+    """A prep_resize that waited in the queue of a compute that was down
+    arrives after the conductor undid the move: it claims nothing and
+    sends nothing on."""
+    steps, rpc, conductor, saves = compute
+    inst = _resizing({'vcpus': 1}, {'vcpus': 2}, host='host1',
+                     node='host1-n0')
+    migration = _migration(inst, 'host1-n0', 'host1-n1', 'pre-migrating')
+    steps.recorded[migration.uuid] = 'error'
+    assert not steps.prep_resize(None, inst, migration, inst.new_flavor,
+                                 'spec', ['chosen', 'alt'])
+    assert env.tracker.usage('host1-n1') == ZERO
+    rpc.resize_instance.assert_not_called()
+    conductor.migrate_server.assert_not_called()
+    assert saves == []

@@ -139,3 +139,26 @@ def test_an_event_that_cannot_be_recorded_does_not_stop_the_action(
     assert power.run(None, mock.Mock(), 'host1', instance,
                      'pause_instance') is True
     assert rec.saves[0][0]['vm_state'] == V.PAUSED
+
+
+def test_a_crash_dump_changes_no_state(rec):
+    manager = compute_manager.ComputeManager('host1')
+    instance = _instance(V.ACTIVE, None)
+    with mock.patch.object(manager.driver, 'trigger_crash_dump') as call:
+        assert manager.trigger_crash_dump(None, instance) is True
+    call.assert_called_once_with(None, instance)
+    assert rec.saves == [] and rec.faults == []
+    assert rec.events == [('start', 'compute_trigger_crash_dump', 'host1'),
+                          ('finish', 'compute_trigger_crash_dump',
+                           'Success')]
+
+
+def test_a_failed_crash_dump_is_a_fault_only(rec):
+    instance = _instance(V.PAUSED, None)
+    driver = mock.Mock()
+    driver.trigger_crash_dump.side_effect = NotImplementedError()
+    assert power.run(None, driver, 'host1', instance,
+                     'trigger_crash_dump') is False
+    assert rec.saves == [] and len(rec.faults) == 1
+    assert rec.events[-1] == ('finish', 'compute_trigger_crash_dump',
+                              'Error')

@@ -101,6 +101,16 @@ def test_a_failed_rebuild_is_error_with_a_fault(rec, manager, conf):
     assert rec.events[-1] == ('finish', EVENT, 'Error')
 
 
+
+def test_a_rebuild_whose_vm_is_missing_is_error_with_a_fault(rec, manager):
+    """The hypervisor's missing VM is no deleted server: ERROR at once,
+    not REBUILDING until the task timeout."""
+    instance = _running(manager)
+    manager.driver.destroy(None, instance)
+    assert manager.rebuild_instance(None, instance, 'img', 'old') is False
+    assert rec.saves[-1][0] == {'vm_state': V.ERROR, 'task_state': None}
+    assert 'the hypervisor has no such VM' in rec.faults[0]
+
 def _migration():
     return objects.Migration(uuid='0cdb5e2c-52d8-4c25-8a3f-6c4a3e6f1a6b',
                              source_compute='gone', source_node='gone-n0',

@@ -8,6 +8,7 @@ compute RPC are fakes that record what happened, in order.
 import datetime
 import json
 import types
+from unittest import mock
 
 import pytest
 
@@ -108,6 +109,13 @@ def w(monkeypatch, conf):
             (event, kw.get('result'), kw.get('details')))))
     monkeypatch.setattr(instance_action.InstanceActionEvent, 'event_start',
                         classmethod(lambda cls, *a, **kw: None))
+    # Compute services: every one up unless a test says which are down.
+    w.down = set()
+    monkeypatch.setattr(
+        objects.ServiceList, 'get_all',
+        classmethod(lambda cls, c: [
+            mock.Mock(host=host, binary='nova-lite-compute', is_up=False)
+            for host in w.down]))
     return w
 
 
@@ -299,13 +307,15 @@ def test_confirm_expired_confirms_only_old_moves_in_verify_resize(
 @pytest.mark.parametrize('task_state,status,outcome', [
     ('resize_prep', 'pre-migrating', 'undone'),
     ('resize_prep', None, 'cleared'),
-    ('resize_migrating', 'migrating', 'error'),
-    ('resize_finish', 'post-migrating', 'error'),
+    ('resize_migrating', 'migrating', 'error-at-source'),
+    ('resize_finish', 'post-migrating', 'error-at-source'),
     ('resize_reverting', 'reverting', 'error')])
 def test_a_move_stuck_past_the_timeout_is_settled(w, monkeypatch, task_state,
                                                   status, outcome):
     instance = _instance()
     instance.task_state = task_state
+    if task_state == 'resize_reverting':
+        instance.host = 'dst'   # past VERIFY_RESIZE: the record moved
     instance.obj_reset_changes()
     asked = {}
 
@@ -326,12 +336,52 @@ def test_a_move_stuck_past_the_timeout_is_settled(w, monkeypatch, task_state,
     if outcome == 'undone':
         assert _names(w) == ['abandon_move',
                              'scheduler.update_provider_states']
+        assert instance.vm_state == 'active'
+    elif outcome == 'error-at-source':
+        # Nova's revert of the allocations: the source is the instance's
+        # again, the destination freed, and the server in ERROR there.
+        assert _names(w) == ['abandon_move',
+                             'scheduler.update_provider_states']
+        assert instance.vm_state == 'error'
     elif outcome == 'cleared':
         assert _names(w) == ['save']
         assert instance.task_state is None
     else:
         assert _names(w) == ['save', 'migration']
         assert (instance.vm_state, w.migration.status) == ('error', 'error')
+
+
+@pytest.mark.parametrize('task_state,status,down,outcome', [
+    ('resize_prep', 'pre-migrating', 'dst', 'undone'),
+    ('resize_migrating', 'migrating', 'src', 'error-at-source'),
+    ('resize_finish', 'post-migrating', 'dst', 'error-at-source'),
+    ('resize_migrating', 'migrating', 'elsewhere', 'left')])
+def test_a_move_with_a_compute_down_is_settled_at_once(
+        w, monkeypatch, task_state, status, down, outcome):
+    """No timeout passed (the first query finds nothing), but the move
+    needs a compute that is down: it is settled now, with a fault naming
+    that compute."""
+    instance = _instance()
+    instance.task_state = task_state
+    instance.obj_reset_changes()
+    w.migration.status, w.migration.dest_compute = status, 'dst'
+    w.down = {down}
+    monkeypatch.setattr(
+        objects.InstanceList, 'get_by_filters',
+        classmethod(lambda cls, c, filters, **kw: []
+                    if 'updated_before' in filters else [instance]))
+    monkeypatch.setattr(
+        objects.MigrationList, 'get_by_filters',
+        classmethod(lambda cls, c, f, limit=None: [w.migration]))
+    settled = move_timeouts.fail_stuck_moves(w.ctxt, 600, w.scheduler)
+    if outcome == 'left':
+        assert settled == [] and w.log == [] and w.faults == []
+        return
+    assert settled == [UUID]
+    assert 'its compute %s is down' % down in w.faults[0]
+    assert _names(w) == ['abandon_move', 'scheduler.update_provider_states']
+    assert instance.vm_state == ('active' if outcome == 'undone'
+                                 else 'error')
 
 
 def test_the_server_group_is_read_again_so_its_policy_holds(w,

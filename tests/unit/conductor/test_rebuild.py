@@ -8,6 +8,7 @@ the scheduler and the compute RPC are fakes that record what happened.
 
 import json
 import types
+from unittest import mock
 
 import pytest
 
@@ -278,6 +279,8 @@ def test_a_stuck_rebuild_ends_in_error(w, monkeypatch):
     abandoned = []
     monkeypatch.setattr(evacuate_records, 'abandon_evacuation',
                         lambda c, i, m: abandoned.append(i.uuid) or {'rp'})
+    monkeypatch.setattr(objects.ServiceList, 'get_all',
+                        classmethod(lambda cls, c: []))
     settled = rebuild_timeouts.fail_stuck_rebuilds(w.ctxt, 60, w.scheduler)
     assert settled == [UUID, evacuating.uuid]
     assert asked == [['rebuilding', 'rebuild_block_device_mapping',
@@ -294,3 +297,37 @@ def test_a_done_evacuation_is_no_orphan():
     for status in evacuate_records.SOURCE_HOLDS:
         assert status not in allocations.MIGRATION_DONE_STATUSES
     assert evacuate_records.COMPLETED in allocations.MIGRATION_DONE_STATUSES
+
+
+def test_an_evacuation_whose_target_is_down_is_abandoned_at_once(
+        w, monkeypatch):
+    """No timeout passed (the first query finds nothing), but the
+    evacuation's target compute is down: abandoned now, with a fault
+    naming it; a rebuild on a compute that is up is left alone."""
+    from nova_lite.conductor.tasks import rebuild_timeouts
+    rebuilding = _instance()
+    evacuating = _instance()
+    evacuating.uuid = '9b6f0d1e-3c2a-4f5b-9e7d-1a2b3c4d5e6f'
+    evacuating.obj_reset_changes()
+    w.migration.dest_compute = 'target'
+    monkeypatch.setattr(
+        objects.InstanceList, 'get_by_filters',
+        classmethod(lambda cls, c, filters, **kw: []
+                    if 'updated_before' in filters
+                    else [rebuilding, evacuating]))
+    monkeypatch.setattr(
+        objects.MigrationList, 'get_by_filters',
+        classmethod(lambda cls, c, filters, limit=None: [w.migration]
+                    if filters['instance_uuid'] == evacuating.uuid else []))
+    monkeypatch.setattr(
+        objects.ServiceList, 'get_all',
+        classmethod(lambda cls, c: [mock.Mock(
+            host='target', binary='nova-lite-compute', is_up=False)]))
+    abandoned = []
+    monkeypatch.setattr(evacuate_records, 'abandon_evacuation',
+                        lambda c, i, m: abandoned.append(i.uuid) or {'rp'})
+    settled = rebuild_timeouts.fail_stuck_rebuilds(w.ctxt, 60, w.scheduler)
+    assert settled == [evacuating.uuid] == abandoned
+    assert w.saves == []
+    assert len(w.faults) == 1 and 'its compute target went down' in \
+        w.faults[0]

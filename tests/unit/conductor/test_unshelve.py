@@ -199,6 +199,8 @@ def test_a_stuck_unshelve_gives_its_claim_back(w, monkeypatch):
     instance.obj_reset_changes()
     monkeypatch.setattr(objects.InstanceList, 'get_by_filters',
                         classmethod(lambda cls, c, f, **kw: [instance]))
+    monkeypatch.setattr(objects.ServiceList, 'get_all',
+                        classmethod(lambda cls, c: []))
     assert timeouts.reset_stuck_tasks(w.ctxt, 60) == [UUID]
     assert ('release', (UUID,), {}) in w.log
     assert w.saves[-1][0]['host'] is None
