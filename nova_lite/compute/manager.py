@@ -19,6 +19,8 @@ import oslo_messaging as messaging
 from oslo_service import periodic_task
 
 from nova_lite.compute import build_outcome
+from nova_lite.compute import build_receipts
+from nova_lite.compute import live_migration
 from nova_lite.compute import moves
 from nova_lite.compute import power
 from nova_lite.compute import rebuild
@@ -97,6 +99,7 @@ class ComputeManager(manager.Manager):
         self._conductor_api = None
         self._scheduler_api = None
         self._instance_locks = _InstanceLocks()
+        self._receipts = build_receipts.Receipts()
         self._compute_api = None
         self.moves = moves.Moves(self.host, self.driver, self.rt,
                                  lambda: self.compute_api,
@@ -106,6 +109,9 @@ class ComputeManager(manager.Manager):
         self.shelving = shelve.Shelving(self.host, self.driver, self.rt,
                                         lambda: self.scheduler_api,
                                         lambda: self.conductor_api)
+        self.live = live_migration.LiveMigration(
+            self.host, self.driver, self.rt, lambda: self.compute_api,
+            lambda: self.conductor_api)
         self._build_pool = concurrent.futures.ThreadPoolExecutor(
             max_workers=CONF.max_concurrent_builds,
             thread_name_prefix='build')
@@ -184,14 +190,27 @@ class ComputeManager(manager.Manager):
                                host_list):
         """Queue the build of ``instance`` on ``node`` (RPC cast).
 
+        A build received here already (queued, running, or built on
+        this node) is a duplicate cast and is dropped (compute/
+        build_receipts.py); either way the receipt is acknowledged.
         Returns a Future of the build (RPC callers ignore it; tests wait
         on it).
         """
-        LOG.debug('Build of instance %s on node %s queued', instance.uuid,
-                  node)
-        return self._build_pool.submit(
-            self._locked_build, context, instance, node, request_spec,
-            host_list)
+        if (self.rt.tracks(instance.uuid, node) or
+                not self._receipts.open(instance.uuid, node)):
+            LOG.info('Build of instance %s on node %s is here already; '
+                     'dropping this duplicate cast', instance.uuid, node)
+            future = concurrent.futures.Future()
+            future.set_result(None)
+        else:
+            LOG.debug('Build of instance %s on node %s queued',
+                      instance.uuid, node)
+            future = self._build_pool.submit(
+                self._locked_build, context, instance, node, request_spec,
+                host_list)
+        build_receipts.acknowledge(lambda: self.conductor_api, context,
+                                   instance.uuid, self.host)
+        return future
 
     def _locked_build(self, context, instance, node, request_spec,
                       host_list):
@@ -207,6 +226,8 @@ class ComputeManager(manager.Manager):
                 # Nothing above us would log it: this runs in a pool.
                 LOG.exception('Build of instance %s failed unexpectedly',
                               instance.uuid)
+            finally:
+                self._receipts.close(instance.uuid, node)
 
     def _do_build_and_run_instance(self, context, instance, node,
                                    request_spec, host_list):
@@ -347,7 +368,7 @@ class ComputeManager(manager.Manager):
                 return
             self.rt.free_instance(instance)
             try:
-                released = instance.destroy()
+                released = _destroy_record(instance)
             except exception.InstanceNotFound:
                 LOG.info('Instance %s was already deleted', instance.uuid)
                 return
@@ -396,6 +417,10 @@ class ComputeManager(manager.Manager):
     def resume_instance(self, context, instance):
         return self._run_action(context, instance, 'resume_instance')
 
+    # RPC 1.6.
+    def trigger_crash_dump(self, context, instance):
+        return self._run_action(context, instance, 'trigger_crash_dump')
+
 
     # Resize and cold migration (RPC 1.2): compute/moves.py does the work.
 
@@ -443,6 +468,7 @@ class ComputeManager(manager.Manager):
                 recreate=recreate, on_shared_storage=on_shared_storage,
                 migration=migration, node=node, request_spec=request_spec,
                 host_list=host_list, target_state=target_state)
+
     # Snapshots and shelving (RPC 1.3): compute/shelve.py does the work.
 
     def _run_shelve(self, context, instance, step, **kwargs):
@@ -469,6 +495,74 @@ class ComputeManager(manager.Manager):
         return self._run_shelve(context, instance, 'unshelve_instance',
                                 node=node, request_spec=request_spec,
                                 host_list=host_list)
+
+    # Live migration (RPC 1.5): compute/live_migration.py does the work.
+
+    def _run_live(self, context, instance, step, **kwargs):
+        with self._instance_locks(instance.uuid):
+            return getattr(self.live, step)(context, instance, **kwargs)
+
+    def check_can_live_migrate_destination(self, context, instance,
+                                           migration, block_migration):
+        return self.live.check_can_live_migrate_destination(
+            context, instance, migration=migration,
+            block_migration=block_migration)
+
+    def pre_live_migration(self, context, instance, migration,
+                           migrate_data):
+        # Not under the lock: the source holds it while it calls here
+        # (both ends may be this host's own nodes).
+        return self.live.pre_live_migration(
+            context, instance, migration=migration,
+            migrate_data=migrate_data)
+
+    def live_migration(self, context, instance, migration, migrate_data):
+        return self._run_live(context, instance, 'live_migration',
+                              migration=migration, migrate_data=migrate_data)
+
+    def post_live_migration_at_destination(self, context, instance,
+                                           migration):
+        return self._run_live(context, instance,
+                              'post_live_migration_at_destination',
+                              migration=migration)
+
+    def rollback_live_migration_at_destination(self, context, instance,
+                                               migration):
+        return self._run_live(context, instance,
+                              'rollback_live_migration_at_destination',
+                              migration=migration)
+
+    def live_migration_abort(self, context, instance, migration):
+        # Not under the lock: the migration it stops holds it.
+        return self.live.live_migration_abort(context, instance,
+                                              migration=migration)
+
+    def live_migration_force_complete(self, context, instance, migration):
+        return self.live.live_migration_force_complete(
+            context, instance, migration=migration)
+
+
+# Attempts at deleting a record through the conductors, and how long each
+# waits for its answer.
+DESTROY_ATTEMPTS = 3
+DESTROY_CALL_TIMEOUT = 10
+
+
+def _destroy_record(instance):
+    """``instance.destroy()`` through a conductor, asked again when no
+    answer came (the conductor that took the call died, or its reply was
+    lost): a destroy that did commit answers InstanceNotFound the second
+    time, so asking again never deletes twice."""
+    timeout = DESTROY_CALL_TIMEOUT
+    for attempt in range(1, DESTROY_ATTEMPTS + 1):
+        try:
+            with conductor_rpcapi.call_timeout(timeout):
+                return instance.destroy()
+        except messaging.MessagingTimeout:
+            if attempt == DESTROY_ATTEMPTS:
+                raise
+            LOG.warning('No conductor answered the delete of instance %s '
+                        'within %d s; asking again', instance.uuid, timeout)
 
 
 def _image_meta(request_spec):

@@ -15,12 +15,20 @@ API version history:
 * 1.4 - Rebuild and evacuate (release "bramble"): rebuild_instance
         (``recreate`` for an evacuation, with the migration and the
         alternates).
+* 1.5 - Live migration (release "bramble"): check_can_live_migrate_
+        destination, pre_live_migration, live_migration,
+        post_live_migration_at_destination,
+        rollback_live_migration_at_destination, live_migration_abort,
+        live_migration_force_complete.
+* 1.6 - Crash dumps (release "bramble"): trigger_crash_dump.
 
 A client pinned below 1.1 refuses the 1.1 methods with
 UnsupportedRPCVersion (a compute of that release cannot do them); the API
 checks ``can_send_actions`` first to answer 409 instead. The 1.2 moves
 likewise, with ``can_send_moves``, the 1.3 snapshots and shelving with
-``can_send_shelve`` and the 1.4 rebuild with ``can_send_rebuild``.
+``can_send_shelve``, the 1.4 rebuild with ``can_send_rebuild``, the
+1.5 live migration with ``can_send_live_migration`` and the 1.6 crash
+dump with ``can_send_crash_dump``.
 """
 
 import oslo_messaging as messaging
@@ -30,7 +38,7 @@ from nova_lite import rpc
 from nova_lite import rpc_pins
 
 RPC_TOPIC = 'compute'
-RPC_VERSION = '1.4'
+RPC_VERSION = '1.6'
 # The version that brought the server actions.
 ACTIONS_VERSION = '1.1'
 # The version that brought resize and cold migration.
@@ -39,6 +47,10 @@ MOVES_VERSION = '1.2'
 REBUILD_VERSION = '1.4'
 # The version that brought snapshots (createImage) and shelving.
 SHELVE_VERSION = '1.3'
+# The version that brought live migration.
+LIVE_MIGRATION_VERSION = '1.5'
+# The version that brought trigger_crash_dump.
+CRASH_DUMP_VERSION = '1.6'
 
 VERSION_ALIASES = releases.rpc_aliases('compute')
 
@@ -206,6 +218,7 @@ class ComputeAPI:
         self.client.prepare(server=host, version=SHELVE_VERSION).cast(
             context, 'unshelve_instance', instance=instance, node=node,
             request_spec=request_spec, host_list=host_list)
+
     # -- 1.4: rebuild and evacuate (see compute/rebuild.py) -------------
 
     def can_send_rebuild(self):
@@ -232,3 +245,87 @@ class ComputeAPI:
             recreate=recreate, on_shared_storage=on_shared_storage,
             migration=migration, node=node, request_spec=request_spec,
             host_list=host_list, target_state=target_state)
+
+    # -- 1.5: live migration (see compute/live_migration.py) ------------
+
+    def can_send_live_migration(self):
+        """Whether the pin lets this client send the 1.5 live migration
+        methods."""
+        return self.client.can_send_version(LIVE_MIGRATION_VERSION)
+
+    def check_can_live_migrate_destination(self, context, instance,
+                                           migration, block_migration):
+        """Ask the destination ``migration.dest_compute`` whether it can
+        take ``instance`` on ``migration.dest_node`` (call); returns the
+        migrate data (dict), raises MigrationPreCheckError if not."""
+        cctxt = self.client.prepare(server=migration.dest_compute,
+                                    version=LIVE_MIGRATION_VERSION)
+        return cctxt.call(
+            context, 'check_can_live_migrate_destination',
+            instance=instance, migration=migration,
+            block_migration=block_migration)
+
+    def pre_live_migration(self, context, instance, migration,
+                           migrate_data):
+        """Prepare the destination to receive ``instance`` (call)."""
+        cctxt = self.client.prepare(server=migration.dest_compute,
+                                    version=LIVE_MIGRATION_VERSION)
+        return cctxt.call(
+            context, 'pre_live_migration', instance=instance,
+            migration=migration, migrate_data=migrate_data)
+
+    def live_migration(self, context, instance, migration, migrate_data):
+        """Copy the running ``instance`` to the destination (cast to the
+        source, which runs the rest of the protocol)."""
+        cctxt = self.client.prepare(server=migration.source_compute,
+                                    version=LIVE_MIGRATION_VERSION)
+        cctxt.cast(
+            context, 'live_migration', instance=instance,
+            migration=migration, migrate_data=migrate_data)
+
+    def post_live_migration_at_destination(self, context, instance,
+                                           migration):
+        """The VM runs on the destination: take it over there (cast)."""
+        cctxt = self.client.prepare(server=migration.dest_compute,
+                                    version=LIVE_MIGRATION_VERSION)
+        cctxt.cast(
+            context, 'post_live_migration_at_destination',
+            instance=instance, migration=migration)
+
+    def rollback_live_migration_at_destination(self, context, instance,
+                                               migration):
+        """Drop what the destination prepared (cast)."""
+        cctxt = self.client.prepare(server=migration.dest_compute,
+                                    version=LIVE_MIGRATION_VERSION)
+        cctxt.cast(
+            context, 'rollback_live_migration_at_destination',
+            instance=instance, migration=migration)
+
+    def live_migration_abort(self, context, instance, migration):
+        """Cancel the live migration ``migration`` in progress (cast to
+        the source)."""
+        cctxt = self.client.prepare(server=migration.source_compute,
+                                    version=LIVE_MIGRATION_VERSION)
+        cctxt.cast(
+            context, 'live_migration_abort', instance=instance,
+            migration=migration)
+
+    def live_migration_force_complete(self, context, instance, migration):
+        """Finish the running live migration now (cast to the source)."""
+        cctxt = self.client.prepare(server=migration.source_compute,
+                                    version=LIVE_MIGRATION_VERSION)
+        cctxt.cast(
+            context, 'live_migration_force_complete', instance=instance,
+            migration=migration)
+
+    # -- 1.6: crash dumps -----------------------------------------------
+
+    def can_send_crash_dump(self):
+        """Whether the pin lets this client send trigger_crash_dump."""
+        return self.client.can_send_version(CRASH_DUMP_VERSION)
+
+    def trigger_crash_dump(self, context, instance):
+        """Have the instance's compute send it an NMI (cast)."""
+        cctxt = self.client.prepare(server=instance.host,
+                                    version=CRASH_DUMP_VERSION)
+        cctxt.cast(context, 'trigger_crash_dump', instance=instance)

@@ -1,11 +1,15 @@
 """The conductor: database writes for the others, and the build workflow.
 
 Thin by design: object indirection is answered here, workflows live in
-``conductor/tasks`` (provision, build, ownership and lost_builds,
-migrate, resize_outcome, rebuild, evacuate, unshelve, timeouts) and
+``conductor/tasks`` (provision, build, ownership, lost_builds and
+lost_casts,
+migrate, live_migrate, resize_outcome, rebuild, evacuate, unshelve,
+timeouts) and
 placement reports in
 ``conductor/provider_report.py``.
 """
+
+import concurrent.futures
 
 from oslo_db import api as oslo_db_api
 from oslo_log import log as logging
@@ -19,8 +23,11 @@ from nova_lite.conductor import rpcapi
 from nova_lite.conductor.tasks import build
 from nova_lite.conductor.tasks import evacuate
 from nova_lite.conductor.tasks import lost_builds
+from nova_lite.conductor.tasks import lost_casts
+from nova_lite.conductor.tasks import live_migrate
 from nova_lite.conductor.tasks import migrate
 from nova_lite.conductor.tasks import move_timeouts
+from nova_lite.conductor.tasks import ownership
 from nova_lite.conductor.tasks import provision
 from nova_lite.conductor.tasks import rebuild
 from nova_lite.conductor.tasks import rebuild_timeouts
@@ -28,6 +35,7 @@ from nova_lite.conductor.tasks import resize_outcome
 from nova_lite.conductor.tasks import timeouts
 from nova_lite.conductor.tasks import unshelve
 from nova_lite.conf import CONF
+from nova_lite.conf import messaging as conf_messaging
 from nova_lite import exception
 from nova_lite import manager
 from nova_lite.objects import base as objects_base
@@ -60,6 +68,11 @@ class ConductorManager(manager.Manager):
         # The decorator's spacing is fixed at import, before the
         # configuration is parsed; take the configured one here.
         self._periodic_spacing = dict(self._periodic_spacing)
+        # Builds that provision_instances starts itself (RPC 1.5) run
+        # here, after the call answered; as many at once as RPC requests.
+        self._build_pool = concurrent.futures.ThreadPoolExecutor(
+            max_workers=conf_messaging.executor_thread_pool_size(CONF),
+            thread_name_prefix='build')
         self.reset()
 
     def reset(self):
@@ -126,15 +139,59 @@ class ConductorManager(manager.Manager):
 
     @messaging.expected_exceptions(exception.NovaLiteException)
     def provision_instances(self, context, instance, request_spec,
-                            min_count, max_count):
-        return provision.provision_instances(context, instance, request_spec,
-                                             min_count, max_count)
+                            min_count, max_count, build=False):
+        instances, owned = provision.provision(
+            context, instance, request_spec, min_count, max_count)
+        if build:
+            self._start_build(context, instances, request_spec, owned)
+        return instances
+
+    def _start_build(self, context, instances, request_spec, owned):
+        """Queue the build of what provision_instances just created; it
+        runs once the call has answered. Marked as worked on from now, so
+        this process's lost-build check never takes a queued build for a
+        lost cast; a conductor that dies with builds queued loses them as
+        it would lose casts it took, and they are re-driven."""
+        marker = ownership.working(i.uuid for i in instances)
+        marker.__enter__()
+        try:
+            return self._build_pool.submit(
+                self._run_build, marker, context, instances, request_spec,
+                owned)
+        except Exception:
+            marker.__exit__(None, None, None)
+            raise
+
+    def _run_build(self, marker, context, instances, request_spec, owned):
+        # The build logs with the request's id, as the RPC thread did.
+        context.update_store()
+        try:
+            build.BuildTask(context, instances, request_spec, None,
+                            self.scheduler_api, self.compute_api,
+                            provisioned=owned).execute()
+        except Exception:
+            # Nothing above would log it: this runs in a pool.
+            LOG.exception('Build of %s failed unexpectedly',
+                          ', '.join(i.uuid for i in instances))
+        finally:
+            marker.__exit__(None, None, None)
+
+    def cleanup_host(self):
+        # Builds already started finish before the service exits.
+        self._build_pool.shutdown(wait=True)
 
     def build_instances(self, context, instances, request_spec,
                         host_lists=None):
         task = build.BuildTask(context, instances, request_spec, host_lists,
                                self.scheduler_api, self.compute_api)
         task.execute()
+
+    def build_received(self, context, instance_uuid, host):
+        """Compute ``host`` got the build cast of ``instance_uuid``
+        (1.6; see conductor/tasks/lost_casts.py)."""
+        if not ownership.acknowledge(context, instance_uuid, host):
+            LOG.debug('Receipt of build %s by %s changed nothing',
+                      instance_uuid, host)
 
     # -- moves (1.1) ----------------------------------------------------
 
@@ -179,6 +236,7 @@ class ConductorManager(manager.Manager):
     def complete_evacuation(self, context, migration):
         return evacuate.complete_evacuation(context, migration,
                                             self.scheduler_api)
+
     # -- shelving (1.2) -------------------------------------------------
 
     def unshelve_instance(self, context, instance, availability_zone=None,
@@ -187,6 +245,25 @@ class ConductorManager(manager.Manager):
             context, instance, self.scheduler_api, self.compute_api,
             availability_zone=availability_zone, host=host,
             request_spec=request_spec, host_list=host_list).execute()
+
+    # -- live migration (1.4) -------------------------------------------
+
+    @messaging.expected_exceptions(exception.NovaLiteException)
+    def live_migrate_instance(self, context, instance, host=None,
+                              block_migration=None, disk_over_commit=None,
+                              migration=None, failure=None):
+        if migration is not None:
+            live_migrate.settle(context, instance, migration, failure,
+                                self.scheduler_api)
+            return
+        task = live_migrate.LiveMigrateTask(
+            context, instance, self.scheduler_api, self.compute_api,
+            host=host, block_migration=block_migration)
+        task.execute()
+        # A caller that waits (the API below 2.34) learns why; the
+        # records are already back on the source.
+        if isinstance(task.error, exception.NovaLiteException):
+            raise task.error
 
     # -- compute reports ------------------------------------------------
 
@@ -206,13 +283,16 @@ class ConductorManager(manager.Manager):
         spacing=CONF.conductor.build_timeout_check_interval,
         run_immediately=True)
     def _fail_stuck_builds(self, context):
+        # The compute services seen down, read once for both checks.
+        down = timeouts.down_computes(context)
         released = timeouts.fail_stuck_builds(context,
                                               CONF.conductor.build_timeout)
-        released |= timeouts.fail_builds_on_down_computes(context)
+        released |= timeouts.fail_builds_on_down_computes(context, down)
         released |= timeouts.remove_orphaned_allocations(
             context, CONF.conductor.build_timeout_check_interval)
         self.scheduler_api.update_provider_states(context, released)
-        timeouts.reset_stuck_tasks(context, CONF.conductor.task_timeout)
+        timeouts.reset_stuck_tasks(context, CONF.conductor.task_timeout,
+                                   down=down)
 
     @periodic_task.periodic_task(
         spacing=CONF.conductor.lost_build_check_interval,
@@ -220,16 +300,19 @@ class ConductorManager(manager.Manager):
     def _redrive_lost_builds(self, context):
         lost_builds.redrive(context, self.scheduler_api, self.compute_api,
                             CONF.conductor.lost_build_grace)
+        lost_casts.settle(context, self.scheduler_api, self.compute_api,
+                          CONF.conductor.lost_cast_grace)
 
     @periodic_task.periodic_task(
         spacing=CONF.conductor.build_timeout_check_interval)
     def _settle_moves(self, context):
         resize_outcome.confirm_expired(context, CONF.resize_confirm_window,
                                        self.scheduler_api, self.compute_api)
+        down = timeouts.down_computes(context)
         move_timeouts.fail_stuck_moves(context, CONF.conductor.task_timeout,
-                                       self.scheduler_api)
+                                       self.scheduler_api, down)
         rebuild_timeouts.fail_stuck_rebuilds(
-            context, CONF.conductor.task_timeout, self.scheduler_api)
+            context, CONF.conductor.task_timeout, self.scheduler_api, down)
 
     @periodic_task.periodic_task(
         spacing=CONF.quota.reservation_expire_check_interval,

@@ -13,7 +13,21 @@ API version history:
         ``can_send_shelve``.
 * 1.3 - Rebuild and evacuate (release "bramble"): rebuild_instance,
         complete_evacuation. The API checks ``can_send_rebuild``.
+* 1.4 - Live migration (release "bramble"): live_migrate_instance. The
+        API checks ``can_send_live_migration``.
+* 1.5 - provision_instances(build=True) (release "bramble"): the conductor
+        that created the records starts their build itself once it has
+        answered, which saves the build_instances cast of a boot. A client
+        pinned below sends that cast after the call, as before.
+        object_action also takes a sparse object for the methods its class
+        names in ``obj_sparse_methods`` (Instance.save): the identity and
+        changed fields only. Pinned below, the whole object is sent.
+* 1.6 - Build receipts (release "bramble"): build_received, sent by a
+        compute as a build cast arrives; not sent while pinned below.
 """
+
+import contextlib
+import threading
 
 from oslo_log import log as logging
 import oslo_messaging as messaging
@@ -26,17 +40,47 @@ from nova_lite import rpc_pins
 LOG = logging.getLogger(__name__)
 
 RPC_TOPIC = 'conductor'
-RPC_VERSION = '1.3'
+RPC_VERSION = '1.6'
 # The version that brought resize and cold migration.
 MOVES_VERSION = '1.1'
 # The version that brought unshelving.
 SHELVE_VERSION = '1.2'
 # The version that brought rebuild and evacuate.
 REBUILD_VERSION = '1.3'
+# The version that brought live migration.
+LIVE_MIGRATION_VERSION = '1.4'
+# The version whose provision_instances can start the build itself.
+PROVISION_BUILDS_VERSION = '1.5'
+# The version whose object_action takes sparse objects.
+SPARSE_ACTION_VERSION = '1.5'
+# The version that brought build receipts.
+BUILD_RECEIVED_VERSION = '1.6'
 
 # Release name -> the newest conductor RPC version that release speaks,
 # accepted by [upgrade_levels] conductor.
 VERSION_ALIASES = releases.rpc_aliases('conductor')
+
+# Seconds the object calls of one thread wait for their answer, when set
+# by ``call_timeout`` (else rpc_response_timeout).
+_local = threading.local()
+
+
+@contextlib.contextmanager
+def call_timeout(seconds):
+    """``with call_timeout(s):`` the remotable object calls this thread
+    makes inside wait at most ``s`` seconds for the conductor's answer (a
+    heartbeat must not wait longer than a service stays up without one)."""
+    previous = getattr(_local, 'timeout', None)
+    _local.timeout = seconds
+    try:
+        yield
+    finally:
+        _local.timeout = previous
+
+
+def _call_timeout():
+    return getattr(_local, 'timeout', None)
+
 
 # Every method names the version it needs (the oldest that has its current
 # form), never the newest: a client pinned to an older release can then
@@ -84,14 +128,21 @@ class ConductorAPI:
 
     def object_class_action_versions(self, context, objname, objmethod,
                                      object_versions, args, kwargs):
-        cctxt = self.client.prepare(version='1.0')
+        cctxt = self.client.prepare(version='1.0', timeout=_call_timeout())
         return cctxt.call(context, 'object_class_action_versions',
                           objname=objname, objmethod=objmethod,
                           object_versions=object_versions,
                           args=args, kwargs=kwargs)
 
     def object_action(self, context, objinst, objmethod, args, kwargs):
-        cctxt = self.client.prepare(version='1.0')
+        sparse = objinst.obj_sparse_for(objmethod)
+        if sparse is not None and self.client.can_send_version(
+                SPARSE_ACTION_VERSION):
+            cctxt = self.client.prepare(version=SPARSE_ACTION_VERSION,
+                                        timeout=_call_timeout())
+            return cctxt.call(context, 'object_action', objinst=sparse,
+                              objmethod=objmethod, args=args, kwargs=kwargs)
+        cctxt = self.client.prepare(version='1.0', timeout=_call_timeout())
         return cctxt.call(context, 'object_action', objinst=objinst,
                           objmethod=objmethod, args=args, kwargs=kwargs)
 
@@ -103,16 +154,28 @@ class ConductorAPI:
     # Boot
 
     def provision_instances(self, context, instance, request_spec,
-                            min_count, max_count):
+                            min_count, max_count, build=False):
         """Create the records of a boot request (call).
 
         ``instance`` is an unsaved template; returns the InstanceList
-        created (between min_count and max_count instances).
+        created (between min_count and max_count instances). With
+        ``build`` their build starts too: in the conductor that created
+        them, after it answered (1.5), or, pinned below 1.5, with a
+        ``build_instances`` cast sent here after the answer.
         """
+        if build and self.client.can_send_version(PROVISION_BUILDS_VERSION):
+            cctxt = self.client.prepare(version=PROVISION_BUILDS_VERSION)
+            return cctxt.call(context, 'provision_instances',
+                              instance=instance, request_spec=request_spec,
+                              min_count=min_count, max_count=max_count,
+                              build=True)
         cctxt = self.client.prepare(version='1.0')
-        return cctxt.call(context, 'provision_instances', instance=instance,
-                          request_spec=request_spec, min_count=min_count,
-                          max_count=max_count)
+        instances = cctxt.call(context, 'provision_instances',
+                               instance=instance, request_spec=request_spec,
+                               min_count=min_count, max_count=max_count)
+        if build:
+            self.build_instances(context, instances, request_spec)
+        return instances
 
     def build_instances(self, context, instances, request_spec,
                         host_lists=None):
@@ -125,6 +188,16 @@ class ConductorAPI:
         cctxt = self.client.prepare(version='1.0')
         cctxt.cast(context, 'build_instances', instances=instances,
                    request_spec=request_spec, host_lists=host_lists)
+
+    def build_received(self, context, instance_uuid, host):
+        """Compute ``host`` received the build of ``instance_uuid``
+        (cast; see conductor/tasks/lost_casts.py). Sends nothing while
+        pinned below 1.6."""
+        if not self.client.can_send_version(BUILD_RECEIVED_VERSION):
+            return
+        cctxt = self.client.prepare(version=BUILD_RECEIVED_VERSION)
+        cctxt.cast(context, 'build_received', instance_uuid=instance_uuid,
+                   host=host)
 
     # Compute reports
 
@@ -197,6 +270,7 @@ class ConductorAPI:
         cctxt.cast(context, 'unshelve_instance', instance=instance,
                    availability_zone=availability_zone, host=host,
                    request_spec=request_spec, host_list=host_list)
+
     # Rebuild and evacuate (1.3): see conductor/tasks/rebuild.py and
     # evacuate.py
 
@@ -233,6 +307,34 @@ class ConductorAPI:
         return cctxt.call(context, 'complete_evacuation',
                           migration=migration)
 
+
+    # Live migration (1.4): see conductor/tasks/live_migrate.py
+
+    def can_send_live_migration(self):
+        """Whether the pin lets this client send live_migrate_instance."""
+        return self.client.can_send_version(LIVE_MIGRATION_VERSION)
+
+    def live_migrate_instance(self, context, instance, host=None,
+                              block_migration=None, disk_over_commit=None,
+                              migration=None, failure=None, wait=False):
+        """Live-migrate ``instance``, to ``host`` if given (still checked
+        by the filters), else where the scheduler chooses (cast; a call
+        with ``wait``, which returns once the source was asked to copy,
+        or raises why not: NoValidHost, MigrationPreCheckError).
+
+        ``block_migration`` True, False or None ("auto");
+        ``disk_over_commit`` is accepted for the 2.1 API and ignored (the
+        placement claim is the check). The source compute reports the
+        outcome with the same method: its ``migration``, with ``failure``
+        ({'status': 'error' or 'cancelled', 'reason': text}) if the VM
+        stayed on the source, None once it runs on the destination.
+        """
+        cctxt = self.client.prepare(version=LIVE_MIGRATION_VERSION)
+        send = cctxt.call if wait else cctxt.cast
+        send(context, 'live_migrate_instance', instance=instance, host=host,
+             block_migration=block_migration,
+             disk_over_commit=disk_over_commit, migration=migration,
+             failure=failure)
 
 def make_indirection_api():
     """Route this process's remotable object calls through the conductor."""

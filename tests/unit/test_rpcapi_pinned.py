@@ -174,6 +174,41 @@ _REBUILD = {
 }
 CALLS.update(_REBUILD)
 NEWER_THAN_ACORN |= set(_REBUILD)
+# Live migration (compute 1.5, conductor 1.4): refused when pinned to
+# acorn too.
+_LIVE = {
+    (compute_rpcapi.ComputeAPI, 'check_can_live_migrate_destination'): {
+        'instance': _instance(), 'migration': _migration(),
+        'block_migration': None},
+    (compute_rpcapi.ComputeAPI, 'pre_live_migration'): {
+        'instance': _instance(), 'migration': _migration(),
+        'migrate_data': {'block_migration': True, 'dest_node': 'n2'}},
+    (compute_rpcapi.ComputeAPI, 'live_migration'): {
+        'instance': _instance(), 'migration': _migration(),
+        'migrate_data': {'block_migration': True, 'dest_node': 'n2'}},
+    (conductor_rpcapi.ConductorAPI, 'live_migrate_instance'): {
+        'instance': _instance(), 'host': 'compute2'},
+}
+for _method in ('post_live_migration_at_destination',
+                'rollback_live_migration_at_destination',
+                'live_migration_abort', 'live_migration_force_complete'):
+    _LIVE[(compute_rpcapi.ComputeAPI, _method)] = {
+        'instance': _instance(), 'migration': _migration()}
+CALLS.update(_LIVE)
+NEWER_THAN_ACORN |= set(_LIVE)
+# Crash dumps (compute 1.6): refused when pinned to acorn too.
+_CRASH_DUMP = {(compute_rpcapi.ComputeAPI, 'trigger_crash_dump'): {
+    'instance': _instance()}}
+CALLS.update(_CRASH_DUMP)
+NEWER_THAN_ACORN |= set(_CRASH_DUMP)
+# Build receipts (conductor 1.6): not sent at all when pinned to acorn (a
+# compute's receipt is a hint; an acorn conductor has no use for it).
+_RECEIPTS = {
+    (conductor_rpcapi.ConductorAPI, 'build_received'): {
+        'instance_uuid': UUID, 'host': 'compute1'},
+}
+CALLS.update(_RECEIPTS)
+SILENT_WHEN_PINNED = set(_RECEIPTS)
 SERVICES = {conductor_rpcapi.ConductorAPI: 'conductor',
             scheduler_rpcapi.SchedulerAPI: 'scheduler',
             compute_rpcapi.ComputeAPI: 'compute'}
@@ -211,6 +246,11 @@ def test_method_pinned_and_unpinned(wire, conf, pin, client, method):
             getattr(client(), method)(nl_context.get_admin_context(),
                                       **CALLS[(client, method)])
         assert method in err.value.format_message()
+        assert wire.sent == []
+        return
+    if pin == 'acorn' and (client, method) in SILENT_WHEN_PINNED:
+        getattr(client(), method)(nl_context.get_admin_context(),
+                                  **CALLS[(client, method)])
         assert wire.sent == []
         return
     getattr(client(), method)(nl_context.get_admin_context(),
@@ -277,3 +317,64 @@ def test_moves_are_refused_when_pinned_to_the_actions_release(wire, conf):
                                _instance(), _migration())
     assert 'confirm_resize' in err.value.format_message()
     assert wire.sent == []
+
+
+def test_live_migration_is_refused_when_pinned_to_the_moves_release(
+        wire, conf):
+    """Compute 1.2 and conductor 1.1 (moves, no live migration) say no,
+    and the API's checks see it first."""
+    compute, conductor = (compute_rpcapi.ComputeAPI(),
+                          conductor_rpcapi.ConductorAPI())
+    assert compute.can_send_live_migration()
+    assert conductor.can_send_live_migration()
+    conf.config(compute='1.2', conductor='1.1', group='upgrade_levels')
+    assert compute.can_send_moves() and conductor.can_send_moves()
+    assert not compute.can_send_live_migration()
+    assert not conductor.can_send_live_migration()
+    with pytest.raises(exception.UnsupportedRPCVersion) as err:
+        conductor.live_migrate_instance(nl_context.get_admin_context(),
+                                        _instance())
+    assert 'live_migrate_instance' in err.value.format_message()
+    assert wire.sent == []
+
+
+@pytest.mark.parametrize('pin', [None, '1.4', 'acorn'])
+def test_provision_with_build_is_one_call_or_call_and_cast(wire, conf, pin):
+    """Conductor 1.5 starts the build itself; a client pinned below sends
+    the 1.0 call and then the build_instances cast, as before."""
+    if pin:
+        conf.config(conductor=pin, group='upgrade_levels')
+    api = conductor_rpcapi.ConductorAPI()
+    assert api.client.can_send_version(
+        conductor_rpcapi.PROVISION_BUILDS_VERSION) == (pin is None)
+    api.provision_instances(nl_context.get_admin_context(), _instance(),
+                            _spec(), 1, 1, build=True)
+    sent = [(m['method'], m['version'], m['args'].get('build'))
+            for _target, m in wire.sent]
+    if pin is None:
+        assert sent == [('provision_instances', '1.5', True)]
+    else:
+        assert sent == [('provision_instances', '1.0', None),
+                        ('build_instances', '1.0', None)]
+
+
+@pytest.mark.parametrize('pin', [None, '1.4', 'acorn'])
+def test_instance_save_is_sparse_unless_pinned_below_1_5(wire, conf, pin):
+    if pin:
+        conf.config(conductor=pin, group='upgrade_levels')
+    instance = _instance()
+    instance.obj_reset_changes(recursive=True)
+    instance.task_state = 'spawning'
+    conductor_rpcapi.ConductorAPI().object_action(
+        nl_context.get_admin_context(), instance, 'save', (), {})
+    [(_target, message)] = wire.sent
+    sent = message['args']['objinst']
+    assert sent['nova_lite_object.changes'] == ['task_state']
+    if pin is None:
+        assert message['version'] == '1.5'
+        assert set(sent['nova_lite_object.data']) == {'uuid', 'task_state'}
+    else:
+        # The whole object, as an older conductor expects it.
+        assert message['version'] == '1.0'
+        assert {'uuid', 'task_state', 'flavor', 'host', 'vm_state'} <= set(
+            sent['nova_lite_object.data'])

@@ -5,6 +5,7 @@ import types
 from unittest import mock
 
 from oslo_context import context as o_context
+import oslo_messaging as messaging
 import pytest
 
 from nova_lite.compute import manager as compute_manager
@@ -286,6 +287,21 @@ def test_terminate_tolerates_a_vm_already_gone(env):
 def test_terminate_of_a_deleted_record_notifies_nobody(env):
     env.released = exception.InstanceNotFound(instance_id='x')
     env.manager.terminate_instance(env.ctxt, fakes.instance())
+    env.manager._scheduler_api.update_provider_states.assert_not_called()
+
+
+def test_terminate_asks_again_when_no_conductor_answered(env):
+    # The first destroy's conductor died (no answer); the second answers
+    # what the first may have committed: the record is gone.
+    answers = [messaging.MessagingTimeout('no reply'),
+               exception.InstanceNotFound(instance_id='x')]
+
+    def destroy(inst):
+        raise answers.pop(0)
+
+    objects.Instance.destroy.side_effect = destroy   # env's mock
+    env.manager.terminate_instance(env.ctxt, fakes.instance())
+    assert answers == []
     env.manager._scheduler_api.update_provider_states.assert_not_called()
 
 
