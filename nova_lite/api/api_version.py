@@ -20,7 +20,7 @@ VARY = '%s, %s' % (HEADER, LEGACY_HEADER)
 
 # The table in doc/microversions.rst says the same for users. Raise the
 # maximum only past versions whose changes to the resources nova_lite
-# serves are all implemented; 2.3 changes servers (extended attributes).
+# serves are all implemented.
 VERSIONS = [
     # 2.1: the base of the v2.1 API in Nova's 2.1 shapes: servers,
     #      flavors (with extra specs and access), images (the proxy view),
@@ -31,6 +31,92 @@ VERSIONS = [
     # 2.2: keypair types (ssh only here) and os-keypairs status codes
     #      (create 201, delete 204).
     '2.2',
+    # 2.3: servers show administrators more extended attributes
+    #      (reservation_id, launch_index, hostname, kernel_id, ramdisk_id,
+    #      root_device_name, user_data).
+    '2.3',
+    # 2.4: reserved in os-fixed-ips (no networks here: no change).
+    '2.4',
+    # 2.5: everyone may filter servers by ip6 (none has an address here,
+    #      so it matches nothing, as ip always did).
+    '2.5',
+    # 2.6: remote consoles (no consoles here: no change).
+    '2.6',
+    # 2.7: addTenantAccess to a public flavor is 409 (here at every
+    #      version).
+    '2.7',
+    # 2.8: MKS consoles (no consoles here: no change).
+    '2.8',
+    # 2.9: servers show "locked" (show, list detail, update, rebuild).
+    '2.9',
+    # 2.10: administrators name another user's key pairs (user_id in
+    #       the create body, ?user_id= on list, show and delete).
+    '2.10',
+    # 2.11: services show forced_down; PUT /os-services/force-down.
+    '2.11',
+    # 2.12: os-virtual-interfaces net_id (no networks here: no change).
+    '2.12',
+    # 2.13: server groups show project_id and user_id.
+    '2.13',
+    # 2.14: evacuate without onSharedStorage, answering no adminPass.
+    '2.14',
+    # 2.15: the soft-affinity and soft-anti-affinity group policies
+    #       (400 before).
+    '2.15',
+    # 2.16: servers show host_status (policy servers:show:host_status)
+    #       in show and list detail.
+    '2.16',
+    # 2.17: the trigger_crash_dump server action (compute RPC 1.6).
+    '2.17',
+    # 2.18: the project id in the URL is optional (it always was here).
+    '2.18',
+    # 2.19: server description at create, update and rebuild, shown in
+    #       every server view.
+    '2.19',
+    # 2.20: volume attach/detach of shelved servers (no volumes here: no
+    #       change).
+    '2.20',
+    # 2.21: os-instance-actions of a deleted server.
+    '2.21',
+    # 2.22: force_complete of a running live migration.
+    '2.22',
+    # 2.23: GET /servers/{id}/migrations[/{id}] in the server-migration
+    #       view; os-migrations shows migration_type and links.
+    '2.23',
+    # 2.24: DELETE /servers/{id}/migrations/{id} aborts a live migration.
+    '2.24',
+    # 2.25: os-migrateLive: block_migration may be "auto", no
+    #       disk_over_commit.
+    '2.25',
+    # 2.26: server tags (/servers/{id}/tags), "tags" in show, list detail,
+    #       update and rebuild, and the tags/tags-any/not-tags/
+    #       not-tags-any list filters.
+    '2.26',
+    # 2.27: the OpenStack-API-Version header (accepted at every version
+    #       here, as the legacy one: no change).
+    '2.27',
+    # 2.28: hypervisors show cpu_info as an object, not JSON text.
+    '2.28',
+    # 2.29: evacuate takes force (accepted; the filters still check a
+    #       named host).
+    '2.29',
+    # 2.30: os-migrateLive takes force (likewise).
+    '2.30',
+    # 2.31: serial console URLs (no consoles here: no change).
+    '2.31',
+    # 2.32: device tags in networks and block_device_mapping_v2 at
+    #       create (accepted; nothing here shows them).
+    '2.32',
+    # 2.33: os-hypervisors and /detail page (limit, marker).
+    '2.33',
+    # 2.34: os-migrateLive answers before the scheduler and the
+    #       destination checked (a failure there no longer a 400).
+    '2.34',
+    # 2.35: os-keypairs pages (limit, marker; ignored before).
+    '2.35',
+    # 2.36: the proxy APIs are gone: /images is 404, quota sets lose
+    #       the network resources and limits their network fields.
+    '2.36',
 ]
 
 _FORMAT = re.compile(r'^([1-9]\d*)\.([1-9]\d*|0)$')

@@ -34,7 +34,9 @@ from nova_lite.api.handlers import openapi
 from nova_lite.api.handlers import quota_sets
 from nova_lite.api.handlers import server_actions
 from nova_lite.api.handlers import server_groups
+from nova_lite.api.handlers import server_live_migrate
 from nova_lite.api.handlers import server_metadata
+from nova_lite.api.handlers import server_tags
 from nova_lite.api.handlers import servers
 from nova_lite.api.handlers import services
 from nova_lite.api.handlers import simple_tenant_usage
@@ -59,7 +61,18 @@ ROUTES = {
     '/servers/{server_id}/metadata/{key}': {
         'GET': server_metadata.show, 'PUT': server_metadata.update,
         'DELETE': server_metadata.delete},
+    '/servers/{server_id}/tags': {
+        'GET': server_tags.index, 'PUT': server_tags.update_all,
+        'DELETE': server_tags.delete_all},
+    '/servers/{server_id}/tags/{tag}': {
+        'GET': server_tags.show, 'PUT': server_tags.update,
+        'DELETE': server_tags.delete},
     '/servers/{server_id}/migrations': {'GET': migrations.server_index},
+    '/servers/{server_id}/migrations/{migration_id}': {
+        'GET': server_live_migrate.show,
+        'DELETE': server_live_migrate.delete},
+    '/servers/{server_id}/migrations/{migration_id}/action': {
+        'POST': server_live_migrate.action},
     '/os-migrations': {'GET': migrations.index},
     '/servers/{server_id}/os-instance-actions': {
         'GET': instance_actions.index},
@@ -78,7 +91,7 @@ ROUTES = {
         'DELETE': flavor_extra_specs.delete},
     '/images': {'GET': images.index},
     '/images/detail': {'GET': images.detail},
-    '/images/{image_id}': {'GET': images.show},
+    '/images/{image_id}': {'GET': images.show, 'DELETE': images.delete},
     '/os-services': {'GET': services.index},
     '/os-services/{action}': {'PUT': services.update},
     '/os-aggregates': {'GET': aggregates.index, 'POST': aggregates.create},

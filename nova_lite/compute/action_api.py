@@ -33,6 +33,10 @@ _V = fields.VMState
 REBOOT, STOP, START = 'reboot', 'stop', 'start'
 PAUSE, UNPAUSE, SUSPEND, RESUME = 'pause', 'unpause', 'suspend', 'resume'
 LOCK, UNLOCK, RESET_STATE, UPDATE = 'lock', 'unlock', 'resetState', 'update'
+CRASH_DUMP = 'trigger_crash_dump'
+# Nova's states a crash dump may be triggered from (with no task).
+CRASH_DUMP_VM_STATES = (_V.ACTIVE, _V.PAUSED, _V.RESCUED, _V.RESIZED,
+                        _V.ERROR)
 
 # Power actions: the API name -> (allowed vm_states, task_state set, the
 # compute RPC method). A reboot is refused while a reboot runs; Nova
@@ -154,6 +158,20 @@ class ActionAPI:
         start_task(instance, action, vm_states, task_state)
         record_action(context, instance, action)
         getattr(self.compute_rpcapi, method)(context, instance)
+
+    def trigger_crash_dump(self, context, instance):
+        """Have the compute send the guest an NMI (2.17); 409 when
+        locked, in another state (or with a task), or while the compute
+        is too old to do it. No task_state is set, as in Nova."""
+        check_lock(context, instance)
+        if not self.compute_rpcapi.can_send_crash_dump():
+            raise exception.ComputeTooOldForAction(
+                action=CRASH_DUMP, instance_uuid=instance.uuid,
+                version=compute_rpcapi.CRASH_DUMP_VERSION)
+        self._needs_host(instance, CRASH_DUMP)
+        check_state(instance, CRASH_DUMP, CRASH_DUMP_VM_STATES)
+        record_action(context, instance, CRASH_DUMP)
+        self.compute_rpcapi.trigger_crash_dump(context, instance)
 
     # -- metadata ---------------------------------------------------
 

@@ -17,15 +17,14 @@ import secrets
 import string
 
 from oslo_log import log as logging
+from oslo_utils import timeutils
 from oslo_utils import uuidutils
 
 from nova_lite.compute import action_api
-from nova_lite.compute import rpcapi as compute_rpcapi
-from nova_lite.conductor import rpcapi as conductor_rpcapi
+from nova_lite.compute import rpc_clients
 from nova_lite import exception
 from nova_lite import objects
 from nova_lite.objects import fields
-from nova_lite.scheduler import rpcapi as scheduler_rpcapi
 
 LOG = logging.getLogger(__name__)
 
@@ -37,6 +36,22 @@ CONFIRM_RESIZE = 'confirmResize'
 # state or the missing record and stop).
 # So may a server action (the compute notices the deleting task state
 # when it saves and leaves the instance to the delete).
+# Seconds after which a delete asked again of a server still deleting is
+# sent again (the first may have been lost).
+DELETE_RESEND_AFTER = 10
+
+
+def _deleting_for(instance, seconds):
+    """True if ``instance`` was last updated more than ``seconds`` ago."""
+    stamp = instance.updated_at or instance.created_at
+    if stamp is None:
+        return False
+    if stamp.tzinfo is not None:
+        stamp = stamp.replace(tzinfo=None)
+    now = timeutils.utcnow().replace(tzinfo=None)
+    return (now - stamp).total_seconds() > seconds
+
+
 DELETABLE_TASK_STATES = [None, fields.TaskState.SCHEDULING,
                          fields.TaskState.SPAWNING] + list(
     action_api.POWER_TASK_STATES) + [
@@ -63,35 +78,17 @@ def scheduler_hints_as_lists(hints):
     return result
 
 
-class API:
-    """Server life cycle for the API handlers.
-
-    The RPC clients are made on first use, so an API object can be built
-    (and replaced in tests) before the bus is set up.
-    """
-
-    def __init__(self):
-        self._conductor = None
-        self._scheduler = None
-        self._compute = None
+class API(rpc_clients.RPCClients):
+    """Server life cycle for the API handlers (RPC clients made on first
+    use, see ``rpc_clients``)."""
 
     @property
     def conductor_api(self):
-        if self._conductor is None:
-            self._conductor = conductor_rpcapi.ConductorAPI()
-        return self._conductor
+        return self.conductor_rpcapi
 
     @property
     def scheduler_api(self):
-        if self._scheduler is None:
-            self._scheduler = scheduler_rpcapi.SchedulerAPI()
-        return self._scheduler
-
-    @property
-    def compute_rpcapi(self):
-        if self._compute is None:
-            self._compute = compute_rpcapi.ComputeAPI()
-        return self._compute
+        return self.scheduler_rpcapi
 
     # -- create ------------------------------------------------------
 
@@ -114,7 +111,7 @@ class API:
     def create(self, context, flavor, image_meta, name, min_count=1,
                max_count=1, metadata=None, key_name=None,
                availability_zone=None, scheduler_hints=None,
-               forced_host=None, forced_node=None):
+               forced_host=None, forced_node=None, description=None):
         """Provision and start building servers.
 
         ``image_meta`` is the registry's image dict. Returns
@@ -131,6 +128,7 @@ class API:
         instance = self._instance_template(
             context, flavor, image_meta, name, metadata, key_name,
             availability_zone, reservation_id)
+        instance.description = description
         spec = self._request_spec(context, flavor, image_meta, max_count,
                                   availability_zone, scheduler_hints,
                                   forced_host, forced_node)
@@ -139,9 +137,10 @@ class API:
             spec.instance_group = group
             spec.scheduler_hints = dict(spec.scheduler_hints,
                                         group=[group.uuid])
+        # The conductor starts the build once it answered (conductor RPC
+        # 1.5); pinned below, the client casts build_instances after.
         instances = self.conductor_api.provision_instances(
-            context, instance, spec, min_count, max_count)
-        self.conductor_api.build_instances(context, instances, spec)
+            context, instance, spec, min_count, max_count, build=True)
         return instances, reservation_id
 
     @staticmethod
@@ -213,7 +212,17 @@ class API:
         """
         action_api.check_lock(context, instance)
         if instance.task_state == fields.TaskState.DELETING:
-            LOG.info('Instance %s is already being deleted', instance.uuid)
+            if not _deleting_for(instance, DELETE_RESEND_AFTER):
+                LOG.info('Instance %s is already being deleted',
+                         instance.uuid)
+                return
+            # Its first delete may have been lost (the answer to its save
+            # never came, so nothing was cast): send it again; deleting
+            # twice finds the VM and the record gone.
+            LOG.warning('Instance %s has been deleting for more than %d s; '
+                        'sending its delete again', instance.uuid,
+                        DELETE_RESEND_AFTER)
+            self._send_delete(context, instance)
             return
         # Only a move waiting for its decision is confirmed; one still
         # in flight is interrupted as before.
@@ -228,11 +237,18 @@ class API:
             raise
         _delete_shelved_image(context, instance)
         # save() refreshed the instance: host is where it is now.
+        if (resized and instance.host is not None and
+                self._compute_is_up(context, instance.host) and
+                self._confirm_on_deleting(context, instance)):
+            return
+        self._send_delete(context, instance)
+
+    def _send_delete(self, context, instance):
+        """Cast the delete to the instance's compute, or delete it here
+        when no compute will act."""
         if instance.host is None or not self._compute_is_up(
                 context, instance.host):
             self._local_delete(context, instance)
-            return
-        if resized and self._confirm_on_deleting(context, instance):
             return
         self.compute_rpcapi.terminate_instance(context, instance)
 

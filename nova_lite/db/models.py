@@ -239,6 +239,18 @@ class Instance(Base, TimestampMixin, SoftDeleteMixin):
     build_owner = sa.Column(sa.String(255))
 
 
+
+class Tag(Base):
+    """A server's tag (migration 0007_server_tags): a string of at most
+    60 characters, at most 50 per server (the API checks both)."""
+    __tablename__ = 'tags'
+    __table_args__ = (
+        sa.Index('tags_tag_idx', 'tag'),
+    )
+    resource_id = sa.Column(sa.String(36), primary_key=True)
+    tag = sa.Column(sa.String(80), primary_key=True)
+
+
 class InstanceFault(Base, TimestampMixin):
     __tablename__ = 'instance_faults'
     __table_args__ = (

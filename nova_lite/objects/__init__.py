@@ -22,3 +22,4 @@ def register_all():
     __import__('nova_lite.objects.request_spec')
     __import__('nova_lite.objects.selection')
     __import__('nova_lite.objects.service')
+    __import__('nova_lite.objects.tag')

@@ -28,6 +28,7 @@ from nova_lite.policies import server_moves
 from nova_lite.policies import server_rebuild
 from nova_lite.policies import server_shelve
 from nova_lite.policies import servers
+from nova_lite.policies import server_tags
 from nova_lite.policies import services
 from nova_lite.policies import simple_tenant_usage
 
@@ -55,6 +56,7 @@ def list_rules():
         server_moves.list_rules(),
         server_rebuild.list_rules(),
         server_shelve.list_rules(),
+        server_tags.list_rules(),
         servers.list_rules(),
         services.list_rules(),
         simple_tenant_usage.list_rules(),

@@ -15,6 +15,7 @@ LOCK = 'os_compute_api:os-lock-server:lock'
 UNLOCK = 'os_compute_api:os-lock-server:unlock'
 UNLOCK_OVERRIDE = 'os_compute_api:os-lock-server:unlock:unlock_override'
 RESET_STATE = 'os_compute_api:os-admin-actions:reset_state'
+CRASH_DUMP = 'os_compute_api:servers:trigger_crash_dump'
 
 _PATH = '/servers/{server_id}/action (%s)'
 
@@ -38,6 +39,8 @@ rules = [
     _member(LOCK, 'lock', 'Lock a server: only administrators may act on '
                           'it until it is unlocked.'),
     _member(UNLOCK, 'unlock', 'Unlock a server the caller locked.'),
+    _member(CRASH_DUMP, 'trigger_crash_dump',
+            'Trigger a crash dump in a server (an NMI; microversion 2.17).'),
     policy.DocumentedRuleDefault(
         name=UNLOCK_OVERRIDE, check_str=base.RULE_ADMIN_API,
         description='Unlock a server someone else locked (an owner\'s '

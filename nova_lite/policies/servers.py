@@ -43,6 +43,13 @@ rules = [
         operations=[{'method': 'GET', 'path': '/servers/{server_id}'}],
         scope_types=['project']),
     policy.DocumentedRuleDefault(
+        name=SERVERS % 'show:host_status', check_str=base.RULE_ADMIN_API,
+        description='Show the state of a server\'s compute (host_status, '
+                    'microversion 2.16) in show and list detail.',
+        operations=[{'method': 'GET', 'path': '/servers/{server_id}'},
+                    {'method': 'GET', 'path': '/servers/detail'}],
+        scope_types=['project']),
+    policy.DocumentedRuleDefault(
         name=SERVERS % 'create', check_str=base.PROJECT_MEMBER_OR_ADMIN,
         description='Create servers.',
         operations=[{'method': 'POST', 'path': '/servers'}],

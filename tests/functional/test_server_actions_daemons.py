@@ -21,16 +21,12 @@ FLAVOR = {'flavor': {'name': 'small', 'id': 'small', 'ram': 512,
 
 @pytest.fixture(scope='module')
 def deploy(request, module_tmp):
-    d = conftest.start_deployment(
+    with conftest.deployed(
         module_tmp / 'postgresql', request, backend='postgresql',
         computes=COMPUTES,
         conf={'conductor': {'build_timeout_check_interval': 1,
-                            'task_timeout': 5}})
-    yield d
-    codes = d.stop()
-    logs = d.logs()
-    d.cleanup()
-    assert set(codes.values()) == {0}, 'unclean exit %s\n%s' % (codes, logs)
+                            'task_timeout': 5}}) as d:
+        yield d
 
 
 @pytest.fixture(scope='module')
@@ -118,6 +114,53 @@ def test_walk_a_server_through_every_action(deploy, image):
         'compute_stop_instance', 'Success', 'compute1')
 
 
+def test_trigger_crash_dump_reaches_the_compute(deploy, image):
+    """2.17: the API casts (compute RPC 1.6), the compute's driver takes
+    the NMI and the event says Success; the server stays ACTIVE."""
+    uuid = _boot(deploy, image, 'dumper', 'compute1-n0')
+    v217 = {'OpenStack-API-Version': 'compute 2.17'}
+    status, _, reply = deploy.admin_api.post(
+        '/servers/%s/action' % uuid, {'trigger_crash_dump': None},
+        headers=v217)
+    assert status == 202 and reply is None, reply
+
+    def dumped():
+        status, _, body = deploy.admin_api.get(
+            '/servers/%s/os-instance-actions' % uuid)
+        [action] = [a for a in body['instanceActions']
+                    if a['action'] == 'trigger_crash_dump']
+        status, _, body = deploy.admin_api.get(
+            '/servers/%s/os-instance-actions/%s'
+            % (uuid, action['request_id']))
+        events = body['instanceAction']['events']
+        return [(e['event'], e['result']) for e in events
+                if e['result']] or None
+    assert deployment.wait_for(dumped, timeout=30) == [
+        ('compute_trigger_crash_dump', 'Success')]
+    assert _server(deploy, uuid)['status'] == 'ACTIVE'
+    status, _, reply = deploy.admin_api.post(
+        '/servers/%s/action' % uuid, {'trigger_crash_dump': None},
+        headers={'OpenStack-API-Version': 'compute 2.16'})
+    assert status == 400
+
+
+def test_actions_of_a_deleted_server_from_2_21(deploy, image):
+    uuid = _boot(deploy, image, 'gone', 'compute1-n0')
+    assert deploy.admin_api.delete('/servers/%s' % uuid)[0] == 204
+
+    def deleted():
+        return deploy.admin_api.get('/servers/%s' % uuid)[0] == 404
+    deployment.wait_for(deleted, timeout=30)
+    path = '/servers/%s/os-instance-actions' % uuid
+    status, _, _body = deploy.admin_api.get(
+        path, headers={'OpenStack-API-Version': 'compute 2.20'})
+    assert status == 404
+    status, _, body = deploy.admin_api.get(
+        path, headers={'OpenStack-API-Version': 'compute 2.21'})
+    assert status == 200, body
+    assert 'create' in [a['action'] for a in body['instanceActions']]
+
+
 def test_lock_rename_metadata_and_key_pairs(deploy, image):
     status, _, body = deploy.admin_api.post(
         '/os-keypairs', {'keypair': {'name': 'k1'}})
@@ -143,8 +186,10 @@ def test_lock_rename_metadata_and_key_pairs(deploy, image):
 
     status, _, body = deploy.admin_api.put(
         '/servers/%s' % uuid, {'server': {'name': 'renamed',
-                                          'description': 'db'}})
+                                          'description': 'db'}},
+        headers={'OpenStack-API-Version': 'compute 2.19'})
     assert status == 200 and body['server']['name'] == 'renamed'
+    assert body['server']['description'] == 'db'
     status, _, body = deploy.admin_api.post(
         '/servers/%s/metadata' % uuid, {'metadata': {'a': '1'}})
     assert status == 200 and body == {'metadata': {'a': '1'}}

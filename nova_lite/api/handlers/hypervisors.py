@@ -1,10 +1,16 @@
-"""/os-hypervisors: the compute nodes (administrators), Nova's 2.1 view.
+"""/os-hypervisors: the compute nodes (administrators), Nova's 2.1 view;
+from 2.28 ``cpu_info`` is an object rather than its JSON text, and from
+2.33 the list and list detail page (``limit``, ``marker`` an id, with
+``hypervisors_links`` when a page is full).
 
 A node's state (up/down) and status (enabled/disabled) are those of the
 compute service on its host. ``{pattern}/search`` and ``{pattern}/servers``
 find nodes whose hypervisor_hostname contains the pattern.
 """
 
+from oslo_serialization import jsonutils
+
+from nova_lite.api import common
 from nova_lite.api.schemas import hypervisors as schema
 from nova_lite.api import validation
 from nova_lite.api import wsgi
@@ -39,7 +45,18 @@ def basic_view(node, service):
             'status': 'enabled' if enabled else 'disabled'}
 
 
-def detail_view(node, service):
+def _cpu_info(req, node):
+    """The node's cpu_info: JSON text before 2.28, an object from 2.28
+    ({} when the driver reported none)."""
+    if req is None or not req.api_version_request.matches('2.28'):
+        return node.cpu_info
+    try:
+        return jsonutils.loads(node.cpu_info) if node.cpu_info else {}
+    except ValueError:
+        return {}
+
+
+def detail_view(node, service, req=None):
     view = basic_view(node, service)
     free_disk = node.local_gb - node.local_gb_used
     view.update({
@@ -51,7 +68,7 @@ def detail_view(node, service):
         'hypervisor_version': node.hypervisor_version,
         'host_ip': node.host_ip,
         'running_vms': node.running_vms,
-        'cpu_info': node.cpu_info,
+        'cpu_info': _cpu_info(req, node),
         'free_ram_mb': node.memory_mb - node.memory_mb_used,
         'free_disk_gb': free_disk,
         'disk_available_least': free_disk,
@@ -73,25 +90,49 @@ def _nodes(req, action):
             for node in objects.ComputeNodeList.get_all(context)]
 
 
+_V233_QUERY = validation._validator(schema.INDEX_QUERY_V233)
+
+
+def _listed(req, action, view, collection):
+    """All nodes before 2.33; from 2.33 a page of them by id (400 for a
+    marker that is no node's id), with the next link when it is full."""
+    nodes = _nodes(req, action)
+    if not req.api_version_request.matches('2.33'):
+        return wsgi.json_response({'hypervisors': [
+            view(node, svc) for node, svc in nodes]})
+    validation.validate(_V233_QUERY, validation.query_dict(req))
+    limit, marker = common.get_limit_and_marker(req)
+    nodes.sort(key=lambda pair: pair[0].id)
+    if marker is not None:
+        ids = [node.id for node, _svc in nodes]
+        if int(marker) not in ids:
+            raise exception.MarkerNotFound(marker=marker)
+        nodes = nodes[ids.index(int(marker)) + 1:]
+    return common.list_response(
+        req, 'hypervisors', [view(node, svc) for node, svc in nodes[:limit]],
+        collection)
+
+
 @validation.query(schema.INDEX_QUERY)
 def index(req):
     """200 {"hypervisors": [{id, hypervisor_hostname, state, status}]}."""
-    return wsgi.json_response({'hypervisors': [
-        basic_view(node, svc) for node, svc in _nodes(req, 'list')]})
+    return _listed(req, 'list', basic_view, 'os-hypervisors')
 
 
 @validation.query(schema.INDEX_QUERY)
 def detail(req):
     """200 {"hypervisors": [detail, ...]}."""
-    return wsgi.json_response({'hypervisors': [
-        detail_view(node, svc) for node, svc in _nodes(req, 'list-detail')]})
+    return _listed(req, 'list-detail',
+                   lambda node, svc: detail_view(node, svc, req),
+                   'os-hypervisors/detail')
 
 
 def show(req, hypervisor_id):
     """200 {"hypervisor": detail}; 404 for an unknown id."""
     for node, svc in _nodes(req, 'show'):
         if str(node.id) == hypervisor_id:
-            return wsgi.json_response({'hypervisor': detail_view(node, svc)})
+            return wsgi.json_response(
+                {'hypervisor': detail_view(node, svc, req)})
     raise exception.ComputeNodeNotFound(node=hypervisor_id)
 
 

@@ -3,7 +3,10 @@
 Nova's shapes. Every reader of the server sees its actions and their
 events (Nova shows events to non-admins since 2.51); an event's
 traceback and host only administrators see (Nova's ``events`` rule).
+From 2.21 the actions of a deleted server can be read too.
 """
+
+import copy
 
 from nova_lite.api import common
 from nova_lite.api import wsgi
@@ -34,7 +37,11 @@ def _event_view(event, show_details):
 
 
 def _instance(req, server_id, action):
-    instance = compute.get(req.context, server_id)
+    context = req.context
+    if req.api_version_request.matches('2.21'):
+        context = copy.copy(context)
+        context.read_deleted = 'yes'
+    instance = compute.get(context, server_id)
     req.context.can(policies.ACTIONS % action,
                     target={'project_id': instance.project_id})
     return instance

@@ -1,7 +1,11 @@
 """/os-keypairs: a user's key pairs (Nova's 2.1 and 2.2 shapes).
 
 From 2.2 a key pair shows its ``type`` (only ``ssh`` here), create
-answers 201 and delete 204 (2.1: 200 and 202).
+answers 201 and delete 204 (2.1: 200 and 202). From 2.10 an
+administrator may name another user: ``user_id`` in the create body or
+the query of list, show and delete (policy checks that user). From 2.35
+the list pages (``limit``, ``marker`` a name; ``keypairs_links`` when
+a page is full); before, both are ignored, as Nova.
 
 Create generates an RSA key pair (the private key is in the response,
 once, and never stored) or imports ``public_key``; either counts against
@@ -19,12 +23,24 @@ from nova_lite import objects
 from nova_lite.policies import keypairs as policies
 
 
-def _can(req, action):
+def _can(req, action, user_id=None):
+    """The context, once the caller may act on ``user_id``'s key pairs
+    (the caller's own by default)."""
     context = req.context
     context.can(policies.KEYPAIRS % action,
-                target={'user_id': context.user_id,
+                target={'user_id': user_id or context.user_id,
                         'project_id': context.project_id})
     return context
+
+
+def _query_user(req):
+    """The user named by ``?user_id=`` from 2.10 (ignored before), else
+    the caller."""
+    if req.api_version_request.matches('2.10'):
+        user_id = common.last_param(req, 'user_id')
+        if user_id:
+            return user_id
+    return req.context.user_id
 
 
 def _at_2_2(req):
@@ -43,11 +59,16 @@ def create(req, body):
     user_id, (2.2) type, and private_key when generated}}; 400 for a
     malformed public key or a type given before 2.2, 409 for a taken
     name, 403 over quota."""
-    context = _can(req, 'create')
     values = body['keypair']
     if 'type' in values and not _at_2_2(req):
         raise exception.ValidationError(
             detail='keypair type needs microversion 2.2')
+    if ('user_id' in values
+            and not req.api_version_request.matches('2.10')):
+        raise exception.ValidationError(
+            detail='keypair user_id needs microversion 2.10')
+    user_id = values.get('user_id') or req.context.user_id
+    context = _can(req, 'create', user_id)
     private_key = None
     if values.get('public_key'):
         public_key = values['public_key'].strip()
@@ -55,7 +76,7 @@ def create(req, body):
     else:
         private_key, public_key, fingerprint = crypto.generate_key_pair()
     keypair = objects.KeyPair(
-        context, name=values['name'], user_id=context.user_id,
+        context, name=values['name'], user_id=user_id,
         public_key=public_key, fingerprint=fingerprint, type='ssh')
     keypair.create()
     view = _view(req, keypair, 'name', 'public_key', 'fingerprint',
@@ -69,21 +90,31 @@ def create(req, body):
 @validation.query(schema.INDEX_QUERY)
 def index(req):
     """200 {"keypairs": [{"keypair": {name, public_key, fingerprint}}]},
-    by name."""
-    context = _can(req, 'index')
-    limit, marker = common.get_limit_and_marker(req)
+    by name; a page of them from 2.35 (400 for an unknown marker)."""
+    user_id = _query_user(req)
+    context = _can(req, 'index', user_id)
+    paged = req.api_version_request.matches('2.35')
+    limit, marker = (common.get_limit_and_marker(req) if paged
+                     else (None, None))
     keypairs = objects.KeyPairList.get_by_user(
-        context, context.user_id, limit=limit, marker=marker)
-    return wsgi.json_response({'keypairs': [
+        context, user_id, limit=limit, marker=marker)
+    body = {'keypairs': [
         {'keypair': _view(req, k, 'name', 'public_key', 'fingerprint')}
-        for k in keypairs]})
+        for k in keypairs]}
+    links = paged and common.collection_links(
+        req, [{'name': k.name} for k in keypairs], 'os-keypairs',
+        id_key='name')
+    if links:
+        body['keypairs_links'] = links
+    return wsgi.json_response(body)
 
 
+@validation.query(schema.USER_QUERY)
 def show(req, keypair_name):
     """200 {"keypair": ...}; 404 if the caller has no such key pair."""
-    context = _can(req, 'show')
-    keypair = objects.KeyPair.get_by_name(context, context.user_id,
-                                          keypair_name)
+    user_id = _query_user(req)
+    context = _can(req, 'show', user_id)
+    keypair = objects.KeyPair.get_by_name(context, user_id, keypair_name)
     view = _view(req, keypair, 'name', 'public_key', 'fingerprint',
                  'user_id', 'id', 'deleted')
     view.update({'created_at': common.isotime_usec(keypair.created_at),
@@ -92,10 +123,11 @@ def show(req, keypair_name):
     return wsgi.json_response({'keypair': view})
 
 
+@validation.query(schema.USER_QUERY)
 def delete(req, keypair_name):
     """202 (2.2: 204); 404 if the caller has no such key pair."""
-    context = _can(req, 'delete')
-    keypair = objects.KeyPair.get_by_name(context, context.user_id,
-                                          keypair_name)
+    user_id = _query_user(req)
+    context = _can(req, 'delete', user_id)
+    keypair = objects.KeyPair.get_by_name(context, user_id, keypair_name)
     keypair.destroy()
     return wsgi.json_response(status=204 if _at_2_2(req) else 202)

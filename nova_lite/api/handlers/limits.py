@@ -2,6 +2,7 @@
 
 The absolute part is what binds the caller: per resource, the project's
 limit and usage, or their own where a user quota leaves them less room.
+From 2.36 the network ones (security groups, floating IPs) are gone.
 """
 
 import datetime
@@ -38,6 +39,10 @@ UNENFORCED_MAX = ('maxPersonality', 'maxPersonalitySize',
                   'maxSecurityGroupRules', 'maxSecurityGroups',
                   'maxTotalFloatingIps', 'maxTotalKeypairs')
 UNENFORCED_USED = ('totalFloatingIpsUsed', 'totalSecurityGroupsUsed')
+# Gone at 2.36 with Nova's network proxy APIs.
+NETWORK_NAMES = ('maxSecurityGroupRules', 'maxSecurityGroups',
+                 'maxTotalFloatingIps', 'totalFloatingIpsUsed',
+                 'totalSecurityGroupsUsed')
 
 
 def _headroom(limit, usage):
@@ -119,6 +124,9 @@ def index(req):
     with_reserved = common.bool_param(req, 'reserved', False)
     absolute = absolute_view(_caller_limits(context, project_id, user_id),
                              with_reserved)
+    if req.api_version_request.matches('2.36'):
+        for name in NETWORK_NAMES:
+            del absolute[name]
     return wsgi.json_response({'limits': {
         'rate': rate_view(req.environ.get(wsgi.LIMITS_KEY)),
         'absolute': absolute}})

@@ -9,7 +9,9 @@ Nova's 2.1 quota set also names resources nova_lite has no such thing
 for (key pairs, injected files, and the network ones Nova itself no
 longer enforces): they show as -1 (unlimited), none in use, and values
 given for them in an update are accepted and ignored, as Nova ignores
-the network ones.
+the network ones. From 2.36 the network ones (``NETWORK_RESOURCES``) are
+gone from the quota sets (not the class sets, which lose them at 2.50),
+and an update naming them is a 400, as Nova.
 """
 
 from nova_lite.api import common
@@ -29,12 +31,23 @@ UNENFORCED = ('fixed_ips', 'floating_ips', 'injected_file_content_bytes',
               'injected_file_path_bytes', 'injected_files', 'key_pairs',
               'security_group_rules', 'security_groups')
 UNLIMITED = -1
+# Gone from the quota sets at 2.36 (Nova's proxy API removal).
+NETWORK_RESOURCES = ('fixed_ips', 'floating_ips', 'security_group_rules',
+                     'security_groups')
 
 
-def _view(limits, key='quota_set', id_=None):
+def _unenforced(req):
+    """The unenforced resources a quota set shows at the version."""
+    if req is not None and req.api_version_request.matches('2.36'):
+        return tuple(r for r in UNENFORCED if r not in NETWORK_RESOURCES)
+    return UNENFORCED
+
+
+def _view(limits, key='quota_set', id_=None, req=None):
+    """A quota set (``req`` given: its version's) or class set."""
     body = {} if id_ is None else {'id': id_}
     body.update({r: limits[r] for r in resources.ALL})
-    body.update(dict.fromkeys(UNENFORCED, UNLIMITED))
+    body.update(dict.fromkeys(_unenforced(req), UNLIMITED))
     return {key: body}
 
 
@@ -61,7 +74,7 @@ def show(req, tenant_id):
     limits, or with ?user_id= that user's."""
     context = _authorize(req, 'show', tenant_id)
     return wsgi.json_response(_view(
-        _limits(context, tenant_id, _user_id(req)), id_=tenant_id))
+        _limits(context, tenant_id, _user_id(req)), id_=tenant_id, req=req))
 
 
 @validation.query(schema.QUERY)
@@ -78,7 +91,7 @@ def detail(req, tenant_id):
         body[resource] = {'limit': limits[resource],
                           'in_use': usage['in_use'],
                           'reserved': usage['reserved']}
-    for resource in UNENFORCED:
+    for resource in _unenforced(req):
         body[resource] = {'limit': UNLIMITED, 'in_use': 0, 'reserved': 0}
     return wsgi.json_response({'quota_set': body})
 
@@ -88,7 +101,7 @@ def defaults(req, tenant_id):
     limits of its own gets."""
     context = _authorize(req, 'defaults', tenant_id)
     return wsgi.json_response(_view(quota_limits.get_defaults(context),
-                                    id_=tenant_id))
+                                    id_=tenant_id, req=req))
 
 
 def _given_limits(values):
@@ -105,12 +118,19 @@ def update(req, tenant_id, body):
     reserved or, for a user, above the project's, unless "force"."""
     context = _authorize(req, 'update', tenant_id)
     values = body['quota_set']
+    gone = sorted((set(values) & set(UNENFORCED)) - set(_unenforced(req)))
+    if gone:
+        raise exception.ValidationError(
+            detail='Invalid input for field/attribute quota_set. '
+                   'Additional properties are not allowed (%s) from '
+                   'microversion 2.36' % ', '.join(gone))
     user_id = _user_id(req)
     objects.Quotas(context=context, project_id=tenant_id, user_id=user_id,
                    quota_class=None,
                    limits=_given_limits(values)).save(
         force=common.to_bool(values.get('force', False)))
-    return wsgi.json_response(_view(_limits(context, tenant_id, user_id)))
+    return wsgi.json_response(_view(_limits(context, tenant_id, user_id),
+                                    req=req))
 
 
 @validation.query(schema.QUERY)

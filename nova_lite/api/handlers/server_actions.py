@@ -13,6 +13,7 @@ message. A handler ``handler(req, instance, body)`` checks policy and
 returns the response (202 with no body for most).
 """
 
+from nova_lite.api.handlers import server_live_migrate
 from nova_lite.api.handlers import server_moves
 from nova_lite.api.handlers import server_power
 from nova_lite.api.handlers import server_rebuild
@@ -26,7 +27,8 @@ compute = compute_api.API()
 # action name -> (schema, handler)
 ACTIONS = {}
 # Action modules, each with an ACTIONS dict {name: (schema, handler)}.
-ACTION_MODULES = (server_power, server_moves, server_rebuild, server_shelve)
+ACTION_MODULES = (server_power, server_moves, server_rebuild, server_shelve,
+                  server_live_migrate)
 
 
 def register(actions):

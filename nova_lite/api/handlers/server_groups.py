@@ -14,12 +14,24 @@ from nova_lite import objects
 from nova_lite.policies import server_groups as policies
 
 
-def group_view(group):
-    """Nova's 2.1 group. ``rules`` (and ``policy``) are 2.64's: a group
-    keeps its rules and enforces them, but 2.1 does not show them."""
-    return {'id': group.uuid, 'name': group.name,
+def group_view(req, group):
+    """Nova's group: from 2.13 with its project_id and user_id. ``rules``
+    (and ``policy``) are 2.64's: a group keeps its rules and enforces
+    them, but earlier versions do not show them."""
+    view = {'id': group.uuid, 'name': group.name,
             'policies': [group.policy], 'members': list(group.members),
             'metadata': {}}
+    if req.api_version_request.matches('2.13'):
+        view.update(project_id=group.project_id, user_id=group.user_id)
+    return view
+
+
+def _check_policy(req, policy):
+    """The soft policies are 2.15's: 400 before."""
+    if (policy.startswith('soft-')
+            and not req.api_version_request.matches('2.15')):
+        raise exception.ValidationError(
+            detail='policy %s needs microversion 2.15' % policy)
 
 
 def _rules(values):
@@ -68,7 +80,7 @@ def index(req):
     limit, _marker = common.get_limit_and_marker(req)
     page = list(groups)[offset:offset + limit]
     return wsgi.json_response(
-        {'server_groups': [group_view(g) for g in page]})
+        {'server_groups': [group_view(req, g) for g in page]})
 
 
 @validation.body(schema.CREATE)
@@ -79,12 +91,13 @@ def create(req, body):
                 target={'project_id': context.project_id,
                         'user_id': context.user_id})
     values = body['server_group']
+    _check_policy(req, values['policies'][0])
     group = objects.InstanceGroup(
         context=context, name=values['name'],
         policy=values['policies'][0], rules=_rules(values),
         project_id=context.project_id, user_id=context.user_id)
     group.create()
-    return wsgi.json_response({'server_group': group_view(group)})
+    return wsgi.json_response({'server_group': group_view(req, group)})
 
 
 def show(req, group_id):
@@ -93,7 +106,7 @@ def show(req, group_id):
     group = _get(context, group_id)
     context.can(policies.SERVER_GROUPS % 'show',
                 target={'project_id': group.project_id})
-    return wsgi.json_response({'server_group': group_view(group)})
+    return wsgi.json_response({'server_group': group_view(req, group)})
 
 
 def delete(req, group_id):

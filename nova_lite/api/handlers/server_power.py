@@ -2,8 +2,9 @@
 
 ``reboot``, ``os-stop``, ``os-start``, ``pause``, ``unpause``,
 ``suspend``, ``resume`` (cast to the compute, which clears the task
-state when done), ``lock`` and ``unlock`` (recorded at once), and the
-administrator's ``os-resetState``. Each answers 202 with no body.
+state when done), ``lock`` and ``unlock`` (recorded at once), the
+administrator's ``os-resetState`` and, from 2.17,
+``trigger_crash_dump`` (cast, no task state). Each answers 202 with no body.
 Dispatched by ``server_actions``.
 """
 
@@ -75,6 +76,15 @@ def unlock(req, instance, body):
     return _accepted()
 
 
+def trigger_crash_dump(req, instance, body):
+    """202 (2.17; an unknown action before): the guest gets an NMI."""
+    if not req.api_version_request.matches('2.17'):
+        raise exception.InstanceUnknownAction(action='trigger_crash_dump')
+    context = _can(req, policies.CRASH_DUMP, instance)
+    api.trigger_crash_dump(context, instance)
+    return _accepted()
+
+
 def reset_state(req, instance, body):
     """202: vm_state active or error, no task (administrators)."""
     context = _can(req, policies.RESET_STATE, instance)
@@ -104,4 +114,5 @@ ACTIONS = {
     'lock': (schema.LOCK, lock),
     'unlock': (schema.UNLOCK, unlock),
     'os-resetState': (schema.RESET_STATE, reset_state),
+    'trigger_crash_dump': (schema.CRASH_DUMP, trigger_crash_dump),
 }

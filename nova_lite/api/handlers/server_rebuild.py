@@ -67,8 +67,7 @@ def rebuild(req, instance, body):
                 changes, new_pass=new_pass,
                 preserve_ephemeral=common.to_bool(
                     args.get('preserve_ephemeral', False)))
-    view = servers.detail_view(req, instance,
-                               servers._show_admin_fields(context))
+    view = servers.core_view(req, instance)
     view['adminPass'] = new_pass
     return wsgi.json_response({'server': view}, status=202)
 

@@ -11,6 +11,7 @@ import string
 
 from nova_lite.api import common
 from nova_lite.api.handlers import flavors
+from nova_lite.api.handlers import server_view
 from nova_lite.api.schemas import servers as schema
 from nova_lite.api import validation
 from nova_lite.api import wsgi
@@ -62,7 +63,7 @@ _PROGRESS_STATUSES = ('ACTIVE', 'BUILD', 'REBUILD', 'RESIZE',
                       'VERIFY_RESIZE', 'MIGRATING')
 _FAULT_STATUSES = ('ERROR', 'DELETED')
 _ADMIN_SORT_KEYS = ('host', 'node')
-# The keys of Nova's answer to PUT /servers/{id}.
+# The keys of Nova's answer to PUT /servers/{id} and rebuild at 2.1.
 _UPDATE_KEYS = frozenset((
     'id', 'name', 'status', 'image', 'flavor', 'user_id', 'tenant_id',
     'created', 'updated', 'progress', 'metadata', 'links', 'addresses',
@@ -111,8 +112,11 @@ def basic_view(req, instance):
             'links': common.links(req, 'servers', instance.uuid)}
 
 
-def detail_view(req, instance, show_admin_fields):
-    """Nova's 2.1 server detail, with the admin-only fields if allowed."""
+def detail_view(req, instance, show_admin_fields, host_statuses=None,
+                tags=None):
+    """Nova's server detail, with the admin-only fields if allowed,
+    ``host_status`` when ``host_statuses`` ({host: status}) is given and
+    ``tags`` when ``tags`` ({uuid: [tag, ...]}) is."""
     status = server_status(instance)
     server = basic_view(req, instance)
     server.update({
@@ -141,9 +145,6 @@ def detail_view(req, instance, show_admin_fields):
         'OS-SRV-USG:terminated_at': common.isotime_usec(
             instance.terminated_at),
         'key_name': instance.key_name,
-        # locked (2.9), description (2.19) and locked_reason (2.73) are
-        # not shown: Nova's 2.1 and 2.2 views have no such keys, and
-        # clients validate that.
         'config_drive': '',
         'security_groups': [{'name': 'default'}],
         'os-extended-volumes:volumes_attached': [],
@@ -154,6 +155,12 @@ def detail_view(req, instance, show_admin_fields):
         server['OS-EXT-SRV-ATTR:host'] = instance.host
         server['OS-EXT-SRV-ATTR:hypervisor_hostname'] = instance.node
         server['OS-EXT-SRV-ATTR:instance_name'] = instance.name
+        server.update(server_view.extended_attributes(req, instance))
+    server.update(server_view.core_fields(req, instance))
+    if host_statuses is not None:
+        server['host_status'] = host_statuses.get(instance.host, '')
+    if tags is not None:
+        server['tags'] = tags.get(instance.uuid, [])
     if status in _FAULT_STATUSES:
         fault = _fault_view(instance, show_admin_fields)
         if fault:
@@ -253,6 +260,8 @@ def create(req, body):
     return_reservation_id is true."""
     context = req.context
     server = body['server']
+    server_view.check_description(req, server)
+    server_view.check_device_tags(req, server)
     zone, host, node = _parse_availability_zone(
         context, server.get('availability_zone'))
     context.can(policies.SERVERS % 'create',
@@ -267,6 +276,7 @@ def create(req, body):
         context, flavor, image, server['name'], min_count=min_count,
         max_count=max_count, metadata=server.get('metadata'),
         key_name=server.get('key_name'), availability_zone=zone,
+        description=server.get('description'),
         scheduler_hints=_scheduler_hints(body), forced_host=host,
         forced_node=node)
     if common.to_bool(server.get('return_reservation_id', False)):
@@ -310,11 +320,25 @@ def _list_filters(req, context, all_tenants):
                                 common.last_param(req, 'tenant_id'))
     if project and all_tenants:
         filters['project_id'] = project
+    filters.update(server_view.tag_filters(req))
     sort_key = common.last_param(req, 'sort_key', 'created_at')
     if sort_key in _ADMIN_SORT_KEYS and not admin_filters:
         raise exception.Forbidden(
             reason='only administrators can sort servers by %s' % sort_key)
     return filters, sort_key, common.last_param(req, 'sort_dir', 'desc')
+
+
+def _address_filtered(req, context):
+    """True for a filter on a fixed address (``ip``, or ``ip6`` for
+    administrators and from 2.5 for everyone): nova_lite's servers have
+    no addresses, so it matches none, as Nova's address-less servers."""
+    if common.last_param(req, 'ip'):
+        return True
+    if not common.last_param(req, 'ip6'):
+        return False
+    return (req.api_version_request.matches('2.5') or
+            context.can(policies.SERVERS % 'allow_all_filters',
+                        fatal=False))
 
 
 def _get_servers(req, action, expected_attrs=None):
@@ -325,6 +349,8 @@ def _get_servers(req, action, expected_attrs=None):
     if all_tenants:
         context.can(policies.SERVERS % (action + ':get_all_tenants'))
     filters, sort_key, sort_dir = _list_filters(req, context, all_tenants)
+    if _address_filtered(req, context):
+        return []
     if req.GET.getall('status'):
         vm_states = _status_filter(req, context)
         if not vm_states:
@@ -353,8 +379,12 @@ def detail(req):
     the page is full."""
     instances = _get_servers(req, 'detail', expected_attrs=['fault'])
     admin_fields = _show_admin_fields(req.context)
+    statuses = server_view.host_statuses(req, instances)
+    tags = server_view.tags(req, instances)
     return common.list_response(
-        req, 'servers', [detail_view(req, i, admin_fields) for i in instances],
+        req, 'servers',
+        [detail_view(req, i, admin_fields, statuses, tags)
+         for i in instances],
         'servers/detail')
 
 
@@ -366,8 +396,10 @@ def show(req, server_id):
     instance = compute.get(context, server_id, expected_attrs=['fault'])
     context.can(policies.SERVERS % 'show',
                 target={'project_id': instance.project_id})
-    return wsgi.json_response(
-        {'server': detail_view(req, instance, _show_admin_fields(context))})
+    return wsgi.json_response({'server': detail_view(
+        req, instance, _show_admin_fields(context),
+        server_view.host_statuses(req, [instance]),
+        server_view.tags(req, [instance]))})
 
 
 def delete(req, server_id):
@@ -390,9 +422,17 @@ def update(req, server_id, body):
     context.can(policies.SERVERS % 'update',
                 target={'project_id': instance.project_id,
                         'user_id': instance.user_id})
+    server_view.check_description(req, body['server'])
     compute.update(context, instance, body['server'])
-    view = detail_view(req, instance, show_admin_fields=False)
-    # Nova answers an update with the core view only: no extended
-    # attributes (OS-EXT-*), key name, security groups or volumes.
-    return wsgi.json_response({'server': {
-        key: value for key, value in view.items() if key in _UPDATE_KEYS}})
+    return wsgi.json_response({'server': core_view(req, instance)})
+
+
+def core_view(req, instance):
+    """Nova's answer to an update or a rebuild: no extended attributes
+    (OS-EXT-*), key name, security groups or volumes."""
+    tags = server_view.tags(req, [instance])
+    view = detail_view(req, instance, show_admin_fields=False, tags=tags)
+    keys = _UPDATE_KEYS.union(server_view.core_fields(req, instance))
+    if tags is not None:
+        keys = keys.union(['tags'])
+    return {key: value for key, value in view.items() if key in keys}

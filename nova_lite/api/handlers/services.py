@@ -6,7 +6,9 @@ see service_names); the registered names work in filters and updates too.
 PUT /os-services/enable, /disable and /disable-log-reason (Nova 2.1)
 change a service's disabled flag; for a compute, its nodes' providers
 get or lose COMPUTE_STATUS_DISABLED in the same request (see
-Service.save), and the schedulers are told at once.
+Service.save), and the schedulers are told at once. From 2.11 services
+show ``forced_down`` and PUT /os-services/force-down sets it: a forced
+down service is down whatever its heartbeats say.
 """
 
 from nova_lite.api import common
@@ -25,10 +27,10 @@ COMPUTE_BINARY = 'nova-lite-compute'
 compute = compute_api.API()
 
 
-def service_view(service, zones=None):
-    """Nova's 2.1 service (``forced_down`` belongs to 2.11); ``zones`` is
+def service_view(req, service, zones=None):
+    """Nova's service (``forced_down`` from 2.11); ``zones`` is
     {host: zone} (availability_zones.host_zones)."""
-    return {
+    view = {
         'id': service.id,
         'binary': service_names.to_api(service.binary),
         'host': service.host,
@@ -39,6 +41,9 @@ def service_view(service, zones=None):
                                           service.updated_at),
         'disabled_reason': service.disabled_reason,
     }
+    if req.api_version_request.matches('2.11'):
+        view['forced_down'] = bool(service.forced_down)
+    return view
 
 
 @validation.query(schema.INDEX_QUERY)
@@ -53,18 +58,23 @@ def index(req):
     zones = availability_zones.host_zones(
         objects.AggregateList.get_all(context))
     return wsgi.json_response(
-        {'services': [service_view(s, zones) for s in services]})
+        {'services': [service_view(req, s, zones) for s in services]})
 
 
-def _set_disabled(req, body, disabled, reason=None):
+def _service(req, body):
     context = req.context
     context.can(policies.SERVICES % 'update', target={})
     host, binary = body['host'], service_names.from_api(body['binary'])
     try:
-        service = objects.Service.get_by_host_and_binary(context, host,
-                                                         binary)
+        return objects.Service.get_by_host_and_binary(context, host, binary)
     except exception.ServiceNotFound:
         raise exception.HostBinaryNotFound(host=host, binary=body['binary'])
+
+
+def _set_disabled(req, body, disabled, reason=None):
+    context = req.context
+    service = _service(req, body)
+    host, binary = service.host, service.binary
     service.disabled = disabled
     service.disabled_reason = reason
     service.save()
@@ -94,14 +104,30 @@ def _disable_log_reason(req, body):
     return _set_disabled(req, body, True, body['disabled_reason'])
 
 
+@validation.body(schema.SERVICE_FORCE_DOWN)
+def _force_down(req, body):
+    service = _service(req, body)
+    service.forced_down = common.to_bool(body['forced_down'])
+    service.save()
+    return wsgi.json_response({'service': {
+        'host': service.host,
+        'binary': service_names.to_api(service.binary),
+        'forced_down': service.forced_down}})
+
+
 _ACTIONS = {'enable': _enable, 'disable': _disable,
             'disable-log-reason': _disable_log_reason}
+# Actions of later microversions: (first version, handler).
+_NEWER_ACTIONS = {'force-down': ('2.11', _force_down)}
 
 
 def update(req, action):
     """200 {"service": {host, binary, status[, disabled_reason]}}; 404
     for an unknown action or service."""
     handler = _ACTIONS.get(action)
+    newer = _NEWER_ACTIONS.get(action)
+    if newer and req.api_version_request.matches(newer[0]):
+        handler = newer[1]
     if handler is None:
         raise exception.NotFound(
             message='Unknown action %s on os-services' % action)

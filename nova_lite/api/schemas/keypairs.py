@@ -16,6 +16,10 @@ CREATE = {
                 'public_key': {'type': 'string', 'minLength': 1},
                 # 2.2 (the handler refuses it before); ssh keys only.
                 'type': {'type': 'string', 'enum': ['ssh']},
+                # 2.10 (the handler refuses it before): an administrator
+                # creates or imports a key pair for another user.
+                'user_id': {'type': 'string', 'minLength': 1,
+                            'maxLength': 255},
             },
             'required': ['name'],
             'additionalProperties': False,
@@ -30,6 +34,14 @@ INDEX_QUERY = {
     'properties': {
         'limit': types.multi(types.query_non_negative_int),
         'marker': types.multi(types.query_string),
+        'user_id': types.multi(types.query_string),
     },
+    'additionalProperties': True,
+}
+
+# show and delete: ?user_id= from 2.10 (ignored before, as Nova).
+USER_QUERY = {
+    'type': 'object',
+    'properties': {'user_id': types.multi(types.query_string)},
     'additionalProperties': True,
 }

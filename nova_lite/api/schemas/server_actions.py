@@ -32,6 +32,8 @@ UNPAUSE = _action('unpause', _NO_ARGUMENTS)
 SUSPEND = _action('suspend', _NO_ARGUMENTS)
 RESUME = _action('resume', _NO_ARGUMENTS)
 UNLOCK = _action('unlock', _NO_ARGUMENTS)
+# 2.17: Nova's body is {"trigger_crash_dump": null}.
+CRASH_DUMP = _action('trigger_crash_dump', {'type': 'null'})
 # locked_reason is Nova's 2.73 argument; nova_lite takes it at 2.1.
 LOCK = _action('lock', {
     'type': ['object', 'null'],

@@ -1,8 +1,9 @@
 """Schemas of /os-server-groups (microversion 2.1).
 
-Nova accepts the soft policies from 2.15 on, and ``rules``
-(max_server_per_host, for anti-affinity) from 2.64; nova_lite speaks only
-2.1 and accepts both there, or they could not be used at all.
+The soft policies are accepted from 2.15 (the handler refuses them
+before). ``rules`` (max_server_per_host, for anti-affinity) are Nova's
+2.64; nova_lite accepts them at every version until it speaks 2.64, or
+they could not be used at all.
 """
 
 from nova_lite.api.schemas import parameter_types as types

@@ -6,6 +6,8 @@ from nova_lite.api.schemas import parameter_types as types
 
 _SERVER_PROPERTIES = {
     'name': types.name,
+    # 2.19 (the handler refuses it before).
+    'description': {'type': ['string', 'null'], 'maxLength': 255},
     'imageRef': {'type': 'string', 'minLength': 1, 'maxLength': 255},
     'flavorRef': {'type': ['string', 'integer'], 'minLength': 1},
     'min_count': types.positive_integer,
@@ -50,6 +52,8 @@ _SERVER_PROPERTIES = {
                 'device_type': {'type': 'string'},
                 'disk_bus': {'type': 'string'},
                 'guest_format': {'type': 'string'},
+                # 2.32 and from 2.42 (the handler checks the version).
+                'tag': {'type': 'string'},
             },
             'additionalProperties': False,
         },
@@ -94,6 +98,8 @@ INDEX_QUERY = {
         'name': types.multi(types.query_string),
         'status': types.multi(types.query_string),
         'host': types.multi(types.query_string),
+        'ip': types.multi(types.query_string),
+        'ip6': types.multi(types.query_string),
         'all_tenants': types.multi(types.query_string),
         'project_id': types.multi(types.query_string),
         'tenant_id': types.multi(types.query_string),
@@ -101,14 +107,19 @@ INDEX_QUERY = {
         'marker': types.multi(types.query_string),
         'sort_key': types.multi({'type': 'string', 'enum': _SORT_KEYS}),
         'sort_dir': types.multi(types.query_sort_dir),
+        # 2.26: comma-separated tags (ignored before).
+        'tags': types.multi(types.query_string),
+        'tags-any': types.multi(types.query_string),
+        'not-tags': types.multi(types.query_string),
+        'not-tags-any': types.multi(types.query_string),
     },
     'additionalProperties': True,
 }
 
 DETAIL_QUERY = copy.deepcopy(INDEX_QUERY)
 
-# PUT /servers/{id}. description is Nova's 2.19 field; nova_lite takes it
-# at 2.1. accessIPv4/6 and diskConfig are accepted and ignored, as at
+# PUT /servers/{id}. description is 2.19's (the handler refuses it
+# before). accessIPv4/6 and diskConfig are accepted and ignored, as at
 # create.
 UPDATE = {
     'type': 'object',

@@ -32,3 +32,11 @@ SERVICE_DISABLE_LOG_REASON = {
     'required': ['host', 'binary', 'disabled_reason'],
     'additionalProperties': False,
 }
+
+# PUT /os-services/force-down (2.11).
+SERVICE_FORCE_DOWN = {
+    'type': 'object',
+    'properties': dict(_HOST_BINARY, forced_down=types.boolean),
+    'required': ['host', 'binary', 'forced_down'],
+    'additionalProperties': False,
+}

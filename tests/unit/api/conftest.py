@@ -11,6 +11,8 @@ from nova_lite.api import router
 from nova_lite.api import wsgi
 from nova_lite.conf import CONF
 from nova_lite import context as nl_context
+from nova_lite import objects
+from nova_lite.objects import tag as tag_obj
 from nova_lite import policy
 
 
@@ -59,6 +61,47 @@ def call(app, method, path, body=None, headers=None, script_name='/v2.1'):
     return req.get_response(app)
 
 
+@pytest.fixture(autouse=True)
+def tag_store(monkeypatch):
+    """Server tags in a dict ({uuid: set of tags}) instead of the
+    database; the objects' own checks (the per-server limit) still run."""
+    store = {}
+
+    def add(context, resource_id, tag):
+        tags = store.setdefault(resource_id, set())
+        if tag in tags:
+            return False
+        tag_obj._check_count(len(tags) + 1)
+        tags.add(tag)
+        return True
+
+    def destroy(context, resource_id, tag):
+        if tag not in store.get(resource_id, ()):
+            raise tag_obj.exception.InstanceTagNotFound(
+                server_id=resource_id, tag=tag)
+        store[resource_id].discard(tag)
+
+    def replace(context, resource_id, tags):
+        wanted = sorted(set(tags))
+        tag_obj._check_count(len(wanted))
+        store[resource_id] = set(wanted)
+        return wanted
+
+    patches = {
+        (objects.Tag, '_add_in_db'): add,
+        (objects.Tag, '_destroy_in_db'): destroy,
+        (objects.Tag, '_exists_in_db'):
+            lambda context, resource_id, tag: tag in store.get(
+                resource_id, ()),
+        (objects.TagList, '_get_in_db'):
+            lambda context, ids: {i: sorted(store.get(i, ())) for i in ids},
+        (objects.TagList, '_replace_in_db'): replace,
+    }
+    for (cls, name), fake in patches.items():
+        monkeypatch.setattr(cls, name, staticmethod(fake))
+    return store
+
+
 @pytest.fixture
 def api():
     """``api(context)`` -> a function calling the router as that caller."""
@@ -69,3 +112,15 @@ def api():
             return call(app, method, path, body=body, headers=headers)
         return request
     return make
+
+
+@pytest.fixture
+def at_version():
+    """``at_version(api(ctx), '2.9')`` -> a caller sending that version."""
+    def bind(caller, version):
+        def send(method, path, body=None, headers=None):
+            headers = dict(headers or {}, **{
+                'OpenStack-API-Version': 'compute %s' % version})
+            return caller(method, path, body, headers=headers)
+        return send
+    return bind

@@ -64,3 +64,12 @@ def test_ordering_and_matches():
     assert v('2.5').matches('2.1', '2.5')
     assert not v('2.5').matches('2.6')
     assert not v('2.5').matches(None, '2.4')
+
+
+def test_header_names_and_service_type_ignore_case(api):
+    # 2.27 is where Nova documents the new header; names of headers and
+    # the service type are compared without case.
+    resp = api()('GET', '', headers={'openstack-api-version':
+                                     'COMPUTE 2.27'})
+    assert resp.headers['OpenStack-API-Version'] == 'compute 2.27'
+    assert resp.headers['X-OpenStack-Nova-API-Version'] == '2.27'

@@ -3,8 +3,10 @@
 Lives with the API tests because only the API process uses it.
 """
 
+import datetime
 from unittest import mock
 
+from oslo_utils import timeutils
 import pytest
 
 from nova_lite.compute import api as compute_api
@@ -21,7 +23,7 @@ def api():
     compute._scheduler = mock.Mock()
     compute._compute = mock.Mock()
     compute._conductor.provision_instances.side_effect = (
-        lambda ctxt, inst, spec, mn, mx: objects.InstanceList(
+        lambda ctxt, inst, spec, mn, mx, build=False: objects.InstanceList(
             objects=[fakes.instance()]))
     return compute
 
@@ -68,9 +70,12 @@ class TestCreate:
             metadata={'a': 'b'}, key_name='k', availability_zone='az1',
             scheduler_hints={'group': 'g', 'same_host': ['x', 'y']})
         assert resv.startswith('r-') and len(resv) == 10
-        (ctxt, template, spec, mn, mx), _ = (
+        (ctxt, template, spec, mn, mx), kwargs = (
             api._conductor.provision_instances.call_args)
         assert (mn, mx) == (1, 3)
+        # One call: the conductor (or, pinned, its client) starts the
+        # build.
+        assert kwargs == {'build': True}
         assert (template.project_id, template.user_id) == ('proj1', 'demo')
         assert template.display_name == 'vm'
         assert template.image_ref == image['id']
@@ -91,8 +96,8 @@ class TestCreate:
         assert spec.image.id == image['id']
         assert spec.image.properties.os_distro == 'cirros'
         assert spec.force_hosts is None
-        api._conductor.build_instances.assert_called_once_with(
-            CTXT, instances, spec)
+        api._conductor.build_instances.assert_not_called()
+        assert len(instances) == 1
 
     def test_forced_host(self, api):
         api.create(CTXT, fakes.flavor(), fakes.image(), 'vm',
@@ -117,7 +122,7 @@ class TestCreate:
     def test_root_gb_zero_fits_any_image(self, api):
         api.create(CTXT, fakes.flavor(root_gb=0), fakes.image(min_disk=20),
                    'vm')
-        api._conductor.build_instances.assert_called_once()
+        api._conductor.provision_instances.assert_called_once()
 
     def test_conductor_errors_propagate_and_nothing_is_built(self, api):
         api._conductor.provision_instances.side_effect = (
@@ -204,8 +209,22 @@ class TestDelete:
         api._compute.terminate_instance.assert_not_called()
 
     def test_already_deleting_is_accepted_quietly(self, api, saved):
-        api.delete(CTXT, fakes.instance(task_state='deleting'))
+        instance = fakes.instance(task_state='deleting')
+        instance.updated_at = timeutils.utcnow()
+        api.delete(CTXT, instance)
         assert saved == {'save': [], 'destroy': 0}
+
+    def test_a_delete_stuck_in_deleting_is_sent_again(self, api, saved,
+                                                      monkeypatch):
+        monkeypatch.setattr(objects.Service, 'get_by_host_and_binary',
+                            mock.Mock(return_value=_service(True)))
+        instance = fakes.instance(host='h1', task_state='deleting')
+        instance.updated_at = timeutils.utcnow() - datetime.timedelta(
+            seconds=compute_api.DELETE_RESEND_AFTER + 1)
+        api.delete(CTXT, instance)
+        assert saved['save'] == []
+        api._compute.terminate_instance.assert_called_once_with(
+            CTXT, instance)
 
     def test_concurrent_delete_is_accepted(self, api, monkeypatch):
         def save(self, **kwargs):

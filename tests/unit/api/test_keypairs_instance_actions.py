@@ -191,3 +191,116 @@ class TestKeypairsAt22:
             'name': 'k', 'type': 'x509'}},
             headers=self.HEADERS).status_int == 400
         assert keys == {}
+
+
+class TestKeypairsOfAnotherUserAt210:
+    ADMIN = conftest.make_context('admin', 'ops')
+
+    def test_admin_creates_lists_shows_deletes_for_a_user(
+            self, api, keys, at_version):
+        admin = at_version(api(self.ADMIN), '2.10')
+        resp = admin('POST', '/os-keypairs', {'keypair': {
+            'name': 'k', 'user_id': 'bob'}})
+        assert resp.status_int == 201
+        assert resp.json['keypair']['user_id'] == 'bob'
+        assert set(keys) == {'bob'}
+        listed = admin('GET', '/os-keypairs?user_id=bob').json['keypairs']
+        assert [k['keypair']['name'] for k in listed] == ['k']
+        assert admin('GET', '/os-keypairs').json['keypairs'] == []
+        shown = admin('GET', '/os-keypairs/k?user_id=bob').json
+        assert shown['keypair']['user_id'] == 'bob'
+        assert admin('DELETE',
+                     '/os-keypairs/k?user_id=bob').status_int == 204
+        assert keys['bob'] == {}
+
+    def test_user_id_before_2_10(self, api, keys, at_version):
+        admin = at_version(api(self.ADMIN), '2.9')
+        assert admin('POST', '/os-keypairs', {'keypair': {
+            'name': 'k', 'user_id': 'bob'}}).status_int == 400
+        admin('POST', '/os-keypairs', {'keypair': {'name': 'k'}})
+        # The query parameter is ignored: the admin's own key pairs.
+        listed = admin('GET', '/os-keypairs?user_id=bob').json['keypairs']
+        assert [k['keypair']['name'] for k in listed] == ['k']
+
+    def test_members_may_not_name_another_user(self, api, keys,
+                                               at_version):
+        member = at_version(api(), '2.10')
+        assert member('POST', '/os-keypairs', {'keypair': {
+            'name': 'k', 'user_id': 'bob'}}).status_int == 403
+        assert member('GET',
+                      '/os-keypairs?user_id=bob').status_int == 403
+        assert member('GET', '/os-keypairs?user_id=demo').status_int == 200
+        assert keys == {}
+
+
+class TestActionsOfADeletedServerAt221:
+    @pytest.fixture
+    def deleted(self, history, monkeypatch):
+        """The server is deleted: found only when deleted rows are read."""
+        seen = []
+
+        def get(context, instance_id, expected_attrs=None):
+            seen.append(context.read_deleted)
+            if context.read_deleted != 'yes':
+                raise exception.InstanceNotFound(instance_id=instance_id)
+            return fakes.instance(vm_state='deleted', deleted=True)
+        monkeypatch.setattr(instance_actions.compute, 'get', get)
+        return seen
+
+    def test_404_before_2_21(self, api, deleted, at_version):
+        resp = at_version(api(), '2.20')(
+            'GET', '/servers/%s/os-instance-actions' % UUID)
+        assert resp.status_int == 404
+        assert deleted == ['no']
+
+    def test_listed_and_shown_from_2_21(self, api, deleted, at_version):
+        member = at_version(api(), '2.21')
+        path = '/servers/%s/os-instance-actions' % UUID
+        assert member('GET', path).json['instanceActions'][0][
+            'request_id'] == 'req-1'
+        assert member('GET', path + '/req-1').status_int == 200
+        assert deleted == ['yes', 'yes']
+
+
+@pytest.fixture
+def paged_keys(monkeypatch):
+    """Key pairs a, b, c of the caller, paged as the database pages
+    them; records each (limit, marker) asked for."""
+    asked = []
+
+    def get_by_user(cls, context, user_id, limit=None, marker=None):
+        asked.append((limit, marker))
+        names = ['a', 'b', 'c']
+        if marker is not None:
+            if marker not in names:
+                raise exception.MarkerNotFound(marker=marker)
+            names = names[names.index(marker) + 1:]
+        return objects.KeyPairList(objects=[
+            objects.KeyPair(id=n, name=name, user_id=user_id,
+                            fingerprint='f', public_key='k', type='ssh')
+            for n, name in enumerate(names[:limit])])
+    monkeypatch.setattr(objects.KeyPairList, 'get_by_user',
+                        classmethod(get_by_user))
+    return asked
+
+
+def test_keypairs_page_from_2_35(api, at_version, paged_keys):
+    call = at_version(api(), '2.35')
+    resp = call('GET', '/os-keypairs?limit=2')
+    body = resp.json
+    assert [k['keypair']['name'] for k in body['keypairs']] == ['a', 'b']
+    [link] = body['keypairs_links']
+    assert link['href'].endswith('/os-keypairs?limit=2&marker=b')
+    rest = call('GET', '/os-keypairs?limit=2&marker=b').json
+    assert [k['keypair']['name'] for k in rest['keypairs']] == ['c']
+    assert 'keypairs_links' not in rest
+    assert call('GET', '/os-keypairs?marker=zz').status_int == 400
+    assert paged_keys[:2] == [(2, None), (2, 'b')]
+
+
+def test_keypairs_ignore_paging_before_2_35(api, at_version, paged_keys):
+    call = at_version(api(), '2.34')
+    body = call('GET', '/os-keypairs?limit=1&marker=zz').json
+    assert len(body['keypairs']) == 3
+    assert 'keypairs_links' not in body
+    assert paged_keys == [(None, None)]

@@ -23,6 +23,7 @@ add its row (and its rule to nova_lite/policies/) when you add a route.
 
 import pytest
 
+from nova_lite.api import api_version
 from nova_lite.api import router
 from nova_lite import exception
 from nova_lite import objects
@@ -57,6 +58,7 @@ PARAMS = {
     'hypervisor_id': '1', 'hypervisor_hostname_pattern': 'node',
     'tenant_id': 'proj1', 'class_name': 'default', 'host_name': 'host1',
     'action': 'enable', 'request_id': 'req-1', 'keypair_name': 'k1',
+    'migration_id': '1', 'tag': 'web',
 }
 
 _SERVER_BODY = {'server': {'name': 'vm', 'imageRef': IMAGE,
@@ -67,11 +69,15 @@ _ADD_TENANT = {'addTenantAccess': {'tenant': 'proj2'}}
 _REMOVE_TENANT = {'removeTenantAccess': {'tenant': 'proj2'}}
 
 
-def _row(method, path, rule, allowed, body=None, query='', hidden=False):
+def _row(method, path, rule, allowed, body=None, query='', hidden=False,
+         version=None, route=None):
     """One case. ``hidden``: other projects get 404 (the resource is not
-    theirs to know about), not 403."""
+    theirs to know about), not 403. ``version``: the microversion to ask
+    (the API's maximum raised to it if need be). ``route``: the route of
+    a ``path`` that names one of its values (default: ``path``)."""
     return dict(method=method, path=path, rule=rule, allowed=allowed,
-                body=body, query=query, hidden=hidden)
+                body=body, query=query, hidden=hidden, version=version,
+                route=route or path)
 
 
 _C = 'os_compute_api:%s'
@@ -110,6 +116,9 @@ MATRIX = [
         ('servers:create_image', {'createImage': {'name': 'snap'}}),
         ('os-shelve:shelve', {'shelve': None}),
         ('os-shelve:unshelve', {'unshelve': None})]],
+    _row('POST', '/servers/{server_id}/action',
+         _C % 'servers:trigger_crash_dump', OWNER_MEMBERS,
+         body={'trigger_crash_dump': None}, hidden=True, version='2.17'),
     _row('POST', '/servers/{server_id}/action', _C % 'os-evacuate', ADMIN,
          body={'evacuate': {'onSharedStorage': False}}, hidden=True),
     _row('POST', '/servers/{server_id}/action',
@@ -124,6 +133,20 @@ MATRIX = [
     _row('GET', '/servers/{server_id}/migrations',
          _C % 'servers:migrations:index', ADMIN, hidden=True),
     _row('GET', '/os-migrations', _C % 'os-migrations:index', ADMIN),
+    _row('POST', '/servers/{server_id}/action',
+         _C % 'os-migrate-server:migrate_live', ADMIN,
+         body={'os-migrateLive': {'host': None, 'block_migration': False,
+                                  'disk_over_commit': False}},
+         hidden=True),
+    _row('GET', '/servers/{server_id}/migrations/{migration_id}',
+         _C % 'servers:migrations:show', ADMIN, hidden=True,
+         version='2.23'),
+    _row('DELETE', '/servers/{server_id}/migrations/{migration_id}',
+         _C % 'servers:migrations:delete', ADMIN, hidden=True,
+         version='2.24'),
+    _row('POST', '/servers/{server_id}/migrations/{migration_id}/action',
+         _C % 'servers:migrations:force_complete', ADMIN,
+         body={'force_complete': None}, hidden=True, version='2.22'),
     _row('POST', '/servers/{server_id}/action',
          _C % 'os-admin-actions:reset_state', ADMIN,
          body={'os-resetState': {'state': 'active'}}, hidden=True),
@@ -142,6 +165,24 @@ MATRIX = [
          body={'meta': {'hw:cpu_policy': 'v'}}, hidden=True),
     _row('DELETE', '/servers/{server_id}/metadata/{key}',
          _C % 'server-metadata:delete', OWNER_MEMBERS, hidden=True),
+    _row('GET', '/servers/{server_id}/tags',
+         _C % 'os-server-tags:index', OWNER_READERS, hidden=True,
+         version='2.26'),
+    _row('PUT', '/servers/{server_id}/tags',
+         _C % 'os-server-tags:update_all', OWNER_MEMBERS,
+         body={'tags': ['web']}, hidden=True, version='2.26'),
+    _row('DELETE', '/servers/{server_id}/tags',
+         _C % 'os-server-tags:delete_all', OWNER_MEMBERS, hidden=True,
+         version='2.26'),
+    _row('GET', '/servers/{server_id}/tags/{tag}',
+         _C % 'os-server-tags:show', OWNER_READERS, hidden=True,
+         version='2.26'),
+    _row('PUT', '/servers/{server_id}/tags/{tag}',
+         _C % 'os-server-tags:update', OWNER_MEMBERS, hidden=True,
+         version='2.26'),
+    _row('DELETE', '/servers/{server_id}/tags/{tag}',
+         _C % 'os-server-tags:delete', OWNER_MEMBERS, hidden=True,
+         version='2.26'),
     _row('GET', '/servers/{server_id}/os-instance-actions',
          _C % 'os-instance-actions:list', OWNER_READERS, hidden=True),
     _row('GET', '/servers/{server_id}/os-instance-actions/{request_id}',
@@ -155,6 +196,16 @@ MATRIX = [
          ALL),
     _row('DELETE', '/os-keypairs/{keypair_name}', _C % 'os-keypairs:delete',
          ALL),
+    # From 2.10 another user's key pairs by user_id: administrators only.
+    _row('GET', '/os-keypairs', _C % 'os-keypairs:index', ADMIN,
+         query='user_id=bob', version='2.10'),
+    _row('POST', '/os-keypairs', _C % 'os-keypairs:create', ADMIN,
+         body={'keypair': {'name': 'k1', 'user_id': 'bob'}},
+         version='2.10'),
+    _row('GET', '/os-keypairs/{keypair_name}', _C % 'os-keypairs:show',
+         ADMIN, query='user_id=bob', version='2.10'),
+    _row('DELETE', '/os-keypairs/{keypair_name}', _C % 'os-keypairs:delete',
+         ADMIN, query='user_id=bob', version='2.10'),
     _row('GET', '/flavors', _C % 'flavors:index', ALL),
     _row('POST', '/flavors', _C % 'os-flavor-manage:create', ADMIN,
          body=_FLAVOR_BODY),
@@ -184,9 +235,13 @@ MATRIX = [
     _row('GET', '/images', _C % 'images:index', ALL),
     _row('GET', '/images/detail', _C % 'images:index', ALL),
     _row('GET', '/images/{image_id}', _C % 'images:show', ALL),
+    _row('DELETE', '/images/{image_id}', _C % 'images:delete', MEMBERS),
     _row('GET', '/os-services', _C % 'os-services:list', ADMIN),
     _row('PUT', '/os-services/{action}', _C % 'os-services:update', ADMIN,
          body=_SERVICE_BODY),
+    _row('PUT', '/os-services/force-down', _C % 'os-services:update',
+         ADMIN, body=dict(_SERVICE_BODY, forced_down=True), version='2.11',
+         route='/os-services/{action}'),
     _row('GET', '/os-aggregates', _C % 'os-aggregates:index', ADMIN),
     _row('POST', '/os-aggregates', _C % 'os-aggregates:create', ADMIN,
          body={'aggregate': {'name': 'agg'}}),
@@ -274,6 +329,8 @@ WIDENING_RULES = {
     _C % 'os-lock-server:unlock:unlock_override': ADMIN,
     _C % 'os-extended-server-attributes': ADMIN,
     _C % 'servers:allow_all_filters': ADMIN,
+    # 2.16; see tests/unit/api/test_server_microversions.py.
+    _C % 'servers:show:host_status': ADMIN,
     _C % 'servers:create:forced_host': ADMIN,
     _C % 'flavors:list_all': ADMIN,
     _C % 'os-server-groups:index:all_projects': ADMIN,
@@ -344,9 +401,15 @@ def _url(row):
 
 @pytest.mark.parametrize('row', MATRIX, ids=_case_id)
 @pytest.mark.parametrize('persona', sorted(PERSONAS))
-def test_matrix(api, probe, row, persona):
+def test_matrix(api, probe, row, persona, monkeypatch):
     probe.rule = row['rule']
-    resp = api(PERSONAS[persona])(row['method'], _url(row), row['body'])
+    headers = None
+    if row['version']:
+        monkeypatch.setattr(api_version, 'VERSIONS',
+                            api_version.VERSIONS + [row['version']])
+        headers = {api_version.HEADER: 'compute %s' % row['version']}
+    resp = api(PERSONAS[persona])(row['method'], _url(row), row['body'],
+                                  headers=headers)
     if persona in row['allowed']:
         if row['rule'] is None:
             assert resp.status_int < 400, resp.body
@@ -364,7 +427,7 @@ def test_matrix(api, probe, row, persona):
 def test_every_route_is_in_the_matrix():
     routes = {(method, path) for path, methods in router.ROUTES.items()
               for method in methods}
-    rows = {(row['method'], row['path']) for row in MATRIX}
+    rows = {(row['method'], row['route']) for row in MATRIX}
     assert routes - rows == set(), (
         'routes without a row in the policy matrix')
     assert rows - routes == set(), 'rows for routes that do not exist'

@@ -251,3 +251,39 @@ def test_rate_limits_are_grouped_by_uri():
             for limit in view[0]['limit']] == [('POST', 10, 'MINUTE'),
                                                ('GET', 120, 'MINUTE')]
     assert view[0]['limit'][0]['next-available'].endswith('Z')
+
+
+_NETWORK = ('fixed_ips', 'floating_ips', 'security_group_rules',
+            'security_groups')
+
+
+@pytest.mark.parametrize('version, shown', [('2.35', True),
+                                            ('2.36', False)])
+def test_network_quotas_gone_from_2_36(api, at_version, store, version,
+                                       shown):
+    admin = at_version(api(conftest.make_context('admin', 'adminproj')),
+                       version)
+    for path in ('/os-quota-sets/proj1', '/os-quota-sets/proj1/defaults',
+                 '/os-quota-sets/proj1/detail'):
+        quota_set = admin('GET', path).json['quota_set']
+        assert all((key in quota_set) is shown for key in _NETWORK), path
+        assert 'key_pairs' in quota_set
+    resp = admin('PUT', '/os-quota-sets/proj1',
+                 {'quota_set': {'instances': 7, 'floating_ips': 3}})
+    assert resp.status_int == (200 if shown else 400), resp.text
+    # The class sets keep them until 2.50.
+    assert 'floating_ips' in admin(
+        'GET', '/os-quota-class-sets/default').json['quota_class_set']
+
+
+@pytest.mark.parametrize('version, shown', [('2.35', True),
+                                            ('2.36', False)])
+def test_network_limits_gone_from_2_36(api, at_version, store, version,
+                                       shown):
+    absolute = at_version(api(), version)('GET', '/limits').json[
+        'limits']['absolute']
+    for key in ('maxSecurityGroupRules', 'maxSecurityGroups',
+                'maxTotalFloatingIps', 'totalFloatingIpsUsed',
+                'totalSecurityGroupsUsed'):
+        assert (key in absolute) is shown
+    assert 'maxTotalInstances' in absolute

@@ -73,9 +73,25 @@ def test_create_show_list_delete(api, groups):
 
 @pytest.mark.parametrize('policy', ['affinity', 'soft-affinity',
                                     'soft-anti-affinity'])
-def test_every_policy_is_accepted(api, groups, policy):
-    assert _create(api(), policy=policy).json['server_group'][
-        'policies'] == [policy]
+def test_every_policy_is_accepted(api, groups, policy, at_version):
+    assert _create(at_version(api(), '2.15'), policy=policy).json[
+        'server_group']['policies'] == [policy]
+
+
+@pytest.mark.parametrize('policy', ['soft-affinity', 'soft-anti-affinity'])
+def test_soft_policies_need_2_15(api, groups, policy, at_version):
+    resp = _create(at_version(api(), '2.14'), policy=policy)
+    assert resp.status_int == 400
+    assert '2.15' in resp.json['badRequest']['message']
+    assert groups == {}
+
+
+def test_project_and_user_shown_from_2_13(api, groups, at_version):
+    old = _create(at_version(api(), '2.12')).json['server_group']
+    assert 'project_id' not in old and 'user_id' not in old
+    new = at_version(api(), '2.13')(
+        'GET', '/os-server-groups/' + old['id']).json['server_group']
+    assert (new['project_id'], new['user_id']) == ('proj1', 'demo')
 
 
 @pytest.mark.parametrize('body', [

@@ -120,14 +120,22 @@ def test_bad_metadata_is_400(api, world):
 
 
 class TestUpdate:
-    def test_rename_and_describe(self, api, world):
-        resp = api()('PUT', '/servers/' + UUID, {'server': {
-            'name': 'renamed', 'description': 'web'}})
+    def test_rename_and_describe(self, api, world, at_version):
+        resp = at_version(api(), '2.19')('PUT', '/servers/' + UUID, {
+            'server': {'name': 'renamed', 'description': 'web'}})
         assert resp.status_int == 200
         assert resp.json['server']['name'] == 'renamed'
+        assert resp.json['server']['description'] == 'web'
         assert world.saves[0][0] == {'display_name': 'renamed',
                                      'description': 'web'}
         assert world.actions == ['update']
+
+    def test_description_before_2_19_is_400(self, api, world, at_version):
+        resp = at_version(api(), '2.18')('PUT', '/servers/' + UUID, {
+            'server': {'description': 'web'}})
+        assert resp.status_int == 400
+        assert '2.19' in resp.json['badRequest']['message']
+        assert world.saves == []
 
     def test_bad_name_is_400(self, api, world):
         resp = api()('PUT', '/servers/' + UUID, {'server': {'name': ' x'}})
@@ -152,6 +160,15 @@ def test_view_keeps_novas_2_1_keys(api, world):
     world.instance.locked = True
     server = api()('GET', '/servers/' + UUID).json['server']
     assert not {'locked', 'locked_reason', 'description'} & set(server)
+
+
+def test_description_shown_from_2_19(api, world, at_version):
+    world.instance.description = 'web'
+    old = at_version(api(), '2.18')('GET', '/servers/' + UUID).json
+    assert 'description' not in old['server']
+    new = at_version(api(), '2.19')('GET', '/servers/' + UUID).json
+    assert new['server']['description'] == 'web'
+
 
 
 @pytest.mark.parametrize('vm_state,task_state,status', [

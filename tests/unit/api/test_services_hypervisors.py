@@ -4,9 +4,12 @@ import datetime
 
 from oslo_utils import timeutils
 import pytest
+from tempest.lib.api_schema.response.compute.v2_33 import (
+    hypervisors as v233_schemas)
 
 from nova_lite import objects
 from tests.unit.api import conftest
+from tests.unit.api.shapes import conftest as shapes
 
 ADMIN = conftest.make_context('admin', 'ops')
 
@@ -178,3 +181,73 @@ def test_hypervisor_uptime_is_not_reported(api, nodes):
                                   '/os-hypervisors/cpu/servers'])
 def test_hypervisor_extras_need_admin(api, nodes, path):
     assert api()('GET', path).status_int == 403
+
+
+@pytest.mark.parametrize('version, cpu_info', [
+    ('2.27', '{"arch": "x86_64", "model": "m"}'),
+    ('2.28', {'arch': 'x86_64', 'model': 'm'})])
+def test_hypervisor_cpu_info_is_an_object_from_2_28(
+        api, at_version, nodes, monkeypatch, version, cpu_info):
+    [node] = objects.ComputeNodeList.get_all(None)
+    node.cpu_info = '{"arch": "x86_64", "model": "m"}'
+    monkeypatch.setattr(objects.ComputeNodeList, 'get_all', classmethod(
+        lambda cls, context: objects.ComputeNodeList(objects=[node])))
+    admin = at_version(api(ADMIN), version)
+    [detail] = admin('GET', '/os-hypervisors/detail').json['hypervisors']
+    assert detail['cpu_info'] == cpu_info
+    shown = admin('GET', '/os-hypervisors/7').json['hypervisor']
+    assert shown['cpu_info'] == cpu_info
+
+
+def test_hypervisor_without_cpu_info_at_2_28(api, at_version, nodes,
+                                             monkeypatch):
+    [node] = objects.ComputeNodeList.get_all(None)
+    node.cpu_info = ''
+    monkeypatch.setattr(objects.ComputeNodeList, 'get_all', classmethod(
+        lambda cls, context: objects.ComputeNodeList(objects=[node])))
+    admin = at_version(api(ADMIN), '2.28')
+    assert admin('GET', '/os-hypervisors/7').json['hypervisor'][
+        'cpu_info'] == {}
+
+
+@pytest.fixture
+def three_nodes(monkeypatch, nodes):
+    [node] = objects.ComputeNodeList.get_all(None)
+    values = {name: getattr(node, name) for name in node.fields
+              if node.obj_attr_is_set(name)}
+    copies = [objects.ComputeNode(**dict(
+        values, id=node_id, hypervisor_hostname='node%d' % node_id))
+        for node_id in (9, 7, 8)]
+    monkeypatch.setattr(objects.ComputeNodeList, 'get_all', classmethod(
+        lambda cls, context: objects.ComputeNodeList(objects=copies)))
+
+
+@pytest.mark.parametrize('path', ['/os-hypervisors',
+                                  '/os-hypervisors/detail'])
+def test_hypervisors_page_from_2_33(api, at_version, three_nodes, path):
+    admin = at_version(api(ADMIN), '2.33')
+    resp = admin('GET', path + '?limit=2')
+    shapes.check_shape(resp, (
+        v233_schemas.list_hypervisors_detail if path.endswith('detail')
+        else v233_schemas.list_search_hypervisors))
+    page = resp.json
+    assert [h['id'] for h in page['hypervisors']] == [7, 8]
+    [link] = page['hypervisors_links']
+    assert link['rel'] == 'next'
+    assert link['href'].endswith(path + '?limit=2&marker=8')
+    rest = admin('GET', path + '?limit=2&marker=8').json
+    assert [h['id'] for h in rest['hypervisors']] == [9]
+    assert 'hypervisors_links' not in rest
+    assert admin('GET', path + '?marker=6').status_int == 400
+    assert admin('GET', path + '?marker=x').status_int == 400
+    assert admin('GET', path + '?limit=-1').status_int == 400
+
+
+@pytest.mark.parametrize('path', ['/os-hypervisors',
+                                  '/os-hypervisors/detail'])
+def test_hypervisors_ignore_paging_before_2_33(api, at_version, three_nodes,
+                                               path):
+    admin = at_version(api(ADMIN), '2.32')
+    page = admin('GET', path + '?limit=1&marker=x').json
+    assert len(page['hypervisors']) == 3
+    assert 'hypervisors_links' not in page

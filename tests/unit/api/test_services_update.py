@@ -116,3 +116,42 @@ def test_zones_in_the_list(api, env):
     services = {s['host']: s['zone'] for s in api(ADMIN)(
         'GET', '/os-services').json['services']}
     assert services == {'cpu1': 'az1', 'ctl': 'internal'}
+
+
+def test_forced_down_shown_from_2_11(api, env, at_version):
+    admin = api(ADMIN)
+    old = at_version(admin, '2.10')('GET', '/os-services').json['services']
+    assert not [s for s in old if 'forced_down' in s]
+    new = at_version(admin, '2.11')('GET', '/os-services').json['services']
+    assert [s['forced_down'] for s in new] == [False, False]
+
+
+def test_force_down_from_2_11(api, env, at_version):
+    body = {'host': 'cpu1', 'binary': 'nova-compute', 'forced_down': True}
+    assert at_version(api(ADMIN), '2.10')(
+        'PUT', '/os-services/force-down', body).status_int == 404
+    resp = at_version(api(ADMIN), '2.11')(
+        'PUT', '/os-services/force-down', body)
+    assert resp.status_int == 200
+    assert resp.json == {'service': {'host': 'cpu1',
+                                     'binary': 'nova-compute',
+                                     'forced_down': True}}
+    listed = at_version(api(ADMIN), '2.11')('GET', '/os-services').json
+    cpu1 = [s for s in listed['services'] if s['host'] == 'cpu1'][0]
+    assert (cpu1['forced_down'], cpu1['state']) == (True, 'down')
+
+
+@pytest.mark.parametrize('body,status', [
+    ({'host': 'cpu1', 'binary': 'nova-compute'}, 400),
+    ({'host': 'cpu1', 'binary': 'nova-compute', 'forced_down': 'x'}, 400),
+    ({'host': 'nope', 'binary': 'nova-compute', 'forced_down': True}, 404),
+])
+def test_force_down_bad_requests(api, env, at_version, body, status):
+    assert at_version(api(ADMIN), '2.11')(
+        'PUT', '/os-services/force-down', body).status_int == status
+
+
+def test_force_down_is_for_administrators(api, env, at_version):
+    body = {'host': 'cpu1', 'binary': 'nova-compute', 'forced_down': True}
+    assert at_version(api(), '2.11')(
+        'PUT', '/os-services/force-down', body).status_int == 403

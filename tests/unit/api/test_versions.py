@@ -2,6 +2,7 @@
 
 import webob
 
+from nova_lite.api import api_version
 from nova_lite.api import urlmap
 from nova_lite.api import versions
 
@@ -19,7 +20,7 @@ def test_versions_list():
     assert v21['id'] == 'v2.1'
     assert v21['status'] == 'CURRENT'
     assert v21['min_version'] == '2.1'
-    assert v21['version'] == '2.2'
+    assert v21['version'] == api_version.VERSIONS[-1]
     assert v21['links'] == [{'rel': 'self',
                              'href': 'http://api.example:8774/v2.1/'}]
 
@@ -36,7 +37,8 @@ def test_v21_document():
     doc = resp.json['version']
     assert doc['id'] == 'v2.1'
     assert doc['status'] == 'CURRENT'
-    assert (doc['min_version'], doc['version']) == ('2.1', '2.2')
+    assert (doc['min_version'], doc['version']) == (
+        '2.1', api_version.VERSIONS[-1])
     assert doc['links'][0] == {'rel': 'self',
                                'href': 'http://api.example:8774/v2.1/'}
     assert doc['media-types'][0]['base'] == 'application/json'

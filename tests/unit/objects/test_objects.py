@@ -38,6 +38,8 @@ OBJECT_VERSIONS = {
     'Selection': '1.0-fad5b825936250a6210785d905eaa60e',
     'Service': '1.0-3f8fd46a2af22b2a1551372eaa9001df',
     'ServiceList': '1.0-f6621975c20e5805eb2b67dec3679efc',
+    'Tag': '1.0-2d774ada4a6b68f589601200cd1669f3',
+    'TagList': '1.0-e16d65894484b7530b720792ffbbbd02',
 }
 
 

@@ -1,14 +1,18 @@
 """``assert_shape``: a response against a tempest.lib response schema.
 
-Every test here runs at each advertised microversion: tempest.lib's
-schemas for a version are those of the newest module at or below it, and
-no version nova_lite advertises beyond 2.1 changes a resource it serves.
+Every test here runs at each advertised microversion; ``schemas(name)``
+gives tempest.lib's module of that name for the version under test (the
+newest one at or below it), so a shape that changes is checked against
+the schema of its version.
 """
 
+import importlib
 import json
+import os
 
 import jsonschema
 import pytest
+from tempest.lib.api_schema.response import compute as tempest_compute
 from tempest.lib.common import jsonschema_validator
 
 from nova_lite.api import api_version
@@ -32,12 +36,60 @@ def check_shape(resp, schema):
         pytest.fail('%s\nbody: %s' % (exc, json.dumps(body, indent=1)))
 
 
+def _modules(name, version):
+    """tempest.lib's ``response.compute.v2_N.<name>`` modules, from the
+    highest N at or below ``version`` down to 2.1."""
+    major, minor = (int(part) for part in str(version).split('.'))
+    for candidate in range(minor, 0, -1):
+        module = 'tempest.lib.api_schema.response.compute.v%d_%d.%s' % (
+            major, candidate, name)
+        try:
+            yield importlib.import_module(module)
+        except ModuleNotFoundError as exc:
+            if not module.startswith(exc.name or ''):
+                raise
+
+
+class TempestSchemas:
+    """``.create_server``: the schema of the newest module at or below
+    the version that defines it (tempest.lib's later modules redefine
+    only what changed, and not always everything else)."""
+
+    def __init__(self, name, version):
+        self._modules = list(_modules(name, version))
+        if not self._modules:
+            raise LookupError('tempest.lib has no %s schemas' % name)
+
+    def __getattr__(self, attr):
+        for module in self._modules:
+            if hasattr(module, attr):
+                return getattr(module, attr)
+        raise AttributeError(attr)
+
+
+@pytest.fixture
+def schemas(microversion):
+    """``schemas('servers')``: tempest.lib's module for the version."""
+    return lambda name: TempestSchemas(name, microversion)
+
+
 @pytest.fixture
 def assert_shape():
     return check_shape
 
 
-@pytest.fixture(autouse=True, params=api_version.VERSIONS)
+def _shape_versions():
+    """2.1, the maximum, and every advertised version where tempest.lib
+    has schemas of its own (where some response shape changes)."""
+    compute_dir = os.path.dirname(tempest_compute.__file__)
+    changed = {entry[1:].replace('_', '.')
+               for entry in os.listdir(compute_dir)
+               if entry.startswith('v2_')}
+    return [v for v in api_version.VERSIONS
+            if v in changed or v == api_version.VERSIONS[-1]]
+
+
+@pytest.fixture(autouse=True, params=_shape_versions())
 def microversion(request, monkeypatch):
     """Send every request of the test with this version's header."""
     plain_call = api_conftest.call

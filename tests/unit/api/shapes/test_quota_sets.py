@@ -1,8 +1,5 @@
-"""Quota sets, quota class sets and limits at 2.1 against tempest.lib."""
-
-from tempest.lib.api_schema.response.compute.v2_1 import limits
-from tempest.lib.api_schema.response.compute.v2_1 import quota_classes
-from tempest.lib.api_schema.response.compute.v2_1 import quotas
+"""Quota sets, quota class sets and limits against tempest.lib (their
+shapes change at 2.36)."""
 
 from tests.unit.api import conftest
 from tests.unit.api.test_quota_sets import store  # noqa: F401
@@ -10,7 +7,8 @@ from tests.unit.api.test_quota_sets import store  # noqa: F401
 ADMIN = conftest.make_context('admin', 'adminproj')
 
 
-def test_quota_sets(api, store, assert_shape):  # noqa: F811
+def test_quota_sets(api, store, assert_shape, schemas):  # noqa: F811
+    quotas = schemas('quotas')
     admin = api(ADMIN)
     assert_shape(api()('GET', '/os-quota-sets/proj1'), quotas.get_quota_set)
     assert_shape(api()('GET', '/os-quota-sets/proj1/defaults'),
@@ -24,7 +22,9 @@ def test_quota_sets(api, store, assert_shape):  # noqa: F811
                  quotas.delete_quota)
 
 
-def test_quota_class_sets(api, store, assert_shape):  # noqa: F811
+def test_quota_class_sets(api, store, assert_shape,  # noqa: F811
+                          schemas):
+    quota_classes = schemas('quota_classes')
     admin = api(ADMIN)
     assert_shape(admin('GET', '/os-quota-class-sets/default'),
                  quota_classes.get_quota_class_set)
@@ -33,7 +33,8 @@ def test_quota_class_sets(api, store, assert_shape):  # noqa: F811
                  quota_classes.update_quota_class_set)
 
 
-def test_limits(api, store, assert_shape):  # noqa: F811
+def test_limits(api, store, assert_shape, schemas):  # noqa: F811
+    limits = schemas('limits')
     assert_shape(api()('GET', '/limits'), limits.get_limit)
     # What python-novaclient and the openstack client send.
     assert_shape(api()('GET', '/limits?reserved=False'), limits.get_limit)

@@ -1,12 +1,10 @@
-"""os-server-groups at 2.1 against tempest.lib's schemas."""
-
-from tempest.lib.api_schema.response.compute.v2_1 import (
-    server_groups as schemas)
+"""os-server-groups against tempest.lib's schemas of each version."""
 
 from tests.unit.api.test_server_groups import groups  # noqa: F401
 
 
-def test_every_answer(api, groups, assert_shape):  # noqa: F811
+def test_every_answer(api, groups, assert_shape, schemas):  # noqa: F811
+    schemas = schemas('server_groups')
     member = api()
     resp = member('POST', '/os-server-groups', {'server_group': {
         'name': 'web', 'policies': ['anti-affinity']}})

@@ -1,12 +1,6 @@
 """Server actions, update, metadata, instance actions and key pairs
 against tempest.lib's schemas, at each advertised microversion."""
 
-from tempest.lib.api_schema.response.compute.v2_1 import (
-    keypairs as keypairs_2_1)
-from tempest.lib.api_schema.response.compute.v2_1 import servers as schemas
-from tempest.lib.api_schema.response.compute.v2_2 import (
-    keypairs as keypairs_2_2)
-
 from tests.unit.api.test_keypairs_instance_actions import history  # noqa
 from tests.unit.api.test_keypairs_instance_actions import keys  # noqa
 from tests.unit.api.test_server_actions import world  # noqa: F401
@@ -16,42 +10,45 @@ UUID = 'c2e2a7d4-5b43-4a5e-9a58-0b9c0d1e2f30'
 meta_world = metadata_tests.world
 
 
-def test_actions(api, world, assert_shape):  # noqa: F811
+def test_actions(api, world, assert_shape, schemas):  # noqa: F811
+    servers = schemas('servers')
     member = api()
     for body in ({'reboot': {'type': 'SOFT'}}, {'lock': None},
                  {'unlock': None}):
         assert_shape(member('POST', '/servers/%s/action' % UUID, body),
-                     schemas.server_actions_common_schema)
+                     servers.server_actions_common_schema)
 
 
-def test_update_and_metadata(api, meta_world, assert_shape):
+def test_update_and_metadata(api, meta_world, assert_shape, schemas):
+    servers = schemas('servers')
     member = api()
     path = '/servers/%s/metadata' % UUID
     assert_shape(member('PUT', '/servers/' + UUID,
-                        {'server': {'name': 'x'}}), schemas.update_server)
-    assert_shape(member('GET', path), schemas.list_server_metadata)
+                        {'server': {'name': 'x'}}), servers.update_server)
+    assert_shape(member('GET', path), servers.list_server_metadata)
     assert_shape(member('PUT', path, {'metadata': {'a': '2'}}),
-                 schemas.set_server_metadata)
+                 servers.set_server_metadata)
     assert_shape(member('POST', path, {'metadata': {'b': '2'}}),
-                 schemas.update_server_metadata)
+                 servers.update_server_metadata)
     assert_shape(member('PUT', path + '/c', {'meta': {'c': '3'}}),
-                 schemas.set_show_server_metadata_item)
+                 servers.set_show_server_metadata_item)
     assert_shape(member('GET', path + '/c'),
-                 schemas.set_show_server_metadata_item)
+                 servers.set_show_server_metadata_item)
     assert_shape(member('DELETE', path + '/c'),
-                 schemas.delete_server_metadata_item)
+                 servers.delete_server_metadata_item)
 
 
-def test_instance_actions(api, history, assert_shape):  # noqa: F811
+def test_instance_actions(api, history, assert_shape, schemas):  # noqa: F811
+    servers = schemas('servers')
     member = api()
     path = '/servers/%s/os-instance-actions' % UUID
-    assert_shape(member('GET', path), schemas.list_instance_actions)
+    assert_shape(member('GET', path), servers.list_instance_actions)
     assert_shape(member('GET', path + '/req-1'),
-                 schemas.show_instance_action)
+                 servers.show_instance_action)
 
 
-def test_keypairs(api, keys, assert_shape, microversion):  # noqa: F811
-    shapes = keypairs_2_2 if microversion == '2.2' else keypairs_2_1
+def test_keypairs(api, keys, assert_shape, schemas):  # noqa: F811
+    shapes = schemas('keypairs')
     member = api()
     assert_shape(member('POST', '/os-keypairs', {'keypair': {'name': 'k'}}),
                  shapes.create_keypair)

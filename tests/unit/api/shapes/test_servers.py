@@ -1,22 +1,38 @@
-"""Servers at 2.1 against tempest.lib's servers schemas."""
+"""Servers against tempest.lib's servers schemas of each version."""
 
-from tempest.lib.api_schema.response.compute.v2_1 import servers as schemas
+import types
 
+from nova_lite import objects
 from tests.unit.api import fakes
 from tests.unit.api.test_servers import catalogue  # noqa: F401
 from tests.unit.api.test_servers import compute  # noqa: F401
+from tests.unit.api import conftest as api_conftest
 
 UUID = fakes.instance().uuid
 
 
-def test_every_answer(api, compute, assert_shape):  # noqa: F811
+def test_every_answer(api, compute, assert_shape, schemas):  # noqa: F811
+    servers = schemas('servers')
     member = api()
     assert_shape(member('POST', '/servers', {'server': {
         'name': 'vm', 'imageRef': fakes.image()['id'], 'flavorRef': '1'}}),
-        schemas.create_server_with_admin_pass)
-    assert_shape(member('GET', '/servers'), schemas.list_servers)
+        servers.create_server_with_admin_pass)
+    assert_shape(member('GET', '/servers'), servers.list_servers)
     assert_shape(member('GET', '/servers/detail'),
-                 schemas.list_servers_detail)
-    assert_shape(member('GET', '/servers/' + UUID), schemas.get_server)
+                 servers.list_servers_detail)
+    assert_shape(member('GET', '/servers/' + UUID), servers.get_server)
     assert_shape(member('DELETE', '/servers/' + UUID),
-                 schemas.delete_server)
+                 servers.delete_server)
+
+
+def test_admin_views(api, compute, assert_shape, schemas,  # noqa: F811
+                     monkeypatch):
+    up = types.SimpleNamespace(host='host1', forced_down=False,
+                               disabled=False, is_up=True)
+    monkeypatch.setattr(objects.ServiceList, 'get_all', classmethod(
+        lambda cls, context, binary=None, host=None: [up]))
+    servers = schemas('servers')
+    admin = api(api_conftest.make_context('admin', 'ops'))
+    assert_shape(admin('GET', '/servers/detail?all_tenants=1'),
+                 servers.list_servers_detail)
+    assert_shape(admin('GET', '/servers/' + UUID), servers.get_server)

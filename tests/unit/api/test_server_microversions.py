@@ -1,0 +1,137 @@
+# ruff: noqa: F811  (pytest fixtures imported from test_servers)
+"""What each microversion changes in the server views, on both sides of
+its boundary."""
+
+import types
+
+import pytest
+
+from nova_lite import objects
+from tests.unit.api import conftest
+from tests.unit.api.test_servers import catalogue  # noqa: F401
+from tests.unit.api.test_servers import compute  # noqa: F401
+from tests.unit.api.test_servers import OTHER
+
+ADMIN = conftest.make_context('admin', 'ops')
+UUID = 'c2e2a7d4-5b43-4a5e-9a58-0b9c0d1e2f30'
+EXT = 'OS-EXT-SRV-ATTR:'
+
+
+def _show(api, at_version, version, context=None, uuid=UUID):
+    resp = at_version(api(context), version)('GET', '/servers/' + uuid)
+    assert resp.status_int == 200, resp.body
+    return resp.json['server']
+
+
+class TestExtendedAttributes:
+    def test_2_2_has_only_the_2_1_attributes(self, api, at_version,
+                                             compute):
+        server = _show(api, at_version, '2.2', ADMIN)
+        assert EXT + 'host' in server
+        assert EXT + 'reservation_id' not in server
+
+    def test_2_3_adds_them_for_administrators(self, api, at_version,
+                                              compute):
+        server = _show(api, at_version, '2.3', ADMIN, uuid=OTHER)
+        assert server[EXT + 'reservation_id'] == 'r-abc'
+        assert server[EXT + 'launch_index'] == 0
+        assert server[EXT + 'hostname'] == 'vm1'
+        assert server[EXT + 'kernel_id'] == ''
+        assert server[EXT + 'user_data'] is None
+
+    def test_2_3_not_for_members(self, api, at_version,
+                                 compute):
+        server = _show(api, at_version, '2.3')
+        assert not [key for key in server if key.startswith(EXT)]
+
+
+class TestAddressFilters:
+    def _names(self, api, at_version, version, query, context=None):
+        resp = at_version(api(context), version)(
+            'GET', '/servers/detail?' + query)
+        assert resp.status_int == 200, resp.body
+        return [server['id'] for server in resp.json['servers']]
+
+    def test_ip_matches_nothing(self, api, at_version,
+                                compute):
+        assert self._names(api, at_version, '2.1', 'ip=10.0.0.1') == []
+
+    def test_ip6_ignored_for_members_before_2_5(
+            self, api, at_version, compute):
+        assert self._names(api, at_version, '2.4', 'ip6=fe80::1') == [UUID]
+        assert self._names(api, at_version, '2.5', 'ip6=fe80::1') == []
+
+    def test_ip6_for_administrators_at_2_1(
+            self, api, at_version, compute):
+        assert self._names(api, at_version, '2.1', 'ip6=fe80::1',
+                           ADMIN) == []
+
+
+class TestLocked:
+    def test_not_shown_before_2_9(self, api, at_version,
+                                  compute):
+        assert 'locked' not in _show(api, at_version, '2.8')
+
+    def test_shown_from_2_9(self, api, at_version, compute):
+        compute.instances[UUID].locked = True
+        assert _show(api, at_version, '2.9')['locked'] is True
+        resp = at_version(api(), '2.9')('GET', '/servers/detail')
+        assert resp.json['servers'][0]['locked'] is True
+
+
+class TestHostStatus:
+    @pytest.fixture
+    def services(self, monkeypatch):
+        found = {'host1': types.SimpleNamespace(
+            host='host1', forced_down=False, disabled=False, is_up=True)}
+        monkeypatch.setattr(objects.ServiceList, 'get_all', classmethod(
+            lambda cls, context, binary=None, host=None: list(
+                found.values())))
+        return found
+
+    def test_not_shown_before_2_16(self, api, at_version, compute,
+                                   services):
+        assert 'host_status' not in _show(api, at_version, '2.15', ADMIN,
+                                          uuid=OTHER)
+
+    def test_not_shown_to_members(self, api, at_version, compute,
+                                  services):
+        assert 'host_status' not in _show(api, at_version, '2.16')
+
+    @pytest.mark.parametrize('state,expected', [
+        ({}, 'UP'), ({'is_up': False}, 'UNKNOWN'),
+        ({'disabled': True}, 'MAINTENANCE'),
+        ({'forced_down': True, 'disabled': True}, 'DOWN'),
+        (None, '')])
+    def test_states(self, api, at_version, compute, services, state,
+                    expected):
+        if state is None:
+            services.clear()
+        else:
+            vars(services['host1']).update(state)
+        server = _show(api, at_version, '2.16', ADMIN, uuid=OTHER)
+        assert server['host_status'] == expected
+
+    def test_in_list_detail_and_empty_without_host(
+            self, api, at_version, compute, services):
+        resp = at_version(api(ADMIN), '2.16')(
+            'GET', '/servers/detail?all_tenants=1')
+        statuses = {s['id']: s['host_status']
+                    for s in resp.json['servers']}
+        assert statuses == {UUID: '', OTHER: 'UP'}
+
+
+class TestDescriptionAtCreate:
+    BODY = {'server': {'name': 'vm', 'flavorRef': '1',
+                       'imageRef': '70a599e0-31e7-49b7-b260-868f441e862b',
+                       'description': 'web'}}
+
+    def test_refused_before_2_19(self, api, at_version, compute):
+        resp = at_version(api(), '2.18')('POST', '/servers', self.BODY)
+        assert resp.status_int == 400
+        assert compute.created == []
+
+    def test_given_to_the_build_from_2_19(self, api, at_version, compute):
+        resp = at_version(api(), '2.19')('POST', '/servers', self.BODY)
+        assert resp.status_int == 202
+        assert compute.created[0]['description'] == 'web'
