@@ -39,8 +39,6 @@ def claim_first(context, scheduler_api, instance, host_list, what):
                      selection.service_host, what, instance.uuid,
                      exc.format_message())
             continue
-        scheduler_api.update_provider_states(
-            context, set(released) | set(claimed))
         return list(host_list[index:])
     return None
 
