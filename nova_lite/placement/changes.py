@@ -11,13 +11,16 @@ them. A new writer that goes through these layers cannot forget to tell
 the schedulers, and no caller sends notices by hand.
 
 The publisher is a callable ``(provider_uuids, aggregate_uuids)``. By
-default it casts to the schedulers once this process has an RPC
-transport, and does nothing without one (a command-line tool): a
+default it queues the notice for a sender thread that casts it to the
+schedulers, once this process has an RPC transport, and does nothing
+without one (a command-line tool): a
 scheduler that misses a notice that way, or through a lost message,
 still converges at its next catch-up (``[scheduler]
 host_state_resync_interval``). Tests set their own with ``set_publisher``.
 """
 
+import os
+import queue
 import threading
 
 from oslo_log import log as logging
@@ -38,6 +41,8 @@ _publisher = None
 # needs a new client.
 _client = (None, None)
 _client_lock = threading.Lock()
+# (pid, queue) of the thread that sends the notices.
+_queue = None
 
 
 def set_publisher(publisher):
@@ -96,7 +101,7 @@ def _after_end(session, transaction):
 
 
 def publish(providers, aggregates=()):
-    """Tell the schedulers now; never raises (a lost notice is caught up
+    """Tell the schedulers; never raises (a lost notice is caught up
     with later, a failed write is not what the writer should see)."""
     providers, aggregates = set(providers), set(aggregates)
     if not providers and not aggregates:
@@ -110,12 +115,44 @@ def publish(providers, aggregates=()):
 
 
 def _cast(providers, aggregates):
-    transport = rpc.TRANSPORT
-    if transport is None:
+    """Hand the notice to this process's sender thread: the writer (a
+    scheduler's claim holds its decision lock) does not wait for the
+    broker, and notices queued meanwhile go out as one fanout."""
+    if rpc.TRANSPORT is None:
         return
-    _scheduler_api(transport).update_provider_states(
-        nl_context.get_admin_context(), providers,
-        aggregate_uuids=aggregates)
+    _sender().put((providers, aggregates))
+
+
+def _sender():
+    global _queue
+    with _client_lock:
+        if _queue is None or _queue[0] != os.getpid():
+            # One per process (a forked worker starts its own).
+            _queue = (os.getpid(), queue.SimpleQueue())
+            threading.Thread(target=_send_forever, args=(_queue[1],),
+                             name='scheduler-notices', daemon=True).start()
+        return _queue[1]
+
+
+def _send_forever(pending):
+    while True:
+        providers, aggregates = pending.get()
+        while not pending.empty():
+            more_providers, more_aggregates = pending.get()
+            providers |= more_providers
+            aggregates |= more_aggregates
+        transport = rpc.TRANSPORT
+        if transport is None:
+            continue
+        try:
+            _scheduler_api(transport).update_provider_states(
+                nl_context.get_admin_context(), providers,
+                aggregate_uuids=aggregates)
+        except Exception:
+            LOG.warning('Could not tell the schedulers that providers %s '
+                        'and aggregates %s changed; they catch up later',
+                        sorted(providers), sorted(aggregates),
+                        exc_info=True)
 
 
 def _scheduler_api(transport):

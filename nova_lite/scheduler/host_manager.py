@@ -477,6 +477,8 @@ class HostManager:
         if digest is None:
             self.load_all(ctxt)
             return set()
+        # What the notices told first: the rest is what they missed.
+        self.apply_notices(ctxt)
         fresh = digest(ctxt)
         aggregates = self.loader.aggregates(ctxt)
         # Copies: requests add and drop states meanwhile.
