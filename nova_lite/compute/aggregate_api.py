@@ -2,9 +2,10 @@
 
 Checks a change against the zones and services it touches, hands the
 write to the conductor (the Aggregate object's remotable methods run
-there, placement mirroring included) and tells the schedulers: the uuids
-of the providers whose placement aggregates moved, plus the aggregate's
-own uuid, so they re-read its hosts and metadata.
+there, placement mirroring included); those writes tell the schedulers
+(``placement.changes``): the uuids of the providers whose placement
+aggregates moved, plus the aggregate's own uuid, so they re-read its
+hosts and metadata.
 
 Zone rules (Nova's): a zone name is neither empty nor the internal
 services' zone; a host is in one zone only, so adding it to a zoned

@@ -350,7 +350,8 @@ class ComputeManager(manager.Manager):
     # Delete
 
     def terminate_instance(self, context, instance):
-        """Destroy ``instance`` here, delete its record, tell schedulers."""
+        """Destroy ``instance`` here and delete its record (whose write
+        tells the schedulers)."""
         with self._instance_locks(instance.uuid):
             LOG.info('Terminating instance %s', instance.uuid)
             try:

@@ -197,8 +197,10 @@ class Service(base.NovaLiteObject, base.NovaLiteTimestampObject):
                   'last_seen_up': now,
                   'version': SERVICE_VERSION}
         # Judged on this copy, as its service last read or wrote it: a
-        # compute (re)starting after a silence holds its old heartbeat.
-        revived = not self.up_at(now, CONF.service_down_time)
+        # compute (re)starting after a silence holds its old heartbeat. A
+        # forced down service stays down whatever it beats.
+        revived = not (self.forced_down
+                       or self.up_at(now, CONF.service_down_time))
         self._from_db_object(self._context, self,
                              self._save_in_db(self._context, self.id, values,
                                               revived))
