@@ -185,7 +185,7 @@ def _placement_audit():
         else:
             left += 1
             print('NOT fixed %s: %s' % (name, reason))
-    print('Schedulers see the change at their next resync.')
+    print('Schedulers see the change at their next catch-up.')
     return EXIT_DRIFT if left else EXIT_FIXED
 
 

@@ -2,9 +2,10 @@
 
 Checks a change against the zones and services it touches, hands the
 write to the conductor (the Aggregate object's remotable methods run
-there, placement mirroring included) and tells the schedulers: the uuids
-of the providers whose placement aggregates moved, plus the aggregate's
-own uuid, so they re-read its hosts and metadata.
+there, placement mirroring included); those writes tell the schedulers
+(``placement.changes``): the uuids of the providers whose placement
+aggregates moved, plus the aggregate's own uuid, so they re-read its
+hosts and metadata.
 
 Zone rules (Nova's): a zone name is neither empty nor the internal
 services' zone; a host is in one zone only, so adding it to a zoned
@@ -19,7 +20,6 @@ from nova_lite.conf import CONF
 from nova_lite import exception
 from nova_lite import objects
 from nova_lite.objects import aggregate as aggregate_obj
-from nova_lite.scheduler import rpcapi as scheduler_rpcapi
 
 LOG = logging.getLogger(__name__)
 
@@ -47,19 +47,6 @@ class AggregateAPI:
     Aggregate as it now is, or raises the nova_lite exception the
     handler turns into a 400, 404 or 409."""
 
-    def __init__(self):
-        self._scheduler = None
-
-    @property
-    def scheduler_api(self):
-        if self._scheduler is None:
-            self._scheduler = scheduler_rpcapi.SchedulerAPI()
-        return self._scheduler
-
-    def _notify(self, context, aggregate, provider_uuids=()):
-        self.scheduler_api.update_provider_states(
-            context, provider_uuids, aggregate_uuids=[aggregate.uuid])
-
     @staticmethod
     def get(context, aggregate_id):
         """The aggregate; AggregateNotFound (404)."""
@@ -79,7 +66,6 @@ class AggregateAPI:
                                   availability_zone)
             aggregate.metadata = {AZ_KEY: availability_zone}
         aggregate.create()
-        self._notify(context, aggregate)
         return aggregate
 
     def update(self, context, aggregate_id, values):
@@ -92,7 +78,6 @@ class AggregateAPI:
         if AZ_KEY in values:
             self._check_zone_change(context, UPDATE, aggregate, values)
             aggregate.update_metadata(values)
-        self._notify(context, aggregate)
         return aggregate
 
     def update_metadata(self, context, aggregate_id, metadata):
@@ -102,14 +87,12 @@ class AggregateAPI:
             self._check_zone_change(context, UPDATE_META, aggregate,
                                     metadata)
         aggregate.update_metadata(metadata)
-        self._notify(context, aggregate)
         return aggregate
 
     def delete(self, context, aggregate_id):
         """Delete an empty aggregate (InvalidAggregateActionDelete)."""
         aggregate = self.get(context, aggregate_id)
         aggregate.destroy()
-        self._notify(context, aggregate)
 
     def add_host(self, context, aggregate_id, host):
         """Put a compute host (ComputeHostNotFound) in the aggregate."""
@@ -118,8 +101,7 @@ class AggregateAPI:
         zone = aggregate.availability_zone
         if zone:
             self._check_hosts_zone(context, ADD, aggregate, zone, [host])
-        changed = aggregate.add_host(host)
-        self._notify(context, aggregate, changed)
+        aggregate.add_host(host)
         LOG.info('Added host %s to aggregate %s (%s)', host, aggregate.name,
                  aggregate.uuid)
         return aggregate
@@ -127,8 +109,7 @@ class AggregateAPI:
     def remove_host(self, context, aggregate_id, host):
         self._check_compute_host(context, host)
         aggregate = self.get(context, aggregate_id)
-        changed = aggregate.delete_host(host)
-        self._notify(context, aggregate, changed)
+        aggregate.delete_host(host)
         LOG.info('Removed host %s from aggregate %s (%s)', host,
                  aggregate.name, aggregate.uuid)
         return aggregate

@@ -285,10 +285,9 @@ class API(rpc_clients.RPCClients):
         LOG.info('Deleting instance %s locally (host %s)', instance.uuid,
                  instance.host)
         try:
-            released = instance.destroy()
+            instance.destroy()
         except exception.InstanceNotFound:
             return
-        self.scheduler_api.update_provider_states(context, released)
 
     # -- update ------------------------------------------------------
 

@@ -292,15 +292,10 @@ class ComputeManager(manager.Manager):
         undo the build (the next resource update corrects the counts)."""
         try:
             self.rt.update_usage(context, instance, node)
-            self._stats_changed(context, self.rt.build_succeeded(node))
+            self.rt.build_succeeded(node)
         except Exception:
             LOG.exception('Instance %s is ACTIVE, but recording its usage '
                           'on node %s failed', instance.uuid, node)
-
-    def _stats_changed(self, context, node_uuid):
-        """Tell schedulers a node's stats (failed_builds) were saved."""
-        if node_uuid is not None:
-            self.scheduler_api.update_provider_states(context, [node_uuid])
 
     def _abandon(self, context, instance, claim, spawn_tried):
         """Undo a build here: remove the VM if one may exist, give the
@@ -332,7 +327,7 @@ class ComputeManager(manager.Manager):
             LOG.info('Instance %s was deleted during its build; not '
                      'rescheduling', instance.uuid)
             return
-        self._stats_changed(context, self.rt.build_failed(node))
+        self.rt.build_failed(node)
         alternates = list(host_list[1:]) if host_list else []
         LOG.info('Handing instance %s back to the conductor with %d '
                  'alternate(s)', instance.uuid, len(alternates))
@@ -355,7 +350,8 @@ class ComputeManager(manager.Manager):
     # Delete
 
     def terminate_instance(self, context, instance):
-        """Destroy ``instance`` here, delete its record, tell schedulers."""
+        """Destroy ``instance`` here and delete its record (whose write
+        tells the schedulers)."""
         with self._instance_locks(instance.uuid):
             LOG.info('Terminating instance %s', instance.uuid)
             try:
@@ -368,11 +364,10 @@ class ComputeManager(manager.Manager):
                 return
             self.rt.free_instance(instance)
             try:
-                released = _destroy_record(instance)
+                _destroy_record(instance)
             except exception.InstanceNotFound:
                 LOG.info('Instance %s was already deleted', instance.uuid)
                 return
-            self.scheduler_api.update_provider_states(context, released)
             LOG.info('Terminated instance %s', instance.uuid)
 
     def _set_delete_error(self, context, instance, error):

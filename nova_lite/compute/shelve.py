@@ -150,13 +150,12 @@ class Shelving:
         instance.node = None
         instance.compute_node_uuid = None
         try:
-            released = instance.save_offloaded(
+            instance.save_offloaded(
                 expected_task_state=[_T.SHELVING_OFFLOADING])
         except _GONE as exc:
             power.event_finish(context, instance, event, exc)
             return False
         self.rt.free_instance(instance)
-        self._scheduler_api().update_provider_states(context, released)
         power.event_finish(context, instance, event)
         LOG.info('Instance %s is offloaded from %s', instance.uuid,
                  self.host)

@@ -270,11 +270,8 @@ class ConductorManager(manager.Manager):
     @messaging.expected_exceptions(exception.NovaLiteException)
     def update_compute_provider(self, context, compute_node, inventories,
                                 traits, owned_traits):
-        changed, written = provider_report.update_compute_provider(
+        _changed, written = provider_report.update_compute_provider(
             context, compute_node, inventories, traits, owned_traits)
-        if changed:
-            self.scheduler_api.update_provider_states(context,
-                                                      [compute_node.uuid])
         return written
 
     # -- periodic -------------------------------------------------------
@@ -290,7 +287,6 @@ class ConductorManager(manager.Manager):
         released |= timeouts.fail_builds_on_down_computes(context, down)
         released |= timeouts.remove_orphaned_allocations(
             context, CONF.conductor.build_timeout_check_interval)
-        self.scheduler_api.update_provider_states(context, released)
         timeouts.reset_stuck_tasks(context, CONF.conductor.task_timeout,
                                    down=down)
 

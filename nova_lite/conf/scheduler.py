@@ -24,10 +24,16 @@ scheduler_opts = [
                     'to when a build fails.'),
     cfg.IntOpt('host_state_resync_interval',
                default=60, min=1,
-               help='Seconds between full reloads of the scheduler\'s '
-                    'in-memory host state from the database. Between '
-                    'reloads it is kept current by its own claims and by '
-                    'change notices from the conductor.'),
+               help='Seconds between catch-ups of the scheduler\'s '
+                    'in-memory host states: it compares every host\'s '
+                    'provider generation and compute node update time, '
+                    'and every host aggregate, with the database and '
+                    're-reads only those that differ. Host states are '
+                    'otherwise kept current by the change notices every '
+                    'placement, compute node, service and aggregate write '
+                    'publishes; this bounds how long a lost notice leaves '
+                    'a host stale. Nothing is reloaded whole after '
+                    'start-up.'),
     # Prefilters (nova_lite/scheduler/request_filter.py): they narrow the
     # hosts by traits and placement aggregates before the filters run.
     cfg.BoolOpt('query_placement_for_availability_zone',

@@ -17,6 +17,7 @@ from nova_lite.db import queries
 from nova_lite import exception
 from nova_lite.objects import base
 from nova_lite.objects import fields
+from nova_lite.placement import changes as scheduler_changes
 
 AZ_KEY = 'availability_zone'
 
@@ -82,9 +83,11 @@ class Aggregate(base.NovaLiteObject, base.NovaLiteTimestampObject):
         row.hosts = []
         row.metadata_items = [models.AggregateMetadata(key=k, value=v)
                               for k, v in metadata.items()]
-        return queries.insert(
+        row = queries.insert(
             context.session, row, lambda error: exception.AggregateNameExists(
                 aggregate_name=values['name']))
+        scheduler_changes.note(context.session, aggregates=[row.uuid])
+        return row
 
     @base.remotable
     def create(self):
@@ -116,6 +119,7 @@ class Aggregate(base.NovaLiteObject, base.NovaLiteTimestampObject):
             queries.insert(context.session, row,
                            lambda error: exception.AggregateNameExists(
                                aggregate_name=name))
+            scheduler_changes.note(context.session, aggregates=[row.uuid])
         return row
 
     @base.remotable
@@ -152,6 +156,7 @@ class Aggregate(base.NovaLiteObject, base.NovaLiteTimestampObject):
                 item.value = value
         row.updated_at = timeutils.utcnow().replace(tzinfo=None)
         session.flush()
+        scheduler_changes.note(session, aggregates=[row.uuid])
         return row
 
     @base.remotable
@@ -173,6 +178,7 @@ class Aggregate(base.NovaLiteObject, base.NovaLiteTimestampObject):
         queries.insert(session, row,
                        lambda error: exception.AggregateHostExists(
                            aggregate_id=aggregate_id, host=host))
+        scheduler_changes.note(session, aggregates=[row.uuid])
         return row
 
     @base.remotable
@@ -198,6 +204,7 @@ class Aggregate(base.NovaLiteObject, base.NovaLiteTimestampObject):
                                                   host=host)
         row.hosts.remove(link)
         session.flush()
+        scheduler_changes.note(session, aggregates=[row.uuid])
         return row
 
     @base.remotable
@@ -218,6 +225,7 @@ class Aggregate(base.NovaLiteObject, base.NovaLiteTimestampObject):
                 aggregate_id=aggregate_id, reason='Host aggregate is not '
                                                   'empty')
         session.delete(row)
+        scheduler_changes.note(session, aggregates=[row.uuid])
 
     @base.remotable
     def destroy(self):

@@ -17,6 +17,7 @@ from nova_lite.db import queries
 from nova_lite import exception
 from nova_lite.objects import base
 from nova_lite.objects import fields
+from nova_lite.placement import changes as scheduler_changes
 
 # Fields kept as JSON text in their columns (ComputeNode 1.1).
 _JSON_FIELDS = ('metrics', 'pci_device_pools', 'numa_topology')
@@ -112,10 +113,12 @@ class ComputeNode(base.NovaLiteObject, base.NovaLiteTimestampObject):
     @staticmethod
     @db_api.writer
     def _create_in_db(context, values):
-        return queries.insert(
+        row = queries.insert(
             context.session, models.ComputeNode(**values),
             lambda error: exception.Conflict(
                 reason='compute node %s already exists' % values.get('uuid')))
+        scheduler_changes.note(context.session, [row.uuid])
+        return row
 
     @base.remotable
     def create(self):
@@ -129,8 +132,10 @@ class ComputeNode(base.NovaLiteObject, base.NovaLiteTimestampObject):
     @staticmethod
     @db_api.writer
     def _save_in_db(context, node_id, values):
-        return queries.update_and_reload(context.session, models.ComputeNode,
-                                         node_id, values)
+        row = queries.update_and_reload(context.session, models.ComputeNode,
+                                        node_id, values)
+        scheduler_changes.note(context.session, [row.uuid])
+        return row
 
     @base.remotable
     def save(self):

@@ -13,6 +13,7 @@ from nova_lite.db import queries
 from nova_lite import exception
 from nova_lite.objects import base
 from nova_lite.objects import fields
+from nova_lite.placement import changes as scheduler_changes
 
 # The version of the code running a service, bumped whenever a service's
 # behaviour or its RPC interfaces change in a way another service must know
@@ -40,9 +41,20 @@ SERVICE_VERSION_HISTORY = (
 
 COMPUTE_BINARY = 'nova-lite-compute'
 
+# The fields of a compute service that host states depend on: a write of
+# one of them tells the schedulers (``placement.changes``); a heartbeat
+# does only when it brings a silent service back.
+_SCHEDULED_FIELDS = frozenset(('disabled', 'disabled_reason', 'forced_down',
+                               'host', 'binary'))
+
 
 def _utcnow():
     return timeutils.utcnow().replace(tzinfo=None)
+
+
+def _note(session, row):
+    if row.binary == COMPUTE_BINARY:
+        scheduler_changes.note_host(session, row.host)
 
 
 @base.NovaLiteObjectRegistry.register
@@ -124,10 +136,12 @@ class Service(base.NovaLiteObject, base.NovaLiteTimestampObject):
     @staticmethod
     @db_api.writer
     def _create_in_db(context, values):
-        return queries.insert(
+        row = queries.insert(
             context.session, models.Service(**values),
             lambda error: exception.ServiceExists(binary=values['binary'],
                                                   host=values['host']))
+        _note(context.session, row)
+        return row
 
     @base.remotable
     def create(self):
@@ -142,9 +156,14 @@ class Service(base.NovaLiteObject, base.NovaLiteTimestampObject):
 
     @staticmethod
     @db_api.writer
-    def _save_in_db(context, service_id, values):
-        return queries.update_and_reload(context.session, models.Service,
-                                         service_id, values)
+    def _save_in_db(context, service_id, values, revived=False):
+        """Write ``values``; tell the schedulers when they change what
+        host states hold, or (``revived``) a heartbeat ends a silence."""
+        row = queries.update_and_reload(context.session, models.Service,
+                                        service_id, values)
+        if revived or _SCHEDULED_FIELDS.intersection(values):
+            _note(context.session, row)
+        return row
 
     def _persist_changes(self):
         """Write the changed fields; return their values."""
@@ -173,15 +192,25 @@ class Service(base.NovaLiteObject, base.NovaLiteTimestampObject):
         An administrator's concurrent change (disabled, forced_down) is never
         overwritten by a heartbeat, and the object comes back refreshed.
         """
+        now = _utcnow()
         values = {'report_count': models.Service.report_count + 1,
-                  'last_seen_up': _utcnow(),
+                  'last_seen_up': now,
                   'version': SERVICE_VERSION}
+        # Judged on this copy, as its service last read or wrote it: a
+        # compute (re)starting after a silence holds its old heartbeat. A
+        # forced down service stays down whatever it beats.
+        revived = not (self.forced_down
+                       or self.up_at(now, CONF.service_down_time))
         self._from_db_object(self._context, self,
-                             self._save_in_db(self._context, self.id, values))
+                             self._save_in_db(self._context, self.id, values,
+                                              revived))
 
     @staticmethod
     @db_api.writer
     def _destroy_in_db(context, service_id):
+        row = context.session.get(models.Service, service_id)
+        if row is not None:
+            _note(context.session, row)
         context.session.execute(sa.delete(models.Service).where(
             models.Service.id == service_id))
 

@@ -19,6 +19,7 @@ import sqlalchemy as sa
 from nova_lite.db import api as db_api
 from nova_lite.db import models
 from nova_lite import exception
+from nova_lite.placement import changes
 from nova_lite.placement import generation
 from nova_lite.placement import providers
 
@@ -184,6 +185,8 @@ def move_in_session(session, from_consumer, to_consumer, project_id,
         _ensure_consumer(session, to_consumer, project_id, user_id)
     session.execute(sa.delete(models.Consumer).where(
         models.Consumer.uuid == from_consumer))
+    # No generation moves, but the instances on these hosts do.
+    changes.note_provider_ids(session, touched)
     return _uuids(session, touched)
 
 

@@ -6,6 +6,7 @@ import sqlalchemy as sa
 
 from nova_lite.db import models
 from nova_lite import exception
+from nova_lite.placement import changes
 
 
 def bump(session, provider_id, provider_uuid, expected):
@@ -13,7 +14,9 @@ def bump(session, provider_id, provider_uuid, expected):
 
     Returns the new generation. Raises ClaimConflict when another writer
     moved it first; the caller's transaction must then be rolled back and
-    its decision made again on fresh state.
+    its decision made again on fresh state. Every change to a provider
+    moves its generation through here or ``touch``, which is where the
+    schedulers' notice of it is noted (``changes``).
     """
     result = session.execute(
         sa.update(models.ResourceProvider)
@@ -23,6 +26,7 @@ def bump(session, provider_id, provider_uuid, expected):
     if result.rowcount != 1:
         raise exception.ClaimConflict(uuid=provider_uuid,
                                       generation=expected)
+    changes.note(session, [provider_uuid])
     return expected + 1
 
 
@@ -51,3 +55,4 @@ def touch(session, provider_ids):
             sa.update(models.ResourceProvider)
             .where(models.ResourceProvider.id.in_(sorted(provider_ids)))
             .values(generation=models.ResourceProvider.generation + 1))
+        changes.note_provider_ids(session, provider_ids)

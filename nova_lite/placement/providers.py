@@ -14,6 +14,7 @@ import sqlalchemy as sa
 from nova_lite.db import api as db_api
 from nova_lite.db import models
 from nova_lite import exception
+from nova_lite.placement import changes
 from nova_lite.placement import generation
 
 INVENTORY_FIELDS = ('total', 'reserved', 'min_unit', 'max_unit', 'step_size',
@@ -67,6 +68,7 @@ def ensure_provider(context, uuid, name):
         session.add(row)
         session.flush()
         row.root_provider_id = row.id
+        changes.note(session, [uuid])
     elif row.name != name:
         row.name = name
     return row.generation

@@ -5,19 +5,25 @@ Here the states live in memory between requests and are kept current
 incrementally:
 
 * the scheduler's own claims (``HostState.consume``);
-* change notices: ``update_provider_states`` fanouts from the conductor,
-  the computes and the API mark providers dirty, and the next request
-  reloads only those (``mark_dirty`` / ``get_host_states``): their
-  compute nodes, provider summaries and instances. A notice may also
-  carry the uuid of a host aggregate that changed (the API sends it with
-  the providers of the aggregate's hosts): that aggregate is re-read and
-  the zone and aggregates of its old and new hosts follow;
-* compute services (heartbeats, disable) re-read every
-  ``min(report_interval, 5)`` seconds by a periodic task, off the
-  decision path (``sync_services``), applying only the hosts whose
-  service changed, so a compute going down is noticed without a database
-  read per request;
-* a periodic full resync (``[scheduler] host_state_resync_interval``).
+* change notices: every write they depend on (placement's generation
+  moves, compute node, compute service and host aggregate records)
+  publishes an ``update_provider_states`` fanout once it commits, from
+  one hook (``nova_lite.placement.changes``); a notice marks providers
+  dirty, and the next request reloads only those (``mark_dirty`` /
+  ``apply_notices``): their compute nodes, services, provider summaries
+  and instances. A notice may also carry the uuid of a host aggregate
+  that changed: that aggregate is re-read and the zone and aggregates of
+  its old and new hosts follow;
+* compute services (heartbeats going silent, which no write tells of)
+  re-read every ``min(report_interval, 5)`` seconds by a periodic task,
+  off the decision path (``sync_services``), reading only the services
+  not plainly up and enabled and applying only the hosts whose service
+  changed;
+* a periodic catch-up (``[scheduler] host_state_resync_interval``)
+  compares every host's provider generation and node update time with
+  the database and re-reads only the hosts that differ (``catch_up``):
+  what a lost notice left stale is current again within that period.
+  Nothing re-reads every host after the start-up load.
 
 A stale view is never unsafe: claims compare-and-swap on the provider
 generation the view was read at, and a lost swap refreshes that host.
@@ -40,6 +46,7 @@ from oslo_utils import timeutils
 from nova_lite.conf import CONF
 from nova_lite import objects
 from nova_lite.placement import summaries
+from nova_lite.scheduler import host_digest
 from nova_lite.scheduler import host_instances
 from nova_lite.scheduler import host_services
 from nova_lite.scheduler import host_state as host_state_mod
@@ -79,6 +86,16 @@ class DatabaseLoader:
         return host_services.services_to_recheck(
             ctxt, COMPUTE_BINARY, now, down_time, hosts)
 
+    def services_of_hosts(self, ctxt, hosts):
+        """The compute services of ``hosts`` (optional: without it a
+        change notice leaves the services to ``sync_services``)."""
+        return host_services.services_of_hosts(ctxt, COMPUTE_BINARY, hosts)
+
+    def digest(self, ctxt):
+        """{node uuid: (node updated_at, provider generation)} (optional:
+        without it ``catch_up`` reloads everything)."""
+        return host_digest.get_digest(ctxt)
+
     def summaries(self, ctxt, uuids=None):
         return summaries.get_summaries(
             ctxt, None if uuids is None else sorted(uuids))
@@ -98,9 +115,8 @@ class HostManager:
 
     ``lock`` (reentrant) serialises changes to the states with decisions
     made on them: a caller deciding and claiming holds it, and every
-    update here is applied under it. Reads from the database for a full
-    resync happen outside it, so requests are not blocked for their
-    duration.
+    update here is applied under it. Reads from the database happen
+    outside it, so requests are not blocked for their duration.
     """
 
     def __init__(self, loader=None, clock=time.monotonic):
@@ -151,7 +167,8 @@ class HostManager:
         return self._full_load_at is not None
 
     def load_all(self, ctxt):
-        """(Re)load every host state: the start-up load and the resync.
+        """(Re)load every host state: the start-up load (and ``catch_up``
+        with a loader that has no digest).
 
         Providers marked dirty before the read began are covered by it;
         notices arriving during the read stay pending.
@@ -197,12 +214,18 @@ class HostManager:
         found = {node.uuid for node in nodes}
         others = uuids - found - set(self._states)
         instances = self.loader.instances(ctxt, found)
+        services = self._read_services_of(ctxt,
+                                          {node.host for node in nodes})
         # The providers last: a claim compares their generation, so the
         # less time between reading it and claiming, the fewer claims a
         # concurrent change makes lose.
         provider_summaries = self.loader.summaries(ctxt, found)
         aggregates = self.loader.aggregates(ctxt, others) if others else []
         with self.lock:
+            if services:
+                self._services.update(services)
+                self._unsettled.difference_update(services)
+                self._unsettled.update(_unsettled_hosts(services))
             if any(node.host not in self._services for node in nodes):
                 # A compute we have not seen yet: its service is new too.
                 self._set_services(self._read_services(ctxt))
@@ -218,8 +241,10 @@ class HostManager:
                     self._states[node.uuid] = state
                     self.population.add(state)
                     kept.add(node.uuid)
-            self._follow_disabled_traits(
-                ctxt, [self._states[uuid] for uuid in kept])
+            if not services:
+                # Their services were not re-read with them.
+                self._follow_disabled_traits(
+                    ctxt, [self._states[uuid] for uuid in kept])
             for uuid in uuids - kept - others:
                 state = self._states.pop(uuid, None)
                 if state is not None:
@@ -315,6 +340,18 @@ class HostManager:
         return {svc.host: (svc, bool(_up_at(svc, now, down_time)))
                 for svc in services}
 
+    def _read_services_of(self, ctxt, hosts):
+        """{host: (service, up)} of ``hosts``: a notice about a node may
+        be its service's (disabled, forced down, back up). Empty with a
+        loader that cannot read them by host."""
+        read = getattr(self.loader, 'services_of_hosts', None)
+        if read is None or not hosts:
+            return {}
+        now = timeutils.utcnow().replace(tzinfo=None)
+        down_time = CONF.service_down_time
+        return {svc.host: (svc, bool(_up_at(svc, now, down_time)))
+                for svc in read(ctxt, hosts)}
+
     def _set_services(self, services):
         self._services = services
         self._unsettled = _unsettled_hosts(services)
@@ -405,6 +442,13 @@ class HostManager:
                 if not self.loaded:
                     self.load_all(ctxt)
             return self.population
+        self.apply_notices(ctxt)
+        if self._services_overdue():
+            self.sync_services(ctxt)
+        return self.population
+
+    def apply_notices(self, ctxt):
+        """Re-read the providers marked dirty (reads without the lock)."""
         with self._refresh_lock:
             dirty = self._take_dirty()
             if dirty:
@@ -413,9 +457,39 @@ class HostManager:
                 except Exception:
                     self.mark_dirty(dirty)
                     raise
-        if self._services_overdue():
-            self.sync_services(ctxt)
-        return self.population
+
+    # Catching up with lost notices
+
+    def catch_up(self, ctxt):
+        """Find what changed without a notice reaching us (a lost message,
+        a writer with no RPC transport) and re-read only that.
+
+        Compares every host state's provider generation and node
+        ``updated_at`` with the database's digest of them, and every host
+        aggregate with its view, without the lock and off the decision
+        path; marks those that differ dirty and applies them. Returns the
+        uuids found stale. Before the first load, does nothing; with a
+        loader that has no digest, reloads everything.
+        """
+        if not self.loaded:
+            return set()
+        digest = getattr(self.loader, 'digest', None)
+        if digest is None:
+            self.load_all(ctxt)
+            return set()
+        # What the notices told first: the rest is what they missed.
+        self.apply_notices(ctxt)
+        fresh = digest(ctxt)
+        aggregates = self.loader.aggregates(ctxt)
+        # Copies: requests add and drop states meanwhile.
+        stale = _stale_hosts(dict(self._states), fresh)
+        stale.update(_stale_aggregates(dict(self._aggregates), aggregates))
+        if stale:
+            LOG.info('Catching up with %d changes no notice told of: %s',
+                     len(stale), sorted(stale)[:20])
+            self.mark_dirty(stale)
+            self.apply_notices(ctxt)
+        return stale
 
 
 def _up_at(service, now, down_time):
@@ -472,6 +546,36 @@ def _changed_hosts(old, new, complete=True):
                    if host in old
                    and _service_key(old[host]) != _service_key(entry))
     return changed
+
+
+def _naive(value):
+    return None if value is None else value.replace(tzinfo=None)
+
+
+def _stale_hosts(states, digest):
+    """Uuids of host states the digest ({uuid: (updated_at, generation)})
+    disagrees with, and of nodes only one of them has."""
+    stale = set(states).symmetric_difference(digest)
+    for uuid, (updated_at, generation) in digest.items():
+        state = states.get(uuid)
+        if state is not None and (
+                state.generation != generation
+                or _naive(state.updated) != _naive(updated_at)):
+            stale.add(uuid)
+    return stale
+
+
+def _stale_aggregates(views, aggregates):
+    """Uuids of aggregates new, gone, or unlike their view."""
+    stale = set(views).symmetric_difference(a.uuid for a in aggregates)
+    for aggregate in aggregates:
+        view = views.get(aggregate.uuid)
+        if view is not None and (
+                view.name != aggregate.name
+                or set(view.hosts) != set(aggregate.hosts)
+                or view.metadata != dict(aggregate.metadata)):
+            stale.add(aggregate.uuid)
+    return stale
 
 
 def _disabled_trait(state):

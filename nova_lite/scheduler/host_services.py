@@ -38,3 +38,20 @@ def services_to_recheck(context, binary, now, down_time, hosts):
     up_since = now - datetime.timedelta(seconds=down_time)
     return [objects.Service._from_db_object(context, objects.Service(), row)
             for row in _rows(context, binary, up_since, hosts)]
+
+
+@db_api.reader
+def _rows_of_hosts(context, binary, hosts):
+    model = models.Service
+    return context.session.scalars(
+        sa.select(model).where(model.binary == binary,
+                               model.host.in_(sorted(hosts)))).all()
+
+
+def services_of_hosts(context, binary, hosts):
+    """The Service objects of ``binary`` on ``hosts``: what a change
+    notice about those hosts' nodes re-reads."""
+    if not hosts:
+        return []
+    return [objects.Service._from_db_object(context, objects.Service(), row)
+            for row in _rows_of_hosts(context, binary, hosts)]

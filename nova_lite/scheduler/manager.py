@@ -22,13 +22,13 @@ from nova_lite.scheduler import rpcapi
 
 LOG = logging.getLogger(__name__)
 
-_RESYNC_TASK = '_resync_host_states'
+_CATCH_UP_TASK = '_catch_up_host_states'
 _SERVICES_TASK = '_sync_services'
 
 
 class SchedulerManager(manager.Manager):
     """Chooses and claims hosts (``select_destinations``) and keeps its
-    host states current (``update_provider_states``, periodic resync).
+    host states current (``update_provider_states``, periodic catch-up).
 
     Loading the filters and weighers at construction makes a bad
     ``[filter_scheduler]`` setting stop the service at start
@@ -47,7 +47,7 @@ class SchedulerManager(manager.Manager):
         # may be before the configuration is parsed: take it now, on this
         # instance (oslo.service reads self._periodic_spacing).
         self._periodic_spacing = dict(self._periodic_spacing)
-        self._periodic_spacing[_RESYNC_TASK] = (
+        self._periodic_spacing[_CATCH_UP_TASK] = (
             CONF.scheduler.host_state_resync_interval)
         self._periodic_spacing[_SERVICES_TASK] = (
             self.host_manager.service_sync_seconds())
@@ -55,14 +55,14 @@ class SchedulerManager(manager.Manager):
     def post_start_hook(self):
         # Load only once the RPC server consumes: a change notice fanned
         # out before our fanout queue existed would be lost, and a compute
-        # reporting just then would stay unknown until the resync.
+        # reporting just then would stay unknown until the catch-up.
         self._load_host_states()
 
     def _load_host_states(self):
         try:
             self.host_manager.load_all(nl_context.get_admin_context())
         except Exception:
-            # Not fatal: the first request (or the resync) loads them.
+            # Not fatal: the first request loads them.
             LOG.exception('Loading host states at start failed')
 
     @messaging.expected_exceptions(exception.NoValidHost)
@@ -109,6 +109,8 @@ class SchedulerManager(manager.Manager):
         self.host_manager.sync_services(context)
 
     @periodic_task.periodic_task(spacing=60, run_immediately=False)
-    def _resync_host_states(self, context):
-        """Reload every host state, catching changes no notice told of."""
-        self.host_manager.load_all(context)
+    def _catch_up_host_states(self, context):
+        """Re-read the hosts that changed with no notice reaching us (a
+        lost message): compared by generation, off the decision path.
+        Bounds how long a missed notice leaves a host stale."""
+        self.host_manager.catch_up(context)

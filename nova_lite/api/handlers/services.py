@@ -6,7 +6,8 @@ see service_names); the registered names work in filters and updates too.
 PUT /os-services/enable, /disable and /disable-log-reason (Nova 2.1)
 change a service's disabled flag; for a compute, its nodes' providers
 get or lose COMPUTE_STATUS_DISABLED in the same request (see
-Service.save), and the schedulers are told at once. From 2.11 services
+Service.save), and the schedulers are told at once (the service and
+trait writes publish their changes). From 2.11 services
 show ``forced_down`` and PUT /os-services/force-down sets it: a forced
 down service is down whatever its heartbeats say.
 """
@@ -17,14 +18,10 @@ from nova_lite.api import service_names
 from nova_lite.api import validation
 from nova_lite.api import wsgi
 from nova_lite import availability_zones
-from nova_lite.compute import api as compute_api
 from nova_lite import exception
 from nova_lite import objects
 from nova_lite.policies import services as policies
 
-COMPUTE_BINARY = 'nova-lite-compute'
-# Its RPC clients are made on first use (tests replace it).
-compute = compute_api.API()
 
 
 def service_view(req, service, zones=None):
@@ -72,16 +69,11 @@ def _service(req, body):
 
 
 def _set_disabled(req, body, disabled, reason=None):
-    context = req.context
     service = _service(req, body)
     host, binary = service.host, service.binary
     service.disabled = disabled
     service.disabled_reason = reason
     service.save()
-    if binary == COMPUTE_BINARY:
-        nodes = objects.ComputeNodeList.get_all_by_host(context, host)
-        compute.scheduler_api.update_provider_states(
-            context, {node.uuid for node in nodes})
     view = {'host': host, 'binary': service_names.to_api(binary),
             'status': 'disabled' if disabled else 'enabled'}
     if reason is not None:

@@ -12,9 +12,10 @@ with the aggregate, and a failure writes neither (a provider generation
 conflict retries the whole transaction). A node without a provider yet
 gets its aggregates at its first report (``conductor.provider_report``).
 
-Both return the provider uuids whose placement aggregates moved; the
-caller tells the schedulers (``update_provider_states``), adding the
-aggregate's uuid so they reload its metadata too.
+Both return the provider uuids whose placement aggregates moved. The
+schedulers hear of it from the writes themselves (``placement.changes``):
+the providers whose generation moved and the aggregate's uuid, so they
+reload its hosts and metadata too.
 """
 
 import sqlalchemy as sa

@@ -26,8 +26,9 @@ GONE = (exception.InsufficientCapacity, exception.ClaimConflict,
 
 def claim_first(context, scheduler_api, instance, host_list, what):
     """Move ``instance``'s allocations to the first alternate of
-    ``host_list`` that can still be claimed and tell the schedulers;
-    returns the list from that alternate on, or None if none is usable.
+    ``host_list`` that can still be claimed (the write tells the
+    schedulers); returns the list from that alternate on, or None if
+    none is usable.
     ``what`` names the operation in the log ("the move", ...)."""
     for index, selection in enumerate(host_list or ()):
         try:
@@ -39,8 +40,6 @@ def claim_first(context, scheduler_api, instance, host_list, what):
                      selection.service_host, what, instance.uuid,
                      exc.format_message())
             continue
-        scheduler_api.update_provider_states(
-            context, set(released) | set(claimed))
         return list(host_list[index:])
     return None
 

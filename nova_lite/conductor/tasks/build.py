@@ -158,12 +158,8 @@ class BuildTask:
             return host_lists
 
     def _release_claims(self, uuids):
-        released = set()
         for uuid in uuids:
-            released |= allocations.remove(self.context, uuid)
-        if released:
-            self.scheduler_api.update_provider_states(self.context,
-                                                      released)
+            allocations.remove(self.context, uuid)
 
     def _keep_only_selected(self, host_lists):
         """A late claim of an unanswered call may have landed after the
@@ -179,8 +175,6 @@ class BuildTask:
             released, claimed = allocations.replace(
                 self.context, instance.uuid, instance.project_id,
                 instance.user_id, wanted)
-            self.scheduler_api.update_provider_states(
-                self.context, set(released) | set(claimed))
 
     def _cast(self, instance, host_list):
         selection = host_list[0]
@@ -256,8 +250,7 @@ class BuildTask:
             LOG.warning('Instance %s failed to build: %s', instance.uuid,
                         _message(exc))
         if release:
-            released = allocations.remove(self.context, instance.uuid)
-            self.scheduler_api.update_provider_states(self.context, released)
+            allocations.remove(self.context, instance.uuid)
 
 
 # The message of a compute's fault for one failed attempt

@@ -78,7 +78,8 @@ def destroy(context, instance):
     the deleted row.
 
     Returns the sorted uuids of the providers whose usage went down (the
-    caller tells the schedulers). Raises InstanceNotFound if it is gone.
+    write told the schedulers once committed: ``placement.changes``).
+    Raises InstanceNotFound if it is gone.
     """
     row, released = _destroy_in_db(context, instance.uuid)
     instance._from_db_object(context, instance, row)

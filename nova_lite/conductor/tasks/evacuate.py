@@ -129,13 +129,12 @@ class EvacuateTask(base.TaskBase):
 
     def _abandon(self):
         try:
-            released = records.abandon_evacuation(
+            records.abandon_evacuation(
                 self.context, self.instance, self.migration)
         except _GONE:
             LOG.info('Instance %s was deleted during its evacuation',
                      self.instance.uuid)
             return
-        self.scheduler_api.update_provider_states(self.context, released)
 
     def rollback(self, error):
         rebuild.record_fault(self.context, self.instance, error)
@@ -148,7 +147,6 @@ def complete_evacuation(context, migration, scheduler_api):
     released = records.complete_evacuation(context, migration)
     if released is None:
         return False
-    scheduler_api.update_provider_states(context, released)
     LOG.info('Evacuation %s of instance %s completed: its source %s is '
              'free', migration.uuid, migration.instance_uuid,
              migration.source_compute)

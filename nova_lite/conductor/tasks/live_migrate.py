@@ -138,8 +138,7 @@ class LiveMigrateTask(base.TaskBase):
             '%s: %s' % pair for pair in self.refused)
 
     def _release_destination(self):
-        released = allocations.remove(self.context, self.instance.uuid)
-        self.scheduler_api.update_provider_states(self.context, released)
+        allocations.remove(self.context, self.instance.uuid)
 
     # Undos and the failure record
 
@@ -152,14 +151,13 @@ class LiveMigrateTask(base.TaskBase):
 
     def _abandon(self):
         try:
-            released = records.abandon_move(
+            records.abandon_move(
                 self.context, self.instance, self.migration, None,
                 task_state=_T.MIGRATING)
         except _GONE:
             LOG.info('Instance %s was deleted during its live migration',
                      self.instance.uuid)
             return
-        self.scheduler_api.update_provider_states(self.context, released)
 
     def rollback(self, error):
         self.error = error
@@ -178,17 +176,16 @@ def settle(context, instance, migration, failure, scheduler_api):
     (the records go back to the source). Returns True if written."""
     try:
         if failure is None:
-            released = records.complete_live_move(context, instance,
+            records.complete_live_move(context, instance,
                                                   migration)
         else:
-            released = records.abandon_move(
+            records.abandon_move(
                 context, instance, migration, None, task_state=_T.MIGRATING,
                 status=failure.get('status') or records.ERROR)
     except _GONE as exc:
         LOG.info('Live migration %s of instance %s not settled: %s',
                  migration.uuid, instance.uuid, base._message(exc))
         return False
-    scheduler_api.update_provider_states(context, released)
     if failure is None:
         LOG.info('Live migration %s of instance %s completed on %s',
                  migration.uuid, instance.uuid, migration.dest_compute)

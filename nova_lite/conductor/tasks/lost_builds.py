@@ -52,9 +52,7 @@ def _redrive_one(context, uuid, scheduler_api, compute_api):
         instance = objects.Instance.get_by_uuid(context, uuid)
     except exception.InstanceNotFound:
         return
-    released = allocations.remove(context, uuid)
-    if released:
-        scheduler_api.update_provider_states(context, released)
+    allocations.remove(context, uuid)
     try:
         spec = objects.RequestSpec.get_by_instance_uuid(context, uuid)
     except exception.RequestSpecNotFound as exc:

@@ -143,13 +143,12 @@ class MigrateTask(base.TaskBase):
 
     def _abandon(self):
         try:
-            released = records.abandon_move(self.context, self.instance,
+            records.abandon_move(self.context, self.instance,
                                             self.migration, self.saved_spec)
         except _GONE:
             LOG.info('Instance %s was deleted during its move',
                      self.instance.uuid)
             return
-        self.scheduler_api.update_provider_states(self.context, released)
 
     def rollback(self, error):
         try:

@@ -155,9 +155,8 @@ def _undo(context, instance, migration, scheduler_api,
                                                         instance.uuid)
     except exception.RequestSpecNotFound:
         spec = None
-    released = records.abandon_move(context, instance, migration, spec,
+    records.abandon_move(context, instance, migration, spec,
                                     task_state=task_state)
-    scheduler_api.update_provider_states(context, released)
 
 
 def _error(context, instance, migration, scheduler_api, task_state):

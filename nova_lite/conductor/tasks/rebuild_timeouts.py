@@ -93,8 +93,7 @@ def _end(context, instance, scheduler_api, error):
 def _settle(context, instance, task_state, scheduler_api):
     migration = _evacuation(context, instance.uuid)
     if migration is not None and task_state == _T.REBUILDING:
-        released = records.abandon_evacuation(context, instance, migration)
-        scheduler_api.update_provider_states(context, released)
+        records.abandon_evacuation(context, instance, migration)
         return
     instance.vm_state = fields.VMState.ERROR
     instance.task_state = None

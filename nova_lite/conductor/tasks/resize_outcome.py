@@ -37,8 +37,7 @@ class _OutcomeTask(base.TaskBase):
 
     def _execute(self):
         self.event_start(self.EVENT)
-        released = self._records()
-        self.scheduler_api.update_provider_states(self.context, released)
+        self._records()
         self._cast()
         self.event_finish(self.EVENT)
 

@@ -59,8 +59,8 @@ def sync_disabled_trait(context, host, node_uuids=None):
 def save(context, service):
     """Write ``service``'s changes; if that changed a compute service's
     disabled flag, sync its providers' trait. Returns the provider uuids
-    whose trait moved (the API tells the schedulers about all the host's
-    nodes)."""
+    whose trait moved (the service and trait writes tell the schedulers
+    about the host's nodes: ``placement.changes``)."""
     values = service._persist_changes()
     if ('disabled' in values
             and service.binary == service_obj.COMPUTE_BINARY):

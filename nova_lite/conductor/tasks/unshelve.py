@@ -128,8 +128,7 @@ class UnshelveTask(base.TaskBase):
     # Undo and the failure record
 
     def _release(self):
-        released = allocations.remove(self.context, self.instance.uuid)
-        self.scheduler_api.update_provider_states(self.context, released)
+        allocations.remove(self.context, self.instance.uuid)
 
     def rollback(self, error):
         self.instance.vm_state = fields.VMState.SHELVED_OFFLOADED

@@ -10,6 +10,7 @@ from nova_lite.conductor.tasks import lost_casts
 from nova_lite.conductor.tasks import ownership
 from nova_lite import objects
 from nova_lite.placement import allocations
+from nova_lite.placement import changes
 from nova_lite.placement import providers
 from tests.functional.db import test_build_owners as owners
 
@@ -101,15 +102,22 @@ def test_a_lost_cast_to_a_compute_that_is_down_ends_in_error(ctxt):
     node = _compute(ctxt, 'c1', up=False)
     inst = _cast_to(ctxt, node)
     scheduler_api, compute_api = _apis()
-    assert lost_casts.settle(ctxt, scheduler_api, compute_api, 5) == {
-        inst.uuid: 'failed'}
+    heard = []
+    previous = changes.set_publisher(
+        lambda providers, aggregates: heard.append(set(providers)))
+    try:
+        assert lost_casts.settle(ctxt, scheduler_api, compute_api, 5) == {
+            inst.uuid: 'failed'}
+    finally:
+        changes.set_publisher(previous)
     compute_api.build_and_run_instance.assert_not_called()
     inst = objects.Instance.get_by_uuid(ctxt, inst.uuid)
     assert (inst.vm_state, inst.task_state) == ('error', None)
     [fault] = objects.InstanceFault.get_all_for_instance(ctxt, inst.uuid)
     assert 'c1' in fault.message and 'down' in fault.message
     assert allocations.get_for_consumer(ctxt, inst.uuid) == {}
-    scheduler_api.update_provider_states.assert_called()
+    # The freed provider's write told the schedulers.
+    assert node.uuid in set().union(*heard)
 
 
 def test_a_build_with_no_allocation_there_ends_in_error(ctxt):

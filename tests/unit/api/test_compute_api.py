@@ -168,8 +168,8 @@ class TestDelete:
             'shelving_image_pending_upload', 'shelving_image_uploading',
             'shelving_offloading', 'unshelving'])]
         assert saved['destroy'] == 1
-        api._scheduler.update_provider_states.assert_called_once_with(
-            CTXT, ['rp-1'])
+        # The destroy's allocation write tells the schedulers.
+        api._scheduler.update_provider_states.assert_not_called()
         api._compute.terminate_instance.assert_not_called()
 
     def test_an_offloaded_server_goes_locally_with_its_snapshot(

@@ -1,11 +1,9 @@
 """PUT /os-services/enable, /disable, /disable-log-reason, and the zone
 of each service."""
 
-from unittest import mock
 
 import pytest
 
-from nova_lite.api.handlers import services as handler
 from nova_lite import exception
 from nova_lite import objects
 from tests.unit.api import conftest
@@ -34,14 +32,9 @@ def env(monkeypatch):
         saved.append((service.host, service.disabled,
                       service.disabled_reason))
 
-    nodes = objects.ComputeNodeList(objects=[
-        objects.ComputeNode(uuid='a4b0c0de-0000-4000-8000-00000000000%d' % i,
-                            host='cpu1') for i in (1, 2)])
     monkeypatch.setattr(objects.Service, 'get_by_host_and_binary',
                         classmethod(get))
     monkeypatch.setattr(objects.Service, 'save', save)
-    monkeypatch.setattr(objects.ComputeNodeList, 'get_all_by_host',
-                        classmethod(lambda cls, ctxt, host: nodes))
     monkeypatch.setattr(objects.ServiceList, 'get_all', classmethod(
         lambda cls, ctxt, binary=None, host=None: objects.ServiceList(
             objects=list(rows.values()))))
@@ -49,9 +42,7 @@ def env(monkeypatch):
         lambda cls, ctxt: objects.AggregateList(objects=[
             objects.Aggregate(name='a', hosts=['cpu1'],
                               metadata={'availability_zone': 'az1'})])))
-    scheduler = mock.Mock()
-    monkeypatch.setattr(handler.compute, '_scheduler', scheduler)
-    return saved, scheduler
+    return saved
 
 
 def _put(api, action, **body):
@@ -61,7 +52,7 @@ def _put(api, action, **body):
 
 
 def test_disable_and_enable_a_compute(api, env):
-    saved, scheduler = env
+    saved = env
     resp = _put(api, 'disable')
     assert resp.status_int == 200
     assert resp.json == {'service': {'host': 'cpu1',
@@ -72,26 +63,21 @@ def test_disable_and_enable_a_compute(api, env):
     assert _put(api, 'enable').json['service']['status'] == 'enabled'
     assert saved == [('cpu1', True, None), ('cpu1', True, 'maintenance'),
                      ('cpu1', False, None)]
-    # The schedulers hear about the host's providers each time.
-    uuids = {'a4b0c0de-0000-4000-8000-000000000001',
-             'a4b0c0de-0000-4000-8000-000000000002'}
-    assert [set(c.args[1]) for c in
-            scheduler.update_provider_states.call_args_list] == [uuids] * 3
+    # The schedulers hear of it from the service write itself (see
+    # tests/functional/db/test_change_notices.py).
 
 
 def test_registered_binary_names_work_too(api, env):
     resp = _put(api, 'disable', binary='nova-lite-compute')
     assert resp.status_int == 200
     assert resp.json['service']['binary'] == 'nova-compute'
-    assert env[0] == [('cpu1', True, None)]
+    assert env == [('cpu1', True, None)]
 
 
-def test_other_services_change_without_notices(api, env):
-    saved, scheduler = env
+def test_other_services_change_too(api, env):
     assert _put(api, 'disable', host='ctl',
                 binary='nova-scheduler').status_int == 200
-    assert saved == [('ctl', True, None)]
-    assert not scheduler.update_provider_states.called
+    assert env == [('ctl', True, None)]
 
 
 @pytest.mark.parametrize('action, body, status', [
@@ -109,7 +95,7 @@ def test_only_administrators(api, env):
     resp = api()('PUT', '/os-services/disable',
                  {'host': 'cpu1', 'binary': 'nova-lite-compute'})
     assert resp.status_int == 403
-    assert env[0] == []
+    assert env == []
 
 
 def test_zones_in_the_list(api, env):

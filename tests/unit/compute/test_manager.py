@@ -263,15 +263,16 @@ def test_terminate_waits_for_the_build_of_the_same_instance(env):
 
 # Delete
 
-def test_terminate_destroys_frees_and_notifies(env):
+def test_terminate_destroys_and_frees(env):
     inst = fakes.instance()
     _build(env, inst)
     env.manager.terminate_instance(env.ctxt, inst)
     assert env.manager.driver.list_instance_uuids() == []
     assert env.manager.rt.usage('host1-n0')['VCPU'] == 0
     assert env.destroyed == [inst.uuid]
-    env.manager._scheduler_api.update_provider_states.assert_called_once_with(
-        env.ctxt, ['rp-1'])
+    # The schedulers hear of it from the conductor's allocation write
+    # (placement.changes), never from the compute by hand.
+    env.manager._scheduler_api.update_provider_states.assert_not_called()
 
 
 def test_terminate_tolerates_a_vm_already_gone(env):
@@ -281,7 +282,6 @@ def test_terminate_tolerates_a_vm_already_gone(env):
                                instance_id=inst.uuid)):
         env.manager.terminate_instance(env.ctxt, inst)
     assert env.destroyed == [inst.uuid]
-    env.manager._scheduler_api.update_provider_states.assert_called_once()
 
 
 def test_terminate_of_a_deleted_record_notifies_nobody(env):

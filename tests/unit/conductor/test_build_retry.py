@@ -76,8 +76,6 @@ def test_a_lost_reply_is_asked_again_after_releasing_its_claim(
     task, scheduler, compute = _task([instance], answer_after_timeout)
     task.execute()
     assert scheduler.select_destinations.call_count == 2
-    scheduler.update_provider_states.assert_any_call(task.context,
-                                                     {'rp-lost'})
     compute.build_and_run_instance.assert_called_once()
     assert placement.held[instance.uuid] == {RP: {'VCPU': 1}}
     placement.replace.assert_not_called()

@@ -100,11 +100,10 @@ def test_a_refusing_destination_loses_its_claim_and_is_skipped(w):
     assert _names(w) == [
         'start_live_move', 'scheduler.select_destinations',
         'record_destination', 'compute.check_can_live_migrate_destination',
-        'remove', 'scheduler.update_provider_states',
-        'scheduler.select_destinations', 'record_destination',
+        'remove', 'scheduler.select_destinations', 'record_destination',
         'compute.check_can_live_migrate_destination',
         'compute.live_migration']
-    second = w.log[6][1][0]
+    second = w.log[5][1][0]
     assert second.ignore_hosts == ['src', 'dst']
 
 
@@ -114,10 +113,8 @@ def test_a_named_host_that_refuses_is_not_retried(w):
     task.execute()
     # For a caller that waits (the API below 2.34).
     assert task.error is REFUSED
-    assert _names(w)[-4:] == ['remove', 'scheduler.update_provider_states',
-                              'abandon_move',
-                              'scheduler.update_provider_states']
-    assert w.log[-2][2] == {'task_state': 'migrating'}
+    assert _names(w)[-2:] == ['remove', 'abandon_move']
+    assert w.log[-1][2] == {'task_state': 'migrating'}
     assert 'no room for it' in w.faults[0]
     assert w.events[-1][:2] == ('conductor_live_migrate_instance', 'Error')
 
@@ -129,7 +126,7 @@ def test_migrate_max_retries_bounds_the_retries(w, conf):
     assert _names(w).count('compute.check_can_live_migrate_destination') == 2
     assert 'Exceeded max scheduling retries 1' in w.faults[0]
     assert 'dst: Migration pre-check error: no room for it' in w.faults[0]
-    assert _names(w)[-2] == 'abandon_move'
+    assert _names(w)[-1] == 'abandon_move'
     assert 'compute.live_migration' not in _names(w)
 
 
@@ -146,7 +143,7 @@ def test_no_valid_host_after_refusals_names_them(w):
     _task(w).execute()
     assert 'No valid host was found. RamFilter: 2 -> 0.' in w.faults[0]
     assert 'dst: Migration pre-check error' in w.faults[0]
-    assert _names(w)[-2] == 'abandon_move'
+    assert _names(w)[-1] == 'abandon_move'
 
 
 def test_a_failed_start_only_clears_the_task(w):
@@ -159,8 +156,7 @@ def test_a_failed_start_only_clears_the_task(w):
 def test_settle_success_completes_and_tells_schedulers(w):
     assert live_migrate.settle(w.ctxt, _instance(), w.migration, None,
                                w.scheduler)
-    assert _names(w) == ['complete_live_move',
-                         'scheduler.update_provider_states']
+    assert _names(w) == ['complete_live_move']
 
 
 @pytest.mark.parametrize('status', ['error', 'cancelled'])
@@ -168,7 +164,7 @@ def test_settle_failure_puts_the_records_back(w, status):
     assert live_migrate.settle(w.ctxt, _instance(), w.migration,
                                {'status': status, 'reason': 'boom'},
                                w.scheduler)
-    assert _names(w) == ['abandon_move', 'scheduler.update_provider_states']
+    assert _names(w) == ['abandon_move']
     assert w.log[0][2] == {'task_state': 'migrating', 'status': status}
 
 
@@ -206,8 +202,7 @@ def test_a_stuck_live_migration_is_settled(w, monkeypatch, status,
     assert settled == [UUID]
     assert 'for more than 600 seconds' in w.faults[0]
     if outcome == 'undone':
-        assert _names(w) == ['abandon_move',
-                             'scheduler.update_provider_states']
+        assert _names(w) == ['abandon_move']
         assert w.log[0][2] == {'task_state': 'migrating'}
     elif outcome == 'cleared':
         assert _names(w) == ['save']

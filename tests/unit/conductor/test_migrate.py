@@ -164,7 +164,7 @@ def test_no_valid_host_undoes_the_move_and_says_why(w):
         reason='RamFilter: 2 -> 0')
     _task(w).execute()
     assert _names(w) == ['start_move', 'scheduler.select_destinations',
-                         'abandon_move', 'scheduler.update_provider_states']
+                         'abandon_move']
     assert 'RamFilter: 2 -> 0' in w.faults[0]
     [(event, result, details)] = w.events
     assert (event, result) == (migrate.EVENT, 'Error')
@@ -197,10 +197,9 @@ def test_reschedule_skips_a_full_alternate_and_casts_the_next(w,
     _task(w, migration=w.migration, host_list=alternates,
           request_spec=spec).execute()
     assert calls == [['alt1'], ['alt2']]
-    assert _names(w) == ['scheduler.update_provider_states',
-                         'record_destination', 'compute.prep_resize']
-    assert [s.service_host for s in w.log[2][1][4]] == ['alt2']
-    assert w.log[2][1][3].retry.hosts == [['dst', 'dst-n0'],
+    assert _names(w) == ['record_destination', 'compute.prep_resize']
+    assert [s.service_host for s in w.log[1][1][4]] == ['alt2']
+    assert w.log[1][1][3].retry.hosts == [['dst', 'dst-n0'],
                                           ['alt2', 'alt2-n0']]
 
 
@@ -209,7 +208,7 @@ def test_reschedule_with_no_alternate_left_gives_up(w):
     spec.record_attempt('dst', 'dst-n0')
     _task(w, migration=w.migration, host_list=[],
           request_spec=spec).execute()
-    assert _names(w) == ['abandon_move', 'scheduler.update_provider_states']
+    assert _names(w) == ['abandon_move']
     assert 'Exceeded maximum number of retries' in w.faults[0]
     assert 'dst (dst-n0)' in w.faults[0]
 
@@ -217,8 +216,7 @@ def test_reschedule_with_no_alternate_left_gives_up(w):
 def test_confirm_settles_records_then_tells_the_source(w):
     resize_outcome.ConfirmTask(w.ctxt, _instance(), w.migration,
                                w.scheduler, w.compute).execute()
-    assert _names(w) == ['confirm_move', 'scheduler.update_provider_states',
-                         'compute.confirm_resize']
+    assert _names(w) == ['confirm_move', 'compute.confirm_resize']
 
 
 def test_a_confirm_for_a_delete_then_casts_the_delete(w):
@@ -227,8 +225,7 @@ def test_a_confirm_for_a_delete_then_casts_the_delete(w):
     instance.task_state = 'deleting'
     resize_outcome.ConfirmTask(w.ctxt, instance, w.migration,
                                w.scheduler, w.compute).execute()
-    assert _names(w) == ['confirm_move', 'scheduler.update_provider_states',
-                         'compute.confirm_resize',
+    assert _names(w) == ['confirm_move', 'compute.confirm_resize',
                          'compute.terminate_instance']
 
 
@@ -246,8 +243,7 @@ def test_a_failed_confirm_for_a_delete_still_deletes(w):
 def test_revert_settles_records_then_tells_the_destination(w):
     resize_outcome.RevertTask(w.ctxt, _instance(), w.migration,
                               w.scheduler, w.compute).execute()
-    assert _names(w) == ['revert_move', 'scheduler.update_provider_states',
-                         'compute.revert_resize']
+    assert _names(w) == ['revert_move', 'compute.revert_resize']
 
 
 def test_a_failed_confirm_puts_the_migration_back_to_finished(w):
@@ -297,7 +293,6 @@ def test_confirm_expired_confirms_only_old_moves_in_verify_resize(
     assert resize_outcome.confirm_expired(w.ctxt, 60, w.scheduler,
                                           w.compute) == [UUID]
     assert _names(w) == ['migration', 'confirm_move',
-                         'scheduler.update_provider_states',
                          'compute.confirm_resize']
     assert old.status == 'confirming' and fresh.status == 'finished'
     assert resize_outcome.confirm_expired(w.ctxt, 0, w.scheduler,
@@ -334,14 +329,12 @@ def test_a_move_stuck_past_the_timeout_is_settled(w, monkeypatch, task_state,
     assert 'resize_migrating' in asked['task_state']
     assert 'for more than 600 seconds' in w.faults[0]
     if outcome == 'undone':
-        assert _names(w) == ['abandon_move',
-                             'scheduler.update_provider_states']
+        assert _names(w) == ['abandon_move']
         assert instance.vm_state == 'active'
     elif outcome == 'error-at-source':
         # Nova's revert of the allocations: the source is the instance's
         # again, the destination freed, and the server in ERROR there.
-        assert _names(w) == ['abandon_move',
-                             'scheduler.update_provider_states']
+        assert _names(w) == ['abandon_move']
         assert instance.vm_state == 'error'
     elif outcome == 'cleared':
         assert _names(w) == ['save']
@@ -379,7 +372,7 @@ def test_a_move_with_a_compute_down_is_settled_at_once(
         return
     assert settled == [UUID]
     assert 'its compute %s is down' % down in w.faults[0]
-    assert _names(w) == ['abandon_move', 'scheduler.update_provider_states']
+    assert _names(w) == ['abandon_move']
     assert instance.vm_state == ('active' if outcome == 'undone'
                                  else 'error')
 

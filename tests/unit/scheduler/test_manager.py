@@ -117,21 +117,28 @@ def test_loads_once_consuming_and_survives_failure():
     assert not mgr.host_manager.loaded
 
 
-def test_resync_period_comes_from_config(conf):
+def test_catch_up_period_comes_from_config(conf):
     conf.config(group='scheduler', host_state_resync_interval=17)
     mgr = _manager()
-    assert mgr._periodic_spacing['_resync_host_states'] == 17
+    assert mgr._periodic_spacing['_catch_up_host_states'] == 17
     # Per instance: the class keeps its own.
     assert manager.SchedulerManager._periodic_spacing[
-        '_resync_host_states'] == 60
+        '_catch_up_host_states'] == 60
 
 
-def test_resync_task_reloads_everything():
-    loader = _loader()
-    mgr = _manager(loader)
-    mgr._resync_host_states(None)
-    assert ('compute_nodes', None) in loader.calls
-    assert mgr.host_manager.loaded
+def test_no_periodic_task_reloads_every_host():
+    # The tasks a scheduler runs: the catch-up compares a digest, the
+    # services task reads the unsettled services; neither reloads.
+    assert set(manager.SchedulerManager._periodic_spacing) == {
+        '_catch_up_host_states', '_sync_services'}
+
+
+def test_catch_up_task_asks_the_host_manager():
+    mgr = _manager()
+    mgr.host_manager = mock.Mock()
+    mgr._catch_up_host_states('ctxt')
+    mgr.host_manager.catch_up.assert_called_once_with('ctxt')
+    mgr.host_manager.load_all.assert_not_called()
 
 
 def test_bad_filter_config_stops_the_manager(conf):
