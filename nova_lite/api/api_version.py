@@ -117,6 +117,17 @@ VERSIONS = [
     # 2.36: the proxy APIs are gone: /images is 404, quota sets lose
     #       the network resources and limits their network fields.
     '2.36',
+    # 2.37: networks is required at create and may be "auto" or "none"
+    #       (no network service here: both boot without ports, as a list
+    #       does); a network's uuid must be a UUID, and its tag is 400
+    #       until 2.42.
+    '2.37',
+    # 2.38: a server list filtered on no status Nova knows is a 400.
+    '2.38',
+    # 2.39: absolute limits lose maxImageMeta, and createImage no longer
+    #       counts its metadata against metadata_items (the image
+    #       metadata proxy it also removes was never served here).
+    '2.39',
 ]
 
 _FORMAT = re.compile(r'^([1-9]\d*)\.([1-9]\d*|0)$')

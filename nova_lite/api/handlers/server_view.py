@@ -48,6 +48,11 @@ STATUS_BY_TASK_STATE = {
     _T.RESIZE_REVERTING: 'REVERT_RESIZE',
     _T.MIGRATING: 'MIGRATING',
 }
+# Every status Nova's API knows (a ``status`` filter naming none of them
+# is a 400 from 2.38); PASSWORD and SOFT_DELETED never show here but are
+# not invalid.
+KNOWN_STATUSES = frozenset(STATUS_BY_VM_STATE.values()).union(
+    STATUS_BY_TASK_STATE.values(), ('PASSWORD', 'SOFT_DELETED'))
 # (A revert shows over VERIFY_RESIZE too, as Nova's REVERT_RESIZE.)
 _TASK_STATUS_VM_STATES = (_V.ACTIVE, _V.STOPPED, _V.RESIZED)
 # A server in ERROR shows REBUILD while rebuilt or evacuated (Nova's map).

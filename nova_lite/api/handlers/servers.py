@@ -117,6 +117,7 @@ def create(req, body):
     server = body['server']
     server_checks.check_description(req, server)
     server_checks.check_device_tags(req, server)
+    server_checks.check_networks(req, server)
     zone, host, node = _parse_availability_zone(
         context, server.get('availability_zone'))
     context.can(policies.SERVERS % 'create',
@@ -149,8 +150,13 @@ def create(req, body):
 # -- list ----------------------------------------------------------------
 
 def _status_filter(req, context):
-    """vm_state values for ?status=, or None for "matches nothing"."""
+    """vm_state values for ?status=, or None for "matches nothing"; from
+    2.38 a filter naming no status Nova knows is a 400."""
     statuses = [s.upper() for s in req.GET.getall('status')]
+    if (req.api_version_request.matches('2.38') and
+            server_view.KNOWN_STATUSES.isdisjoint(statuses)):
+        raise exception.ValidationError(
+            detail='Invalid status value: %s' % ', '.join(statuses))
     vm_states = [server_view.VM_STATE_BY_STATUS[s] for s in statuses
                  if s in server_view.VM_STATE_BY_STATUS]
     if len(vm_states) < len(statuses):

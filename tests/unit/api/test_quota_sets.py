@@ -287,3 +287,13 @@ def test_network_limits_gone_from_2_36(api, at_version, store, version,
                 'totalSecurityGroupsUsed'):
         assert (key in absolute) is shown
     assert 'maxTotalInstances' in absolute
+
+
+@pytest.mark.parametrize('version, shown', [('2.38', True),
+                                            ('2.39', False)])
+def test_max_image_meta_gone_from_2_39(api, at_version, store, version,
+                                       shown):
+    absolute = at_version(api(), version)('GET', '/limits').json[
+        'limits']['absolute']
+    assert ('maxImageMeta' in absolute) is shown
+    assert 'maxServerMeta' in absolute

@@ -135,3 +135,27 @@ class TestDescriptionAtCreate:
         resp = at_version(api(), '2.19')('POST', '/servers', self.BODY)
         assert resp.status_int == 202
         assert compute.created[0]['description'] == 'web'
+
+
+class TestInvalidStatusFilter:
+    def _list(self, api, at_version, version, query):
+        return at_version(api(), version)('GET', '/servers/detail?' + query)
+
+    def test_matches_nothing_before_2_38(self, api, at_version, compute):
+        resp = self._list(api, at_version, '2.37', 'status=bogus')
+        assert resp.status_int == 200
+        assert resp.json['servers'] == []
+
+    def test_400_from_2_38(self, api, at_version, compute):
+        resp = self._list(api, at_version, '2.38', 'status=bogus')
+        assert resp.status_int == 400
+        assert 'Invalid status value' in resp.json['badRequest']['message']
+        resp = at_version(api(), '2.38')('GET', '/servers?status=bogus')
+        assert resp.status_int == 400
+
+    @pytest.mark.parametrize('query', [
+        'status=active', 'status=ACTIVE&status=bogus', 'status=REBOOT',
+        'status=SOFT_DELETED'])
+    def test_known_statuses_still_filter_at_2_38(self, api, at_version,
+                                                 compute, query):
+        assert self._list(api, at_version, '2.38', query).status_int == 200
