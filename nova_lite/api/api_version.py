@@ -128,6 +128,8 @@ VERSIONS = [
     #       counts its metadata against metadata_items (the image
     #       metadata proxy it also removes was never served here).
     '2.39',
+    # 2.40: os-simple-tenant-usage pages (limit, marker) with next links.
+    '2.40',
 ]
 
 _FORMAT = re.compile(r'^([1-9]\d*)\.([1-9]\d*|0)$')

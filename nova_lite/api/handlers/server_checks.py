@@ -36,9 +36,10 @@ def _network_tags(req):
 def check_device_tags(req, server):
     """Device ``tag``s at create: in ``networks`` items at 2.32 to 2.36
     and from 2.42, in ``block_device_mapping_v2`` items at 2.32 and from
-    2.42 (Nova lost them from 2.33 and 2.37 to 2.41); 400 elsewhere. They are accepted and kept
-    nowhere: nova_lite has no metadata service or config drive to show
-    them in (and no networks or volumes to tag)."""
+    2.42 (Nova lost them from 2.33 and 2.37 to 2.41); 400 elsewhere.
+    They are accepted and kept nowhere: nova_lite has no metadata service
+    or config drive to show them in (and no networks or volumes to
+    tag)."""
     networks = server.get('networks')
     for item in networks if isinstance(networks, list) else ():
         if isinstance(item, dict) and 'tag' in item:
