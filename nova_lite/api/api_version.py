@@ -130,6 +130,24 @@ VERSIONS = [
     '2.39',
     # 2.40: os-simple-tenant-usage pages (limit, marker) with next links.
     '2.40',
+    # 2.41: aggregates show their uuid.
+    '2.41',
+    # 2.42: device tags at create again: in networks (lost at 2.37) and
+    #       block_device_mapping_v2 (lost at 2.33).
+    '2.42',
+    # 2.43: os-hosts is gone (404).
+    '2.43',
+    # 2.44: the network proxy's server actions (addFixedIp,
+    #       removeFixedIp, addFloatingIp, removeFloatingIp) are 404;
+    #       before they name nothing that exists here. os-virtual-
+    #       interfaces was never served.
+    '2.44',
+    # 2.45: createImage answers {"image_id"} instead of a Location
+    #       (createBackup is not served here).
+    '2.45',
+    # 2.46: X-OpenStack-Request-ID beside X-Compute-Request-ID (both
+    #       answered at every version here: no change).
+    '2.46',
 ]
 
 _FORMAT = re.compile(r'^([1-9]\d*)\.([1-9]\d*|0)$')
