@@ -148,6 +148,10 @@ VERSIONS = [
     # 2.46: X-OpenStack-Request-ID beside X-Compute-Request-ID (both
     #       answered at every version here: no change).
     '2.46',
+    # 2.47: servers show the flavor they were built with (vcpus, ram,
+    #       disk, ephemeral, swap, original_name; extra_specs to callers
+    #       allowed to list them), not its id and link.
+    '2.47',
 ]
 
 _FORMAT = re.compile(r'^([1-9]\d*)\.([1-9]\d*|0)$')

@@ -14,6 +14,7 @@ import hashlib
 from nova_lite.api import common
 from nova_lite import objects
 from nova_lite.objects import fields
+from nova_lite.policies import flavor_extra_specs as extra_spec_policies
 from nova_lite.policies import servers as policies
 
 COMPUTE_BINARY = 'nova-lite-compute'
@@ -124,9 +125,7 @@ def detail_view(req, instance, show_admin_fields, host_statuses=None,
                    'links': common.bookmark_link(req, 'images',
                                                  instance.image_ref)}
                   if instance.image_ref else ''),
-        'flavor': {'id': instance.flavor.flavorid,
-                   'links': common.bookmark_link(req, 'flavors',
-                                                 instance.flavor.flavorid)},
+        'flavor': flavor_view(req, instance),
         'created': common.isotime(instance.created_at),
         'updated': common.isotime(instance.updated_at or
                                   instance.created_at),
@@ -197,6 +196,28 @@ def extended_attributes(req, instance):
             prefix + 'ramdisk_id': '',
             prefix + 'root_device_name': None,
             prefix + 'user_data': None}
+
+
+def flavor_view(req, instance):
+    """The server's flavor: its id and link, or from 2.47 what the
+    server was built with (its name as ``original_name``), with its
+    ``extra_specs`` for callers allowed to list a flavor's extra specs
+    (as Nova: policy ``os-flavor-extra-specs:index``)."""
+    flavor = instance.flavor
+    if not _at(req, '2.47'):
+        return {'id': flavor.flavorid,
+                'links': common.bookmark_link(req, 'flavors',
+                                              flavor.flavorid)}
+    view = {'vcpus': flavor.vcpus, 'ram': flavor.memory_mb,
+            'disk': flavor.root_gb, 'ephemeral': flavor.ephemeral_gb,
+            'swap': flavor.swap, 'original_name': flavor.name}
+    if req.context.can(extra_spec_policies.EXTRA_SPECS % 'index',
+                       target={'project_id': instance.project_id},
+                       fatal=False):
+        view['extra_specs'] = (dict(flavor.extra_specs)
+                               if flavor.obj_attr_is_set('extra_specs')
+                               else {})
+    return view
 
 
 def core_fields(req, instance):

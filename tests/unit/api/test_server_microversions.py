@@ -4,9 +4,11 @@ its boundary."""
 
 import types
 
+from oslo_policy import policy as oslo_policy
 import pytest
 
 from nova_lite import objects
+from nova_lite import policy
 from tests.unit.api import conftest
 from tests.unit.api.test_servers import catalogue  # noqa: F401
 from tests.unit.api.test_servers import compute  # noqa: F401
@@ -159,3 +161,33 @@ class TestInvalidStatusFilter:
     def test_known_statuses_still_filter_at_2_38(self, api, at_version,
                                                  compute, query):
         assert self._list(api, at_version, '2.38', query).status_int == 200
+
+
+class TestEmbeddedFlavor:
+    def test_id_and_link_before_2_47(self, api, at_version, compute):
+        flavor = _show(api, at_version, '2.46')['flavor']
+        assert set(flavor) == {'id', 'links'}
+
+    def test_embedded_from_2_47(self, api, at_version, compute):
+        compute.instances[UUID].flavor.extra_specs = {'hw:cpu_policy':
+                                                      'shared'}
+        flavor = _show(api, at_version, '2.47')['flavor']
+        assert flavor == {'vcpus': 1, 'ram': 512, 'disk': 1,
+                          'ephemeral': 0, 'swap': 0,
+                          'original_name': 'm1.tiny',
+                          'extra_specs': {'hw:cpu_policy': 'shared'}}
+        resp = at_version(api(), '2.47')('GET', '/servers/detail')
+        assert resp.json['servers'][0]['flavor'] == flavor
+        compute.update = lambda context, instance, values: None
+        updated = at_version(api(), '2.47')(
+            'PUT', '/servers/' + UUID, {'server': {'name': 'n'}})
+        assert updated.json['server']['flavor'] == flavor
+
+    def test_extra_specs_only_for_callers_allowed_to_list_them(
+            self, api, at_version, compute):
+        policy.init().set_rules(oslo_policy.Rules.from_dict({
+            'os_compute_api:os-flavor-extra-specs:index': '!'}),
+            overwrite=False, use_conf=False)
+        flavor = _show(api, at_version, '2.47')['flavor']
+        assert 'extra_specs' not in flavor
+        assert flavor['original_name'] == 'm1.tiny'
