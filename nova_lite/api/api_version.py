@@ -152,6 +152,20 @@ VERSIONS = [
     #       disk, ephemeral, swap, original_name; extra_specs to callers
     #       allowed to list them), not its id and link.
     '2.47',
+    # 2.48: standard server diagnostics (not served here: no change).
+    '2.48',
+    # 2.49: tagged interface and volume attach (no networks or volumes
+    #       here: no change).
+    '2.49',
+    # 2.50: quota class sets lose the network resources (and show
+    #       server_groups and server_group_members, as they always did
+    #       here).
+    '2.50',
+    # 2.51: instance action events are shown to every reader of the
+    #       server (administrators only before), tracebacks still to
+    #       administrators only. (The volume-extended external event:
+    #       no volumes here.)
+    '2.51',
 ]
 
 _FORMAT = re.compile(r'^([1-9]\d*)\.([1-9]\d*|0)$')

@@ -3,7 +3,8 @@
 The absolute part is what binds the caller: per resource, the project's
 limit and usage, or their own where a user quota leaves them less room.
 From 2.36 the network ones (security groups, floating IPs) are gone,
-from 2.39 ``maxImageMeta`` (Nova's image-metadata proxy went).
+from 2.39 ``maxImageMeta`` (Nova's image-metadata proxy went), from 2.57
+the personality ones.
 """
 
 import datetime
@@ -48,6 +49,7 @@ NETWORK_NAMES = ('maxSecurityGroupRules', 'maxSecurityGroups',
 REMOVED_NAMES = (
     ('2.36', NETWORK_NAMES),
     ('2.39', ('maxImageMeta',)),
+    ('2.57', ('maxPersonality', 'maxPersonalitySize')),
 )
 
 

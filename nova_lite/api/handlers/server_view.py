@@ -83,11 +83,12 @@ def server_status(instance):
     return STATUS_BY_VM_STATE.get(instance.vm_state, 'UNKNOWN')
 
 
-def _host_id(instance):
-    # Nova's opaque host id: same host and project -> same value.
-    if not instance.host:
+def host_id(host, project_id):
+    """Nova's opaque host id: the same for the same host and project,
+    "" without a host."""
+    if not host:
         return ''
-    data = (str(instance.project_id) + instance.host).encode('utf-8')
+    data = (str(project_id) + host).encode('utf-8')
     return hashlib.sha224(data).hexdigest()
 
 
@@ -120,7 +121,7 @@ def detail_view(req, instance, show_admin_fields, host_statuses=None,
         'tenant_id': instance.project_id,
         'user_id': instance.user_id,
         'metadata': dict(instance.metadata or {}),
-        'hostId': _host_id(instance),
+        'hostId': host_id(instance.host, instance.project_id),
         'image': ({'id': instance.image_ref,
                    'links': common.bookmark_link(req, 'images',
                                                  instance.image_ref)}
