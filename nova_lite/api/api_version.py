@@ -166,6 +166,8 @@ VERSIONS = [
     #       administrators only. (The volume-extended external event:
     #       no volumes here.)
     '2.51',
+    # 2.52: tags at server create.
+    '2.52',
 ]
 
 _FORMAT = re.compile(r'^([1-9]\d*)\.([1-9]\d*|0)$')

@@ -11,6 +11,13 @@ def _at(req, version):
     return req.api_version_request.matches(version)
 
 
+def check_tags(req, server):
+    """``tags`` at create are 2.52's: 400 before."""
+    if 'tags' in server and not _at(req, '2.52'):
+        raise exception.ValidationError(
+            detail='tags at create need microversion 2.52')
+
+
 def check_description(req, values):
     """A ``description`` is 2.19's: 400 before."""
     if 'description' in values and not _at(req, '2.19'):

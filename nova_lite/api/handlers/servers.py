@@ -118,6 +118,7 @@ def create(req, body):
     server_checks.check_description(req, server)
     server_checks.check_device_tags(req, server)
     server_checks.check_networks(req, server)
+    server_checks.check_tags(req, server)
     zone, host, node = _parse_availability_zone(
         context, server.get('availability_zone'))
     context.can(policies.SERVERS % 'create',
@@ -133,6 +134,7 @@ def create(req, body):
         max_count=max_count, metadata=server.get('metadata'),
         key_name=server.get('key_name'), availability_zone=zone,
         description=server.get('description'),
+        tags=server.get('tags'),
         scheduler_hints=_scheduler_hints(body), forced_host=host,
         forced_node=node)
     if common.to_bool(server.get('return_reservation_id', False)):

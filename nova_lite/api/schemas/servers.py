@@ -3,6 +3,8 @@
 import copy
 
 from nova_lite.api.schemas import parameter_types as types
+from nova_lite.api.schemas import server_tags
+from nova_lite.objects import tag as tag_obj
 
 _NETWORK = {
     'type': 'object',
@@ -28,6 +30,9 @@ _SERVER_PROPERTIES = {
     'availability_zone': {'type': 'string', 'minLength': 1,
                           'maxLength': 255},
     'key_name': {'type': 'string', 'minLength': 1, 'maxLength': 255},
+    # 2.52 (server_checks refuses them before).
+    'tags': {'type': 'array', 'items': server_tags.TAG,
+             'maxItems': tag_obj.MAX_TAG_COUNT},
     # Accepted for client compatibility and not acted on: nova_lite has
     # no networking, volumes, config drives or file injection.
     # networks: a list of Nova's network items (uuid strictly a UUID from

@@ -191,3 +191,28 @@ class TestEmbeddedFlavor:
         flavor = _show(api, at_version, '2.47')['flavor']
         assert 'extra_specs' not in flavor
         assert flavor['original_name'] == 'm1.tiny'
+
+
+class TestTagsAtCreate:
+    def _create(self, api, at_version, version, tags):
+        return at_version(api(), version)('POST', '/servers', {'server': {
+            'name': 'vm', 'flavorRef': '1', 'networks': 'none',
+            'imageRef': '70a599e0-31e7-49b7-b260-868f441e862b',
+            'tags': tags}})
+
+    def test_refused_before_2_52(self, api, at_version, compute):
+        resp = self._create(api, at_version, '2.51', ['web'])
+        assert resp.status_int == 400, resp.text
+        assert compute.created == []
+
+    def test_given_to_the_build_from_2_52(self, api, at_version, compute):
+        resp = self._create(api, at_version, '2.52', ['web', 'db'])
+        assert resp.status_int == 202, resp.text
+        assert compute.created[0]['tags'] == ['web', 'db']
+
+    @pytest.mark.parametrize('tags', [['a/b'], [''], ['x' * 61],
+                                      ['t%d' % n for n in range(51)]])
+    def test_bad_tags_are_400(self, api, at_version, compute, tags):
+        resp = self._create(api, at_version, '2.52', tags)
+        assert resp.status_int == 400, resp.text
+        assert compute.created == []
