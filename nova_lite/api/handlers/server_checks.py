@@ -24,6 +24,7 @@ def check_description(req, values):
         raise exception.ValidationError(
             detail='description needs microversion 2.19')
 
+
 _TAG_VALIDATOR = validation._validator(tag_schema.TAG)
 
 
