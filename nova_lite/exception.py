@@ -513,6 +513,19 @@ class InstanceUnknownAction(Invalid):
     msg_fmt = 'There is no such action: %(action)s'
 
 
+class NetworkNotFound(NotFound):
+    msg_fmt = 'Network %(network_id)s could not be found.'
+
+
+class FloatingIpNotFoundForAddress(NotFound):
+    msg_fmt = 'Floating IP not found for address %(address)s.'
+
+
+class FixedIpNotFoundForInstance(Invalid):
+    msg_fmt = ('Instance %(instance_uuid)s does not have fixed IP '
+               '%(address)s.')
+
+
 class InstanceActionNotFound(NotFound):
     msg_fmt = ('Action for request_id %(request_id)s on instance '
                '%(instance_uuid)s not found')

@@ -117,6 +117,57 @@ VERSIONS = [
     # 2.36: the proxy APIs are gone: /images is 404, quota sets lose
     #       the network resources and limits their network fields.
     '2.36',
+    # 2.37: networks is required at create and may be "auto" or "none"
+    #       (no network service here: both boot without ports, as a list
+    #       does); a network's uuid must be a UUID, and its tag is 400
+    #       until 2.42.
+    '2.37',
+    # 2.38: a server list filtered on no status Nova knows is a 400.
+    '2.38',
+    # 2.39: absolute limits lose maxImageMeta, and createImage no longer
+    #       counts its metadata against metadata_items (the image
+    #       metadata proxy it also removes was never served here).
+    '2.39',
+    # 2.40: os-simple-tenant-usage pages (limit, marker) with next links.
+    '2.40',
+    # 2.41: aggregates show their uuid.
+    '2.41',
+    # 2.42: device tags at create again: in networks (lost at 2.37) and
+    #       block_device_mapping_v2 (lost at 2.33).
+    '2.42',
+    # 2.43: os-hosts is gone (404).
+    '2.43',
+    # 2.44: the network proxy's server actions (addFixedIp,
+    #       removeFixedIp, addFloatingIp, removeFloatingIp) are 404;
+    #       before they name nothing that exists here. os-virtual-
+    #       interfaces was never served.
+    '2.44',
+    # 2.45: createImage answers {"image_id"} instead of a Location
+    #       (createBackup is not served here).
+    '2.45',
+    # 2.46: X-OpenStack-Request-ID beside X-Compute-Request-ID (both
+    #       answered at every version here: no change).
+    '2.46',
+    # 2.47: servers show the flavor they were built with (vcpus, ram,
+    #       disk, ephemeral, swap, original_name; extra_specs to callers
+    #       allowed to list them), not its id and link.
+    '2.47',
+    # 2.48: standard server diagnostics (not served here: no change).
+    '2.48',
+    # 2.49: tagged interface and volume attach (no networks or volumes
+    #       here: no change).
+    '2.49',
+    # 2.50: quota class sets lose the network resources (and show
+    #       server_groups and server_group_members, as they always did
+    #       here).
+    '2.50',
+    # 2.51: instance action events are shown to every reader of the
+    #       server (administrators only before), tracebacks still to
+    #       administrators only. (The volume-extended external event:
+    #       no volumes here.)
+    '2.51',
+    # 2.52: tags at server create.
+    '2.52',
 ]
 
 _FORMAT = re.compile(r'^([1-9]\d*)\.([1-9]\d*|0)$')

@@ -1,5 +1,6 @@
 """Helpers the resource handlers share: links, pagination, times."""
 
+import functools
 import re
 from urllib import parse
 
@@ -127,3 +128,17 @@ def id_from_href(href):
     href = str(href)
     return parse.urlsplit(href).path.rstrip('/').rsplit('/', 1)[-1] or href
 
+
+
+def removed_at(version):
+    """Decorate a handler of an API Nova removed at microversion
+    ``version``: from it on the handler answers 404, as for an unknown
+    resource."""
+    def decorator(fn):
+        @functools.wraps(fn)
+        def wrapper(req, *args, **kwargs):
+            if req.api_version_request.matches(version):
+                raise exception.NotFound()
+            return fn(req, *args, **kwargs)
+        return wrapper
+    return decorator

@@ -16,11 +16,12 @@ may repeat).
 Both decorators leave the schema on the handler (``body_schema``,
 ``query_schema``), where ``api/openapi.py`` reads it.
 
-Two extensions to Draft 4, both because Nova's schemas rely on them:
+Three extensions to Draft 4, all because Nova's schemas rely on them:
 ``minimum`` and ``maximum`` also bound strings of digits (integers may be
 given as strings, and a string beyond the database's integer range must be
 a 400, not an overflow in the driver); and the ``name`` format refuses
-control and non-printable characters, as Nova's names do.
+control and non-printable characters, as Nova's names do; the ``uuid``
+format is oslo.utils' (dashes optional), not jsonschema's.
 """
 
 import base64
@@ -32,6 +33,7 @@ import unicodedata
 import jsonschema
 from jsonschema import exceptions as js_exc
 from oslo_serialization import jsonutils
+from oslo_utils import uuidutils
 
 from nova_lite import exception
 
@@ -97,6 +99,15 @@ def _check_base64(instance):
         base64.b64decode(instance, validate=True)
     except (binascii.Error, ValueError):
         raise ValueError('not valid base64')
+    return True
+
+
+@FORMAT_CHECKER.checks('uuid', raises=ValueError)
+def _check_uuid(instance):
+    """Nova's ``uuid`` format: what oslo.utils calls UUID-like (dashes
+    optional, any case)."""
+    if isinstance(instance, str) and not uuidutils.is_uuid_like(instance):
+        raise ValueError('%r is not a UUID' % instance)
     return True
 
 

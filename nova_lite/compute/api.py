@@ -17,6 +17,7 @@ import secrets
 import string
 
 from oslo_log import log as logging
+from oslo_utils import excutils
 from oslo_utils import timeutils
 from oslo_utils import uuidutils
 
@@ -111,8 +112,10 @@ class API(rpc_clients.RPCClients):
     def create(self, context, flavor, image_meta, name, min_count=1,
                max_count=1, metadata=None, key_name=None,
                availability_zone=None, scheduler_hints=None,
-               forced_host=None, forced_node=None, description=None):
-        """Provision and start building servers.
+               forced_host=None, forced_node=None, description=None,
+               tags=None):
+        """Provision and start building servers, each tagged with
+        ``tags`` when given.
 
         ``image_meta`` is the registry's image dict. Returns
         (InstanceList created, reservation_id). Raises the conductor's
@@ -141,7 +144,26 @@ class API(rpc_clients.RPCClients):
         # 1.5); pinned below, the client casts build_instances after.
         instances = self.conductor_api.provision_instances(
             context, instance, spec, min_count, max_count, build=True)
+        if tags:
+            self._tag_new(context, instances, tags)
         return instances, reservation_id
+
+    def _tag_new(self, context, instances, tags):
+        """Write the tags of servers just provisioned (Nova too writes
+        them after the instance records). If that fails the servers are
+        deleted, so a failed request leaves no untagged server behind,
+        and the error is raised."""
+        try:
+            for instance in instances:
+                objects.TagList.create(context, instance.uuid, tags)
+        except Exception:
+            with excutils.save_and_reraise_exception():
+                for instance in instances:
+                    try:
+                        self.delete(context, instance)
+                    except Exception:
+                        LOG.exception('Could not delete %s, which lost '
+                                      'its tags', instance.uuid)
 
     @staticmethod
     def _instance_template(context, flavor, image, name, metadata,

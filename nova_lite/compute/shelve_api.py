@@ -60,14 +60,18 @@ class ShelveAPI(rpc_clients.RPCClients):
                 action=action, instance_uuid=instance.uuid,
                 attr='vm_state', state=instance.vm_state)
 
-    def create_image(self, context, instance, name, metadata=None):
+    def create_image(self, context, instance, name, metadata=None,
+                     check_metadata_quota=True):
         """Snapshot ``instance`` into a new image ``name`` with the extra
         properties ``metadata``; returns the image (queued). 403 past the
-        ``metadata_items`` quota, 409 in a state Nova refuses."""
+        ``metadata_items`` quota (unless ``check_metadata_quota`` is
+        False: Nova's API stopped counting them at 2.39), 409 in a state
+        Nova refuses."""
         self._check_pins(instance, CREATE_IMAGE)
         self._needs_host(instance, CREATE_IMAGE)
         action_api.check_state(instance, CREATE_IMAGE, SNAPSHOT_VM_STATES)
-        _check_metadata_quota(context, instance, metadata or {})
+        if check_metadata_quota:
+            _check_metadata_quota(context, instance, metadata or {})
         image = self._start(context, instance, CREATE_IMAGE,
                             SNAPSHOT_VM_STATES, _T.IMAGE_SNAPSHOT, name,
                             metadata)

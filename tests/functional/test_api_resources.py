@@ -184,3 +184,19 @@ def test_server_tags(deploy):
     assert deploy.api.delete(tags, **at)[0] == 204
     assert _check(deploy.api.get(tags, **at),
                   v226_schemas.list_tags)['tags'] == []
+
+
+def test_server_tags_at_create(deploy):
+    """2.52: tags given at create are on the server (through the
+    conductor) as soon as the create answered."""
+    at = {'headers': {'OpenStack-API-Version': 'compute 2.52'}}
+    status, _, body = deploy.api.post('/servers', {'server': {
+        'name': 'born-tagged', 'imageRef': deploy.image_id,
+        'flavorRef': 'tiny', 'networks': 'none', 'tags': ['x', 'y', 'x'],
+        'min_count': 2}}, **at)
+    assert status == 202, body
+    listed = deploy.api.get('/servers/detail?tags=x,y', **at)[2]['servers']
+    # Several at once are named <name>-1, <name>-2 (as Nova).
+    assert sorted(s['name'] for s in listed) == ['born-tagged-1',
+                                                 'born-tagged-2']
+    assert all(s['tags'] == ['x', 'y'] for s in listed)

@@ -1,6 +1,6 @@
 """The stock ``openstack`` client against the daemons (RabbitMQ,
-PostgreSQL): server reboot, stop, start, lock, set --name, keypair
-create and server event list, as a user would type them."""
+PostgreSQL): server create, reboot, stop, start, lock, set --name,
+keypair create and server event list, as a user would type them."""
 
 import http.server
 import json
@@ -13,6 +13,7 @@ import pytest
 
 from tests.functional import conftest
 from tests.functional import deployment
+from tests.functional import image_service
 
 OPENSTACK = os.path.join(os.path.dirname(sys.executable), 'openstack')
 FLAVOR = {'flavor': {'name': 'small', 'id': 'small', 'ram': 512,
@@ -64,7 +65,18 @@ def deploy(request, module_tmp):
         yield d
 
 
-def _openstack(deploy, identity, *args):
+@pytest.fixture(scope='module')
+def images(deploy):
+    """A Glance stand-in for ``server create --image`` (see
+    image_service); the client finds it through OS_IMAGE_ENDPOINT_OVERRIDE
+    as there is no catalog."""
+    service = image_service.ImageService(
+        'http://127.0.0.1:%d/v2.1' % deploy.port).start()
+    yield service
+    service.stop()
+
+
+def _openstack(deploy, identity, *args, images=None):
     """Run the openstack CLI as the administrator; parsed JSON output
     (``-f json``) or the text."""
     argv = [OPENSTACK, '--os-auth-type', 'admin_token', '--os-token',
@@ -75,6 +87,8 @@ def _openstack(deploy, identity, *args):
     # See the identity fixture.
     env['OS_IDENTITY_ENDPOINT_OVERRIDE'] = identity
     env['OS_IDENTITY_API_VERSION'] = '3'
+    if images is not None:
+        env['OS_IMAGE_ENDPOINT_OVERRIDE'] = images.url
     done = subprocess.run(argv, capture_output=True, text=True,
                           timeout=120, env=env)
     assert done.returncode == 0, (args, done.stdout, done.stderr)
@@ -127,3 +141,20 @@ def test_the_stock_client_drives_server_actions(deploy, identity):
     assert [e['Action'] for e in events] == [
         'update', 'lock', 'start', 'stop', 'reboot', 'create']
     assert all(e['Request ID'].startswith('req-') for e in events)
+
+
+def test_the_stock_client_creates_a_server(deploy, identity, images):
+    """``openstack server create`` without a network: the client asks for
+    the newest version it knows and, from 2.37, sends ``networks: auto``
+    (nova_lite boots the server without ports)."""
+    image = deploy.register_image('create-image')
+    if deploy.admin_api.get('/flavors/small')[0] == 404:
+        assert deploy.admin_api.post('/flavors', FLAVOR)[0] == 200
+    server = _openstack(deploy, identity, 'server', 'create', '--wait',
+                        '--flavor', 'small', '--image', image, 'cli-made',
+                        '-f', 'json', images=images)
+    assert server['status'] == 'ACTIVE', server
+    assert ('/v2/images/%s' % image, 200) in images.served, images.served
+    actions = _openstack(deploy, identity, 'server', 'event', 'list',
+                         server['id'], '-f', 'json')
+    assert [e['Action'] for e in actions] == ['create']

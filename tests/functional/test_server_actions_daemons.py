@@ -110,8 +110,15 @@ def test_walk_a_server_through_every_action(deploy, image):
     status, _, body = deploy.admin_api.get(
         '/servers/%s/os-instance-actions/%s' % (uuid, request_ids[1]))
     [event] = body['instanceAction']['events']
-    assert (event['event'], event['result'], event['host']) == (
-        'compute_stop_instance', 'Success', 'compute1')
+    assert (event['event'], event['result']) == (
+        'compute_stop_instance', 'Success')
+    # The API shows an event's host only from 2.62 (as Nova).
+    assert 'host' not in event
+    [row] = deploy.sql(
+        'SELECT e.host FROM instance_actions_events e JOIN '
+        'instance_actions a ON e.action_id = a.id WHERE a.request_id = :r',
+        r=request_ids[1])
+    assert row.host == 'compute1'
 
 
 def test_trigger_crash_dump_reaches_the_compute(deploy, image):

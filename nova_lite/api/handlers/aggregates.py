@@ -1,10 +1,10 @@
 """/os-aggregates: host aggregates and availability zones (administrators).
 
-Nova's 2.1 shapes: an aggregate shows its availability_zone, created_at,
-deleted, deleted_at, hosts, id, metadata, name and updated_at (create
-answers without hosts and metadata, as Nova does). Changes to hosts and
-metadata are POST .../action with one of add_host, remove_host,
-set_metadata.
+Nova's shapes: an aggregate shows its availability_zone, created_at,
+deleted, deleted_at, hosts, id, metadata, name and updated_at, and from
+2.41 its uuid (create answers without hosts and metadata, as Nova
+does). Changes to hosts and metadata are POST .../action with one of
+add_host, remove_host, set_metadata.
 """
 
 from nova_lite.api import common
@@ -19,7 +19,8 @@ from nova_lite.policies import aggregates as policies
 api = aggregate_api.AggregateAPI()
 
 
-def aggregate_view(aggregate, members=True):
+def aggregate_view(req, aggregate, members=True):
+    """Nova's aggregate, with its ``uuid`` from 2.41."""
     view = {
         'availability_zone': aggregate.availability_zone,
         'created_at': common.isotime_usec(aggregate.created_at),
@@ -32,12 +33,14 @@ def aggregate_view(aggregate, members=True):
     if members:
         view['hosts'] = list(aggregate.hosts)
         view['metadata'] = dict(aggregate.metadata)
+    if req.api_version_request.matches('2.41'):
+        view['uuid'] = aggregate.uuid
     return view
 
 
-def _response(aggregate, members=True):
-    return wsgi.json_response({'aggregate': aggregate_view(aggregate,
-                                                           members)})
+def _response(req, aggregate, members=True):
+    return wsgi.json_response(
+        {'aggregate': aggregate_view(req, aggregate, members)})
 
 
 def _can(req, action):
@@ -63,7 +66,7 @@ def index(req):
     """200 {"aggregates": [aggregate, ...]}."""
     context = _can(req, 'index')
     return wsgi.json_response({'aggregates': [
-        aggregate_view(a) for a in api.get_all(context)]})
+        aggregate_view(req, a) for a in api.get_all(context)]})
 
 
 @validation.body(schema.CREATE)
@@ -74,13 +77,13 @@ def create(req, body):
     values = body['aggregate']
     aggregate = api.create(context, values['name'],
                            values.get('availability_zone'))
-    return _response(aggregate, members=False)
+    return _response(req, aggregate, members=False)
 
 
 def show(req, aggregate_id):
     """200 {"aggregate": ...}; 404 for an unknown id."""
     context = _can(req, 'show')
-    return _response(api.get(context, _aggregate_id(aggregate_id)))
+    return _response(req, api.get(context, _aggregate_id(aggregate_id)))
 
 
 @validation.body(schema.UPDATE)
@@ -88,8 +91,8 @@ def update(req, aggregate_id, body):
     """200 {"aggregate": ...}: renamed and/or re-zoned; 409 for a taken
     name, 400 when the zone would conflict."""
     context = _can(req, 'update')
-    return _response(api.update(context, _aggregate_id(aggregate_id),
-                                body['aggregate']))
+    return _response(req, api.update(
+        context, _aggregate_id(aggregate_id), body['aggregate']))
 
 
 def delete(req, aggregate_id):
@@ -102,21 +105,21 @@ def delete(req, aggregate_id):
 @validation.body(schema.ADD_HOST)
 def _add_host(req, aggregate_id, body):
     context = _can(req, 'add_host')
-    return _response(api.add_host(context, _aggregate_id(aggregate_id),
-                                  body['add_host']['host']))
+    return _response(req, api.add_host(
+        context, _aggregate_id(aggregate_id), body['add_host']['host']))
 
 
 @validation.body(schema.REMOVE_HOST)
 def _remove_host(req, aggregate_id, body):
     context = _can(req, 'remove_host')
-    return _response(api.remove_host(context, _aggregate_id(aggregate_id),
-                                     body['remove_host']['host']))
+    return _response(req, api.remove_host(
+        context, _aggregate_id(aggregate_id), body['remove_host']['host']))
 
 
 @validation.body(schema.SET_METADATA)
 def _set_metadata(req, aggregate_id, body):
     context = _can(req, 'set_metadata')
-    return _response(api.update_metadata(
+    return _response(req, api.update_metadata(
         context, _aggregate_id(aggregate_id),
         body['set_metadata']['metadata']))
 

@@ -6,7 +6,8 @@ host's resources: the total, what its nodes use now, what its servers
 claim, and that per project. Nova carries the rest (enable/disable,
 maintenance mode, power actions) to the virt driver; nova_lite's computes
 have no such calls, so those answer 501, as Nova does for a driver
-without them.
+without them. The whole API is gone from 2.43 (404), as in Nova: hosts
+are read through os-hypervisors and services changed through os-services.
 """
 
 from nova_lite.api import common
@@ -26,6 +27,11 @@ def _topic(service):
     return binary[len(_PREFIX):] if binary.startswith(_PREFIX) else binary
 
 
+# Nova removed os-hosts at 2.43.
+_until_2_43 = common.removed_at('2.43')
+
+
+@_until_2_43
 @validation.query(schema.INDEX_QUERY)
 def index(req):
     """200 {"hosts": [{host_name, service, zone}]}, one per service."""
@@ -56,6 +62,7 @@ def _resource(host, project, cpu, memory_mb, disk_gb):
                          'memory_mb': memory_mb, 'disk_gb': disk_gb}}
 
 
+@_until_2_43
 def show(req, host_name):
     """200 {"host": [{"resource": {host, project, cpu, memory_mb,
     disk_gb}}]}: "(total)", "(used_now)", "(used_max)", then one per
@@ -85,6 +92,7 @@ def show(req, host_name):
     return wsgi.json_response({'host': result})
 
 
+@_until_2_43
 @validation.body(schema.UPDATE)
 def update(req, host_name, body):
     """501 once the body is valid and the host a compute's (404 if not):
@@ -97,6 +105,7 @@ def update(req, host_name, body):
 
 
 def _power_action(action):
+    @_until_2_43
     def handler(req, host_name):
         context = req.context
         context.can(policies.HOSTS % 'power_action', target={})

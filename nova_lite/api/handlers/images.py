@@ -7,7 +7,6 @@ From 2.36 every route here is 404, as Nova's image proxy API is then
 (clients use the image service itself).
 """
 
-import functools
 
 from nova_lite.api import common
 from nova_lite.api.schemas import images as schema
@@ -32,14 +31,8 @@ _FILTER_STATUS = {'ACTIVE': 'active', 'SAVING': 'saving',
                   'DELETED': 'deleted', 'ERROR': 'killed'}
 
 
-def _proxy(fn):
-    """Nova's image proxy API is gone from 2.36: 404 there."""
-    @functools.wraps(fn)
-    def wrapper(req, *args, **kwargs):
-        if req.api_version_request.matches('2.36'):
-            raise exception.NotFound()
-        return fn(req, *args, **kwargs)
-    return wrapper
+# Nova's image proxy API is gone from 2.36: 404 there.
+_proxy = common.removed_at('2.36')
 
 
 def basic_view(req, image):

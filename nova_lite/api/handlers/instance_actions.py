@@ -1,14 +1,18 @@
 """/servers/{id}/os-instance-actions: what was done to a server.
 
-Nova's shapes. Every reader of the server sees its actions and their
-events (Nova shows events to non-admins since 2.51); an event's
-traceback and host only administrators see (Nova's ``events`` rule).
-From 2.21 the actions of a deleted server can be read too.
+Nova's shapes. Every reader of the server sees its actions. An action's
+events are shown to callers allowed Nova's ``events`` rule
+(administrators) with their traceback; from 2.51 to every reader of the
+server, without the traceback. From 2.62 events show ``hostId`` (the
+server view's opaque host id) to everyone and ``host`` to callers
+allowed the ``events`` rule. From 2.21 the actions of a deleted server
+can be read too.
 """
 
 import copy
 
 from nova_lite.api import common
+from nova_lite.api.handlers import server_view
 from nova_lite.api import wsgi
 from nova_lite.compute import api as compute_api
 from nova_lite import objects
@@ -26,13 +30,16 @@ def _action_view(action):
     return view
 
 
-def _event_view(event, show_details):
+def _event_view(req, event, project_id, show_details):
     view = {'event': event.event, 'result': event.result,
             'start_time': common.isotime_usec(event.start_time),
             'finish_time': common.isotime_usec(event.finish_time)}
     if show_details:
         view['traceback'] = event.traceback
-        view['host'] = event.host
+    if req.api_version_request.matches('2.62'):
+        view['hostId'] = server_view.host_id(event.host, project_id)
+        if show_details:
+            view['host'] = event.host
     return view
 
 
@@ -57,17 +64,21 @@ def index(req, server_id):
 
 
 def show(req, server_id, request_id):
-    """200 {"instanceAction": {..., "events": [...]}}; 404 if the server
-    has no action of that request."""
+    """200 {"instanceAction": {..., "events": [...]}} ("events" only for
+    administrators before 2.51); 404 if the server has no action of that
+    request."""
     context = req.context
     instance = _instance(req, server_id, 'show')
     action = objects.InstanceAction.get_by_request_id(
         context, instance.uuid, request_id)
-    events = objects.InstanceActionEventList.get_by_action(context,
-                                                           action.id)
     details = context.can(policies.ACTIONS % 'events',
                           target={'project_id': instance.project_id},
                           fatal=False)
     view = _action_view(action)
-    view['events'] = [_event_view(e, details) for e in events]
+    if details or req.api_version_request.matches('2.51'):
+        events = objects.InstanceActionEventList.get_by_action(context,
+                                                               action.id)
+        project_id = action.project_id or instance.project_id
+        view['events'] = [_event_view(req, e, project_id, details)
+                          for e in events]
     return wsgi.json_response({'instanceAction': view})

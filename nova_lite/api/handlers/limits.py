@@ -2,7 +2,9 @@
 
 The absolute part is what binds the caller: per resource, the project's
 limit and usage, or their own where a user quota leaves them less room.
-From 2.36 the network ones (security groups, floating IPs) are gone.
+From 2.36 the network ones (security groups, floating IPs) are gone,
+from 2.39 ``maxImageMeta`` (Nova's image-metadata proxy went), from 2.57
+the personality ones.
 """
 
 import datetime
@@ -43,6 +45,12 @@ UNENFORCED_USED = ('totalFloatingIpsUsed', 'totalSecurityGroupsUsed')
 NETWORK_NAMES = ('maxSecurityGroupRules', 'maxSecurityGroups',
                  'maxTotalFloatingIps', 'totalFloatingIpsUsed',
                  'totalSecurityGroupsUsed')
+# (version, absolute limits gone from it).
+REMOVED_NAMES = (
+    ('2.36', NETWORK_NAMES),
+    ('2.39', ('maxImageMeta',)),
+    ('2.57', ('maxPersonality', 'maxPersonalitySize')),
+)
 
 
 def _headroom(limit, usage):
@@ -124,9 +132,10 @@ def index(req):
     with_reserved = common.bool_param(req, 'reserved', False)
     absolute = absolute_view(_caller_limits(context, project_id, user_id),
                              with_reserved)
-    if req.api_version_request.matches('2.36'):
-        for name in NETWORK_NAMES:
-            del absolute[name]
+    for version, names in REMOVED_NAMES:
+        if req.api_version_request.matches(version):
+            for name in names:
+                del absolute[name]
     return wsgi.json_response({'limits': {
         'rate': rate_view(req.environ.get(wsgi.LIMITS_KEY)),
         'absolute': absolute}})

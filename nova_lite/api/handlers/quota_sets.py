@@ -1,4 +1,4 @@
-"""/os-quota-sets and /os-quota-class-sets: quota limits (microversion 2.1).
+"""/os-quota-sets and /os-quota-class-sets: quota limits.
 
 Project readers see their project's limits (and usage, with ``detail``);
 administrators set limits per project, per user of a project
@@ -10,8 +10,9 @@ for (key pairs, injected files, and the network ones Nova itself no
 longer enforces): they show as -1 (unlimited), none in use, and values
 given for them in an update are accepted and ignored, as Nova ignores
 the network ones. From 2.36 the network ones (``NETWORK_RESOURCES``) are
-gone from the quota sets (not the class sets, which lose them at 2.50),
-and an update naming them is a 400, as Nova.
+gone from the quota sets (from the class sets at 2.50), from 2.57 the
+injected-file ones from both (``REMOVED``); an update naming one gone is
+a 400, as in Nova.
 """
 
 from nova_lite.api import common
@@ -31,23 +32,47 @@ UNENFORCED = ('fixed_ips', 'floating_ips', 'injected_file_content_bytes',
               'injected_file_path_bytes', 'injected_files', 'key_pairs',
               'security_group_rules', 'security_groups')
 UNLIMITED = -1
-# Gone from the quota sets at 2.36 (Nova's proxy API removal).
 NETWORK_RESOURCES = ('fixed_ips', 'floating_ips', 'security_group_rules',
                      'security_groups')
+INJECTED_FILE_RESOURCES = ('injected_file_content_bytes',
+                           'injected_file_path_bytes', 'injected_files')
+# (version, resources gone from it) of the quota sets and the class sets:
+# the network ones with Nova's proxy APIs, injected files with
+# personality.
+REMOVED = {
+    'quota_set': (('2.36', NETWORK_RESOURCES),
+                  ('2.57', INJECTED_FILE_RESOURCES)),
+    'quota_class_set': (('2.50', NETWORK_RESOURCES),
+                        ('2.57', INJECTED_FILE_RESOURCES)),
+}
 
 
-def _unenforced(req):
-    """The unenforced resources a quota set shows at the version."""
-    if req is not None and req.api_version_request.matches('2.36'):
-        return tuple(r for r in UNENFORCED if r not in NETWORK_RESOURCES)
-    return UNENFORCED
+def _unenforced(req, key='quota_set'):
+    """The unenforced resources a quota (class) set shows at the
+    version."""
+    gone = set()
+    for version, names in REMOVED[key]:
+        if req.api_version_request.matches(version):
+            gone.update(names)
+    return tuple(r for r in UNENFORCED if r not in gone)
 
 
-def _view(limits, key='quota_set', id_=None, req=None):
-    """A quota set (``req`` given: its version's) or class set."""
+def _refuse_removed(req, values, key='quota_set'):
+    """400 for an update naming a resource gone at the version."""
+    gone = sorted((set(values) & set(UNENFORCED)) -
+                  set(_unenforced(req, key)))
+    if gone:
+        raise exception.ValidationError(
+            detail='Invalid input for field/attribute %s. Additional '
+                   'properties are not allowed (%s) at microversion %s'
+                   % (key, ', '.join(gone), req.api_version_request))
+
+
+def _view(req, limits, key='quota_set', id_=None):
+    """A quota set or class set, in the version's shape."""
     body = {} if id_ is None else {'id': id_}
     body.update({r: limits[r] for r in resources.ALL})
-    body.update(dict.fromkeys(_unenforced(req), UNLIMITED))
+    body.update(dict.fromkeys(_unenforced(req, key), UNLIMITED))
     return {key: body}
 
 
@@ -74,7 +99,7 @@ def show(req, tenant_id):
     limits, or with ?user_id= that user's."""
     context = _authorize(req, 'show', tenant_id)
     return wsgi.json_response(_view(
-        _limits(context, tenant_id, _user_id(req)), id_=tenant_id, req=req))
+        req, _limits(context, tenant_id, _user_id(req)), id_=tenant_id))
 
 
 @validation.query(schema.QUERY)
@@ -100,8 +125,8 @@ def defaults(req, tenant_id):
     """200 {"quota_set": {"id", resource: limit}}: what a project without
     limits of its own gets."""
     context = _authorize(req, 'defaults', tenant_id)
-    return wsgi.json_response(_view(quota_limits.get_defaults(context),
-                                    id_=tenant_id, req=req))
+    return wsgi.json_response(_view(req, quota_limits.get_defaults(context),
+                                    id_=tenant_id))
 
 
 def _given_limits(values):
@@ -118,19 +143,14 @@ def update(req, tenant_id, body):
     reserved or, for a user, above the project's, unless "force"."""
     context = _authorize(req, 'update', tenant_id)
     values = body['quota_set']
-    gone = sorted((set(values) & set(UNENFORCED)) - set(_unenforced(req)))
-    if gone:
-        raise exception.ValidationError(
-            detail='Invalid input for field/attribute quota_set. '
-                   'Additional properties are not allowed (%s) from '
-                   'microversion 2.36' % ', '.join(gone))
+    _refuse_removed(req, values)
     user_id = _user_id(req)
     objects.Quotas(context=context, project_id=tenant_id, user_id=user_id,
                    quota_class=None,
                    limits=_given_limits(values)).save(
         force=common.to_bool(values.get('force', False)))
-    return wsgi.json_response(_view(_limits(context, tenant_id, user_id),
-                                    req=req))
+    return wsgi.json_response(_view(req,
+                                    _limits(context, tenant_id, user_id)))
 
 
 @validation.query(schema.QUERY)
@@ -156,7 +176,7 @@ def show_class(req, class_name):
     context.can(policies.QUOTA_CLASS_SETS % 'show', target={})
     _check_class_name(class_name)
     return wsgi.json_response(_view(
-        quota_limits.get_class_limits(context, class_name),
+        req, quota_limits.get_class_limits(context, class_name),
         key='quota_class_set', id_=class_name))
 
 
@@ -167,9 +187,11 @@ def update_class(req, class_name, body):
     context = req.context
     context.can(policies.QUOTA_CLASS_SETS % 'update', target={})
     _check_class_name(class_name)
+    values = body['quota_class_set']
+    _refuse_removed(req, values, 'quota_class_set')
     objects.Quotas(context=context, project_id=None, user_id=None,
                    quota_class=class_name,
-                   limits=_given_limits(body['quota_class_set'])).save()
+                   limits=_given_limits(values)).save()
     return wsgi.json_response(_view(
-        quota_limits.get_class_limits(context, class_name),
+        req, quota_limits.get_class_limits(context, class_name),
         key='quota_class_set'))

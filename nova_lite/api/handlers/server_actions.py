@@ -15,6 +15,7 @@ returns the response (202 with no body for most).
 
 from nova_lite.api.handlers import server_live_migrate
 from nova_lite.api.handlers import server_moves
+from nova_lite.api.handlers import server_network_actions
 from nova_lite.api.handlers import server_power
 from nova_lite.api.handlers import server_rebuild
 from nova_lite.api.handlers import server_shelve
@@ -26,28 +27,33 @@ compute = compute_api.API()
 
 # action name -> (schema, handler)
 ACTIONS = {}
-# Action modules, each with an ACTIONS dict {name: (schema, handler)}.
+# action name -> the microversion Nova removed it at (404 from there).
+REMOVED_AT = {}
+# Action modules, each with an ACTIONS dict {name: (schema, handler)}
+# and, if Nova removed their actions, REMOVED_AT (a version).
 ACTION_MODULES = (server_power, server_moves, server_rebuild, server_shelve,
-                  server_live_migrate)
+                  server_live_migrate, server_network_actions)
 
 
-def register(actions):
+def register(actions, removed_at=None):
     """Add {name: (schema, handler)}; a name may not be taken twice."""
     for name, (schema, handler) in actions.items():
         if name in ACTIONS:
             raise ValueError('server action %s is registered twice' % name)
         ACTIONS[name] = (validation._validator(schema), handler)
+        if removed_at:
+            REMOVED_AT[name] = removed_at
 
 
 for _module in ACTION_MODULES:
-    register(_module.ACTIONS)
+    register(_module.ACTIONS, getattr(_module, 'REMOVED_AT', None))
 
 
 def _action_schemas():
     return [validator.schema for validator, _handler in ACTIONS.values()]
 
 
-def _action_name(body):
+def _action_name(req, body):
     if not isinstance(body, dict) or not body:
         raise exception.ValidationError(
             detail='the body must be an object naming one action')
@@ -58,6 +64,9 @@ def _action_name(body):
     name = next(iter(body))
     if name not in ACTIONS:
         raise exception.InstanceUnknownAction(action=name)
+    removed = REMOVED_AT.get(name)
+    if removed and req.api_version_request.matches(removed):
+        raise exception.NotFound()
     return name
 
 
@@ -67,9 +76,10 @@ def action(req, server_id):
     state the action cannot start from or a locked server. As in Nova,
     ``rebuild`` answers 202 with the server, ``createImage`` 202 with its
     Location (or, from 2.45, the image id), ``evacuate`` 200 (with
-    ``adminPass`` before 2.14) and ``confirmResize`` 204."""
+    ``adminPass`` before 2.14) and ``confirmResize`` 204. An action
+    Nova removed (the network ones at 2.44) is a 404 from then."""
     body = validation.parse_json_body(req)
-    name = _action_name(body)
+    name = _action_name(req, body)
     validator, handler = ACTIONS[name]
     validation.validate(validator, body)
     instance = compute.get(req.context, server_id)

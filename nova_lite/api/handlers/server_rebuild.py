@@ -15,6 +15,7 @@ named host always goes through the scheduler's filters (Nova's behaviour
 since 2.68): nova_lite never places a server past them.
 """
 
+from nova_lite.api.handlers import server_view
 from nova_lite.api.handlers import servers
 from nova_lite.api.schemas import server_rebuild as schema
 from nova_lite.api import common
@@ -67,7 +68,7 @@ def rebuild(req, instance, body):
                 changes, new_pass=new_pass,
                 preserve_ephemeral=common.to_bool(
                     args.get('preserve_ephemeral', False)))
-    view = servers.core_view(req, instance)
+    view = server_view.core_view(req, instance)
     view['adminPass'] = new_pass
     return wsgi.json_response({'server': view}, status=202)
 

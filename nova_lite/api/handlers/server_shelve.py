@@ -34,12 +34,14 @@ def _at_least(req, version):
 
 def create_image(req, instance, body):
     """202 with Location (2.44 and below) or {"image_id"} (2.45 on); 403
-    past the metadata_items quota; 409 unless ACTIVE, SHUTOFF, PAUSED or
-    SUSPENDED with no task."""
+    past the metadata_items quota (2.38 and below); 409 unless ACTIVE,
+    SHUTOFF, PAUSED or SUSPENDED with no task."""
     context = _can(req, policies.CREATE_IMAGE, instance)
     arguments = body['createImage']
-    image = api.create_image(context, instance, arguments['name'].strip(),
-                             arguments.get('metadata'))
+    image = api.create_image(
+        context, instance, arguments['name'].strip(),
+        arguments.get('metadata'),
+        check_metadata_quota=not _at_least(req, '2.39'))
     if _at_least(req, IMAGE_ID_IN_BODY):
         return wsgi.json_response({'image_id': image.id}, status=202)
     location = common.links(req, 'images', image.id)[0]['href']

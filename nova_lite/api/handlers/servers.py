@@ -1,16 +1,16 @@
-"""/servers: create, list, show and delete servers (microversion 2.1).
+"""/servers: create, list, show, update and delete servers.
 
-Responses keep Nova's 2.1 shapes so the openstack CLI, openstacksdk and
-novaclient read them unchanged. Fields nova_lite has nothing behind
-(addresses, access IPs, volumes, config drive) are present and empty.
+Responses keep Nova's shapes (``server_view``) so the openstack CLI,
+openstacksdk and novaclient read them unchanged; create-time checks that
+depend on the microversion are in ``server_checks``.
 """
 
-import hashlib
 import secrets
 import string
 
 from nova_lite.api import common
 from nova_lite.api.handlers import flavors
+from nova_lite.api.handlers import server_checks
 from nova_lite.api.handlers import server_view
 from nova_lite.api.schemas import servers as schema
 from nova_lite.api import validation
@@ -24,153 +24,8 @@ from nova_lite.policies import servers as policies
 
 compute = compute_api.API()
 
-_V = fields.VMState
-_T = fields.TaskState
-STATUS_BY_VM_STATE = {
-    _V.BUILDING: 'BUILD',
-    _V.ACTIVE: 'ACTIVE',
-    _V.STOPPED: 'SHUTOFF',
-    _V.PAUSED: 'PAUSED',
-    _V.SUSPENDED: 'SUSPENDED',
-    _V.RESCUED: 'RESCUE',
-    _V.RESIZED: 'VERIFY_RESIZE',
-    _V.SHELVED: 'SHELVED',
-    _V.SHELVED_OFFLOADED: 'SHELVED_OFFLOADED',
-    _V.ERROR: 'ERROR',
-    _V.DELETED: 'DELETED',
-}
-VM_STATE_BY_STATUS = {v: k for k, v in STATUS_BY_VM_STATE.items()}
-# Nova's statuses that a task shows over an active (or stopped) server.
-STATUS_BY_TASK_STATE = {
-    _T.REBOOTING: 'REBOOT',
-    _T.REBOOTING_HARD: 'HARD_REBOOT',
-    _T.REBUILDING: 'REBUILD',
-    _T.REBUILD_BLOCK_DEVICE_MAPPING: 'REBUILD',
-    _T.REBUILD_SPAWNING: 'REBUILD',
-    _T.RESIZE_PREP: 'RESIZE',
-    _T.RESIZE_MIGRATING: 'RESIZE',
-    _T.RESIZE_MIGRATED: 'RESIZE',
-    _T.RESIZE_FINISH: 'RESIZE',
-    _T.RESIZE_REVERTING: 'REVERT_RESIZE',
-    _T.MIGRATING: 'MIGRATING',
-}
-# (A revert shows over VERIFY_RESIZE too, as Nova's REVERT_RESIZE.)
-_TASK_STATUS_VM_STATES = (_V.ACTIVE, _V.STOPPED, _V.RESIZED)
-# A server in ERROR shows REBUILD while rebuilt or evacuated (Nova's map).
-_REBUILD_TASK_STATES = (_T.REBUILDING, _T.REBUILD_BLOCK_DEVICE_MAPPING,
-                        _T.REBUILD_SPAWNING)
-_PROGRESS_STATUSES = ('ACTIVE', 'BUILD', 'REBUILD', 'RESIZE',
-                      'VERIFY_RESIZE', 'MIGRATING')
-_FAULT_STATUSES = ('ERROR', 'DELETED')
 _ADMIN_SORT_KEYS = ('host', 'node')
-# The keys of Nova's answer to PUT /servers/{id} and rebuild at 2.1.
-_UPDATE_KEYS = frozenset((
-    'id', 'name', 'status', 'image', 'flavor', 'user_id', 'tenant_id',
-    'created', 'updated', 'progress', 'metadata', 'links', 'addresses',
-    'hostId', 'fault', 'OS-DCF:diskConfig', 'accessIPv4', 'accessIPv6'))
 _PASSWORD_CHARS = string.ascii_letters + string.digits
-
-
-def server_status(instance):
-    """The API status of an instance (Nova's map): its vm_state's, or
-    for an active or stopped server in a reboot, rebuild, resize or
-    migration, that task's (REBOOT, HARD_REBOOT, RESIZE, ...). Other tasks
-    (deleting included) do not change it."""
-    task_status = STATUS_BY_TASK_STATE.get(instance.task_state)
-    if task_status and instance.vm_state in _TASK_STATUS_VM_STATES:
-        return task_status
-    if (instance.vm_state == _V.ERROR
-            and instance.task_state in _REBUILD_TASK_STATES):
-        return task_status
-    return STATUS_BY_VM_STATE.get(instance.vm_state, 'UNKNOWN')
-
-
-# -- views ---------------------------------------------------------------
-
-def _host_id(instance):
-    # Nova's opaque host id: same host and project -> same value.
-    if not instance.host:
-        return ''
-    data = (str(instance.project_id) + instance.host).encode('utf-8')
-    return hashlib.sha224(data).hexdigest()
-
-
-def _fault_view(instance, show_details):
-    fault = instance.fault if instance.obj_attr_is_set('fault') else None
-    if fault is None:
-        return None
-    view = {'code': fault.code, 'message': fault.message,
-            'created': common.isotime(fault.created_at)}
-    # Details of a 500 can reveal internals: administrators only.
-    if fault.details and (show_details or fault.code != 500):
-        view['details'] = fault.details
-    return view
-
-
-def basic_view(req, instance):
-    return {'id': instance.uuid, 'name': instance.display_name,
-            'links': common.links(req, 'servers', instance.uuid)}
-
-
-def detail_view(req, instance, show_admin_fields, host_statuses=None,
-                tags=None):
-    """Nova's server detail, with the admin-only fields if allowed,
-    ``host_status`` when ``host_statuses`` ({host: status}) is given and
-    ``tags`` when ``tags`` ({uuid: [tag, ...]}) is."""
-    status = server_status(instance)
-    server = basic_view(req, instance)
-    server.update({
-        'status': status,
-        'tenant_id': instance.project_id,
-        'user_id': instance.user_id,
-        'metadata': dict(instance.metadata or {}),
-        'hostId': _host_id(instance),
-        'image': ({'id': instance.image_ref,
-                   'links': common.bookmark_link(req, 'images',
-                                                 instance.image_ref)}
-                  if instance.image_ref else ''),
-        'flavor': {'id': instance.flavor.flavorid,
-                   'links': common.bookmark_link(req, 'flavors',
-                                                 instance.flavor.flavorid)},
-        'created': common.isotime(instance.created_at),
-        'updated': common.isotime(instance.updated_at or
-                                  instance.created_at),
-        'addresses': {}, 'accessIPv4': '', 'accessIPv6': '',
-        'OS-DCF:diskConfig': 'MANUAL',
-        'OS-EXT-AZ:availability_zone': instance.availability_zone or '',
-        'OS-EXT-STS:vm_state': instance.vm_state,
-        'OS-EXT-STS:task_state': instance.task_state,
-        'OS-EXT-STS:power_state': instance.power_state,
-        'OS-SRV-USG:launched_at': common.isotime_usec(instance.launched_at),
-        'OS-SRV-USG:terminated_at': common.isotime_usec(
-            instance.terminated_at),
-        'key_name': instance.key_name,
-        'config_drive': '',
-        'security_groups': [{'name': 'default'}],
-        'os-extended-volumes:volumes_attached': [],
-    })
-    if status in _PROGRESS_STATUSES:
-        server['progress'] = 0
-    if show_admin_fields:
-        server['OS-EXT-SRV-ATTR:host'] = instance.host
-        server['OS-EXT-SRV-ATTR:hypervisor_hostname'] = instance.node
-        server['OS-EXT-SRV-ATTR:instance_name'] = instance.name
-        server.update(server_view.extended_attributes(req, instance))
-    server.update(server_view.core_fields(req, instance))
-    if host_statuses is not None:
-        server['host_status'] = host_statuses.get(instance.host, '')
-    if tags is not None:
-        server['tags'] = tags.get(instance.uuid, [])
-    if status in _FAULT_STATUSES:
-        fault = _fault_view(instance, show_admin_fields)
-        if fault:
-            server['fault'] = fault
-    return server
-
-
-def _show_admin_fields(context):
-    return context.can(policies.EXTENDED_ATTRIBUTES, fatal=False)
-
 
 # -- create --------------------------------------------------------------
 
@@ -260,8 +115,10 @@ def create(req, body):
     return_reservation_id is true."""
     context = req.context
     server = body['server']
-    server_view.check_description(req, server)
-    server_view.check_device_tags(req, server)
+    server_checks.check_description(req, server)
+    server_checks.check_device_tags(req, server)
+    server_checks.check_networks(req, server)
+    server_checks.check_tags(req, server)
     zone, host, node = _parse_availability_zone(
         context, server.get('availability_zone'))
     context.can(policies.SERVERS % 'create',
@@ -277,12 +134,13 @@ def create(req, body):
         max_count=max_count, metadata=server.get('metadata'),
         key_name=server.get('key_name'), availability_zone=zone,
         description=server.get('description'),
+        tags=server.get('tags'),
         scheduler_hints=_scheduler_hints(body), forced_host=host,
         forced_node=node)
     if common.to_bool(server.get('return_reservation_id', False)):
         return wsgi.json_response({'reservation_id': reservation_id},
                                   status=202)
-    view = basic_view(req, instances[0])
+    view = server_view.basic_view(req, instances[0])
     del view['name']
     view.update({'OS-DCF:diskConfig': 'MANUAL',
                  'security_groups': [{'name': 'default'}],
@@ -294,10 +152,15 @@ def create(req, body):
 # -- list ----------------------------------------------------------------
 
 def _status_filter(req, context):
-    """vm_state values for ?status=, or None for "matches nothing"."""
+    """vm_state values for ?status=, or None for "matches nothing"; from
+    2.38 a filter naming no status Nova knows is a 400."""
     statuses = [s.upper() for s in req.GET.getall('status')]
-    vm_states = [VM_STATE_BY_STATUS[s] for s in statuses
-                 if s in VM_STATE_BY_STATUS]
+    if (req.api_version_request.matches('2.38') and
+            server_view.KNOWN_STATUSES.isdisjoint(statuses)):
+        raise exception.ValidationError(
+            detail='Invalid status value: %s' % ', '.join(statuses))
+    vm_states = [server_view.VM_STATE_BY_STATUS[s] for s in statuses
+                 if s in server_view.VM_STATE_BY_STATUS]
     if len(vm_states) < len(statuses):
         return None
     if fields.VMState.DELETED in vm_states and not context.is_admin:
@@ -370,7 +233,8 @@ def index(req):
     when the page is full."""
     instances = _get_servers(req, 'index')
     return common.list_response(
-        req, 'servers', [basic_view(req, i) for i in instances], 'servers')
+        req, 'servers',
+        [server_view.basic_view(req, i) for i in instances], 'servers')
 
 
 @validation.query(schema.DETAIL_QUERY)
@@ -378,12 +242,12 @@ def detail(req):
     """200 {"servers": [detail, ...]}, plus "servers_links" (next) when
     the page is full."""
     instances = _get_servers(req, 'detail', expected_attrs=['fault'])
-    admin_fields = _show_admin_fields(req.context)
+    admin_fields = server_view.show_admin_fields(req.context)
     statuses = server_view.host_statuses(req, instances)
     tags = server_view.tags(req, instances)
     return common.list_response(
         req, 'servers',
-        [detail_view(req, i, admin_fields, statuses, tags)
+        [server_view.detail_view(req, i, admin_fields, statuses, tags)
          for i in instances],
         'servers/detail')
 
@@ -396,8 +260,8 @@ def show(req, server_id):
     instance = compute.get(context, server_id, expected_attrs=['fault'])
     context.can(policies.SERVERS % 'show',
                 target={'project_id': instance.project_id})
-    return wsgi.json_response({'server': detail_view(
-        req, instance, _show_admin_fields(context),
+    return wsgi.json_response({'server': server_view.detail_view(
+        req, instance, server_view.show_admin_fields(context),
         server_view.host_statuses(req, [instance]),
         server_view.tags(req, [instance]))})
 
@@ -422,17 +286,6 @@ def update(req, server_id, body):
     context.can(policies.SERVERS % 'update',
                 target={'project_id': instance.project_id,
                         'user_id': instance.user_id})
-    server_view.check_description(req, body['server'])
+    server_checks.check_description(req, body['server'])
     compute.update(context, instance, body['server'])
-    return wsgi.json_response({'server': core_view(req, instance)})
-
-
-def core_view(req, instance):
-    """Nova's answer to an update or a rebuild: no extended attributes
-    (OS-EXT-*), key name, security groups or volumes."""
-    tags = server_view.tags(req, [instance])
-    view = detail_view(req, instance, show_admin_fields=False, tags=tags)
-    keys = _UPDATE_KEYS.union(server_view.core_fields(req, instance))
-    if tags is not None:
-        keys = keys.union(['tags'])
-    return {key: value for key, value in view.items() if key in keys}
+    return wsgi.json_response({'server': server_view.core_view(req, instance)})

@@ -3,7 +3,10 @@
 A server counts from its ``launched_at`` to its ``terminated_at`` (or the
 end of the period), clipped to the period; its hours times its vCPUs,
 memory and disk make the totals. ``?start=`` and ``?end=`` bound the
-period (ISO 8601, UTC; both default to now).
+period (ISO 8601, UTC; both default to now). At most ``[api] max_limit``
+servers are counted; from 2.40 ``?limit=`` and ``?marker=`` (a server's
+uuid) page through them, with a next link when a page is full (a
+project's totals then span pages, as in Nova).
 """
 
 import datetime
@@ -14,6 +17,7 @@ from nova_lite.api import common
 from nova_lite.api.schemas import simple_tenant_usage as schema
 from nova_lite.api import validation
 from nova_lite.api import wsgi
+from nova_lite.conf import CONF
 from nova_lite import exception
 from nova_lite.objects import instance_usage
 from nova_lite.policies import simple_tenant_usage as policies
@@ -64,11 +68,37 @@ def _server_usage(instance, start, end, now):
     }
 
 
-def _usages(context, start, end, now, project_id=None):
+_PAGING_VALIDATOR = validation._validator(schema.PAGING_QUERY)
+
+
+def _page(req):
+    """(limit, marker): the request's from 2.40, else the cap and none
+    (Nova silently caps older requests too)."""
+    if not req.api_version_request.matches('2.40'):
+        return CONF.api.max_limit, None
+    validation.validate(_PAGING_VALIDATOR, validation.query_dict(req))
+    return common.get_limit_and_marker(req)
+
+
+def _instances(req, start, end, project_id=None):
+    limit, marker = _page(req)
+    return instance_usage.get_active_by_window(
+        req.context, start, end, project_id, limit=limit, marker=marker)
+
+
+def _links(req, instances, collection):
+    """The next-page link of 2.40 when the page of servers is full."""
+    if not req.api_version_request.matches('2.40'):
+        return []
+    return common.collection_links(
+        req, [{'uuid': i.uuid} for i in instances], collection,
+        id_key='uuid')
+
+
+def _usages(instances, start, end, now):
     """{project: tenant usage with "server_usages"}, in launch order."""
     usages = {}
-    for instance in instance_usage.get_active_by_window(
-            context, start, end, project_id):
+    for instance in instances:
         server = _server_usage(instance, start, end, now)
         usage = usages.setdefault(instance.project_id, {
             'tenant_id': instance.project_id, 'server_usages': [],
@@ -88,25 +118,37 @@ def _usages(context, start, end, now, project_id=None):
 @validation.query(schema.INDEX_QUERY)
 def index(req):
     """200 {"tenant_usages": [...]}: every project with servers in the
-    period (administrators); "server_usages" only with ?detailed=1."""
+    period (administrators); "server_usages" only with ?detailed=1;
+    "tenant_usages_links" from 2.40 when the page is full."""
     context = req.context
     context.can(policies.SIMPLE_TENANT_USAGE % 'list', target={})
     detailed = common.bool_param(req, 'detailed', False)
     start, end, now = _period(req)
-    usages = list(_usages(context, start, end, now).values())
+    instances = _instances(req, start, end)
+    usages = list(_usages(instances, start, end, now).values())
     if not detailed:
         for usage in usages:
             del usage['server_usages']
-    return wsgi.json_response({'tenant_usages': usages})
+    body = {'tenant_usages': usages}
+    links = _links(req, instances, 'os-simple-tenant-usage')
+    if links:
+        body['tenant_usages_links'] = links
+    return wsgi.json_response(body)
 
 
 @validation.query(schema.SHOW_QUERY)
 def show(req, tenant_id):
     """200 {"tenant_usage": {... "server_usages"}}, or {} when the
-    project ran no server in the period."""
+    project ran no server in the period; "tenant_usage_links" from 2.40
+    when the page is full."""
     context = req.context
     context.can(policies.SIMPLE_TENANT_USAGE % 'show',
                 target={'project_id': tenant_id})
     start, end, now = _period(req)
-    usage = _usages(context, start, end, now, tenant_id).get(tenant_id, {})
-    return wsgi.json_response({'tenant_usage': usage})
+    instances = _instances(req, start, end, tenant_id)
+    usage = _usages(instances, start, end, now).get(tenant_id, {})
+    body = {'tenant_usage': usage}
+    links = _links(req, instances, 'os-simple-tenant-usage/' + tenant_id)
+    if links:
+        body['tenant_usage_links'] = links
+    return wsgi.json_response(body)

@@ -41,6 +41,14 @@ metadata = {
     'additionalProperties': False,
 }
 
+# A UUID (validation.py's ``uuid`` format: with or without dashes, as
+# oslo.utils' is_uuid_like).
+uuid = {'type': 'string', 'format': 'uuid'}
+
+# An IPv4 or IPv6 address.
+ip_address = {'type': 'string',
+              'oneOf': [{'format': 'ipv4'}, {'format': 'ipv6'}]}
+
 # Query-string parameters arrive as lists of strings.
 
 

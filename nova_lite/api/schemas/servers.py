@@ -3,6 +3,19 @@
 import copy
 
 from nova_lite.api.schemas import parameter_types as types
+from nova_lite.api.schemas import server_tags
+from nova_lite.objects import tag as tag_obj
+
+_NETWORK = {
+    'type': 'object',
+    'properties': {
+        'fixed_ip': types.ip_address,
+        'port': {'oneOf': [types.uuid, {'type': 'null'}]},
+        'uuid': {'type': 'string'},
+        'tag': {'type': 'string'},
+    },
+    'additionalProperties': False,
+}
 
 _SERVER_PROPERTIES = {
     'name': types.name,
@@ -17,9 +30,20 @@ _SERVER_PROPERTIES = {
     'availability_zone': {'type': 'string', 'minLength': 1,
                           'maxLength': 255},
     'key_name': {'type': 'string', 'minLength': 1, 'maxLength': 255},
+    # 2.52 (server_checks refuses them before).
+    'tags': {'type': 'array', 'items': server_tags.TAG,
+             'maxItems': tag_obj.MAX_TAG_COUNT},
     # Accepted for client compatibility and not acted on: nova_lite has
     # no networking, volumes, config drives or file injection.
-    'networks': {'type': ['array', 'string']},
+    # networks: a list of Nova's network items (uuid strictly a UUID from
+    # 2.37; tag at 2.32 to 2.36 and from 2.42), or from 2.37 "auto" or
+    # "none" (server_checks.check_networks checks the versions).
+    'networks': {
+        'oneOf': [
+            {'type': 'array', 'items': _NETWORK},
+            {'type': 'string', 'enum': ['auto', 'none']},
+        ],
+    },
     'security_groups': {
         'type': 'array',
         'items': {'type': 'object',

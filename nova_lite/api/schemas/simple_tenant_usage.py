@@ -1,4 +1,5 @@
-"""Schemas of /os-simple-tenant-usage (2.1 query parameters)."""
+"""Schemas of /os-simple-tenant-usage's query parameters (2.1; paging
+from 2.40)."""
 
 from nova_lite.api.schemas import parameter_types as types
 
@@ -17,6 +18,17 @@ SHOW_QUERY = {
     'properties': {
         'start': types.multi(types.query_string),
         'end': types.multi(types.query_string),
+    },
+    'additionalProperties': True,
+}
+
+# 2.40: paging over the servers counted (limit, marker: an instance
+# uuid). Checked only from 2.40 (ignored before, as Nova).
+PAGING_QUERY = {
+    'type': 'object',
+    'properties': {
+        'limit': types.multi(types.query_non_negative_int),
+        'marker': types.multi(types.query_string),
     },
     'additionalProperties': True,
 }

@@ -248,6 +248,30 @@ def test_instances_active_in_a_window(ctxt):
     assert len(everything) == 4
 
 
+def test_instances_active_in_a_window_page(ctxt):
+    t0 = datetime.datetime(2024, 3, 1)
+    hours = datetime.timedelta(hours=1)
+    flavor = _flavor(ctxt)
+    made = provision.provision_instances(
+        ctxt, _template(ctxt, flavor, 'u'), _spec(flavor), 4, 4)
+    # Two launched at the same time: the id breaks the tie.
+    for instance, launched in zip(made, (3, 1, 1, None), strict=True):
+        instance.launched_at = launched and t0 + launched * hours
+        instance.save()
+    window = (t0, t0 + 24 * hours)
+    first = instance_usage.get_active_by_window(ctxt, *window, limit=2)
+    rest = instance_usage.get_active_by_window(
+        ctxt, *window, limit=2, marker=first[-1].uuid)
+    assert [i.uuid for i in first + rest] == [
+        made[1].uuid, made[2].uuid, made[0].uuid]
+    # Unknown, never launched, or of another project: 400's marker.
+    for marker, project in (('nope', None), (made[3].uuid, None),
+                            (made[0].uuid, 'other')):
+        with pytest.raises(exception.MarkerNotFound):
+            instance_usage.get_active_by_window(
+                ctxt, *window, project_id=project, marker=marker)
+
+
 def test_another_projects_marker_is_an_unknown_marker(ctxt):
     # Listing with another project's server as the marker used to page
     # past it, which told the caller that the server exists.

@@ -274,3 +274,21 @@ def test_an_action_body_that_is_not_an_object(api, store, body):
     assert resp.status_int == 400
     assert 'exactly one of add_host, remove_host, set_metadata' in (
         resp.json['badRequest']['message'])
+
+
+@pytest.mark.parametrize('version, shown', [('2.40', False),
+                                            ('2.41', True)])
+def test_uuid_shown_from_2_41(api, at_version, store, version, shown):
+    admin = at_version(api(ADMIN), version)
+    created = admin('POST', '/os-aggregates', {'aggregate': {
+        'name': 'rack1'}}).json['aggregate']
+    uuid = 'aaaaaaaa-0000-4000-8000-000000000001'
+    assert created.get('uuid') == (uuid if shown else None)
+    views = [admin('GET', '/os-aggregates/1').json['aggregate'],
+             admin('GET', '/os-aggregates').json['aggregates'][0],
+             admin('PUT', '/os-aggregates/1', {'aggregate': {
+                 'name': 'rack2'}}).json['aggregate'],
+             admin('POST', '/os-aggregates/1/action', {'add_host': {
+                 'host': 'c1'}}).json['aggregate']]
+    assert [view.get('uuid') for view in views] == [
+        uuid if shown else None] * 4

@@ -133,6 +133,25 @@ class TestCreate:
                        max_count=2)
         api._conductor.build_instances.assert_not_called()
 
+    def test_tags_are_written_for_each_server(self, api, tag_store):
+        instances, _resv = api.create(CTXT, fakes.flavor(), fakes.image(),
+                                      'vm', tags=['web', 'db', 'web'])
+        assert tag_store == {instances[0].uuid: {'web', 'db'}}
+
+    def test_a_failed_tag_write_deletes_the_servers(self, api, monkeypatch):
+        deleted = []
+        monkeypatch.setattr(api, 'delete',
+                            lambda context, instance: deleted.append(
+                                instance.uuid))
+
+        def fail(cls, context, resource_id, tags):
+            raise exception.NovaLiteException('database gone')
+        monkeypatch.setattr(objects.TagList, 'create', classmethod(fail))
+        with pytest.raises(exception.NovaLiteException):
+            api.create(CTXT, fakes.flavor(), fakes.image(), 'vm',
+                       tags=['web'])
+        assert deleted == [fakes.instance().uuid]
+
 
 @pytest.fixture
 def saved(monkeypatch):

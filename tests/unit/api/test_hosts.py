@@ -107,3 +107,16 @@ def test_bad_update_bodies(api, cloud, body):
                                   '/os-hosts/c1/reboot'])
 def test_for_administrators(api, cloud, path):
     assert api()('GET', path).status_int == 403
+
+
+@pytest.mark.parametrize('method, path, body', [
+    ('GET', '/os-hosts', None), ('GET', '/os-hosts/c1', None),
+    ('PUT', '/os-hosts/c1', {'status': 'enable'}),
+    ('GET', '/os-hosts/c1/startup', None),
+    ('GET', '/os-hosts/c1/shutdown', None),
+    ('GET', '/os-hosts/c1/reboot', None)])
+def test_gone_from_2_43(api, at_version, cloud, method, path, body):
+    before = at_version(api(ADMIN), '2.42')(method, path, body)
+    assert before.status_int in (200, 501), before.text
+    resp = at_version(api(ADMIN), '2.43')(method, path, body)
+    assert resp.status_int == 404, resp.text

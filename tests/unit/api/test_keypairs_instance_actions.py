@@ -4,7 +4,9 @@ import datetime
 
 import pytest
 
+from nova_lite.api import api_version
 from nova_lite.api.handlers import instance_actions
+from nova_lite.api.handlers import server_view
 from nova_lite import crypto
 from nova_lite import exception
 from nova_lite import objects
@@ -151,16 +153,44 @@ class TestInstanceActions:
             'project_id': 'proj1', 'request_id': 'req-1',
             'user_id': 'demo', 'start_time': '2026-01-02T03:04:05.000000'}]}
 
-    def test_show_with_events_details_for_admins_only(self, api, history):
-        path = '/servers/%s/os-instance-actions/req-1' % UUID
-        [event] = api()('GET', path).json['instanceAction']['events']
-        assert event == {'event': 'compute_reboot_instance',
-                         'result': 'Error',
-                         'start_time': '2026-01-02T03:04:05.000000',
-                         'finish_time': '2026-01-02T03:04:05.000000'}
-        [event] = api(ADMIN)('GET', path).json['instanceAction']['events']
-        assert (event['traceback'], event['host']) == ('Traceback...',
-                                                       'host1')
+    PATH = '/servers/%s/os-instance-actions/req-1' % UUID
+    EVENT = {'event': 'compute_reboot_instance', 'result': 'Error',
+             'start_time': '2026-01-02T03:04:05.000000',
+             'finish_time': '2026-01-02T03:04:05.000000'}
+
+    def _show(self, api, at_version, version, context=None):
+        resp = at_version(api(context), version)('GET', self.PATH)
+        assert resp.status_int == 200, resp.text
+        return resp.json['instanceAction']
+
+    def test_events_only_for_administrators_before_2_51(
+            self, api, at_version, history):
+        """Members were shown the events at every version; Nova shows
+        them to non-admins only from 2.51."""
+        assert 'events' not in self._show(api, at_version, '2.50')
+        [event] = self._show(api, at_version, '2.50', ADMIN)['events']
+        assert event == dict(self.EVENT, traceback='Traceback...')
+
+    def test_events_for_every_reader_from_2_51(self, api, at_version,
+                                               history):
+        [event] = self._show(api, at_version, '2.51')['events']
+        assert event == self.EVENT
+        [event] = self._show(api, at_version, '2.51', ADMIN)['events']
+        assert event == dict(self.EVENT, traceback='Traceback...')
+
+    def test_host_id_from_2_62_and_host_for_administrators(
+            self, api, at_version, history, monkeypatch):
+        # Ahead of the maximum: raise it for the test.
+        monkeypatch.setattr(api_version, 'VERSIONS',
+                            ['2.%d' % m for m in range(1, 63)])
+        [event] = self._show(api, at_version, '2.61', ADMIN)['events']
+        assert 'host' not in event and 'hostId' not in event
+        host_id = server_view.host_id('host1', 'proj1')
+        [event] = self._show(api, at_version, '2.62')['events']
+        assert event == dict(self.EVENT, hostId=host_id)
+        [event] = self._show(api, at_version, '2.62', ADMIN)['events']
+        assert event == dict(self.EVENT, traceback='Traceback...',
+                             hostId=host_id, host='host1')
 
     def test_unknown_request_and_server_are_404(self, api, history):
         assert api()('GET', '/servers/%s/os-instance-actions/req-2'

@@ -287,3 +287,35 @@ def test_network_limits_gone_from_2_36(api, at_version, store, version,
                 'totalSecurityGroupsUsed'):
         assert (key in absolute) is shown
     assert 'maxTotalInstances' in absolute
+
+
+@pytest.mark.parametrize('version, shown', [('2.38', True),
+                                            ('2.39', False)])
+def test_max_image_meta_gone_from_2_39(api, at_version, store, version,
+                                       shown):
+    absolute = at_version(api(), version)('GET', '/limits').json[
+        'limits']['absolute']
+    assert ('maxImageMeta' in absolute) is shown
+    assert 'maxServerMeta' in absolute
+
+
+@pytest.mark.parametrize('version, shown', [('2.49', True),
+                                            ('2.50', False)])
+def test_network_quotas_gone_from_class_sets_at_2_50(api, at_version, store,
+                                                     version, shown):
+    admin = at_version(api(conftest.make_context('admin', 'adminproj')),
+                       version)
+    class_set = admin('GET', '/os-quota-class-sets/default').json[
+        'quota_class_set']
+    assert all((key in class_set) is shown for key in _NETWORK)
+    assert 'server_groups' in class_set
+    assert 'server_group_members' in class_set
+    assert 'injected_files' in class_set
+    resp = admin('PUT', '/os-quota-class-sets/default',
+                 {'quota_class_set': {'cores': 40, 'security_groups': 3}})
+    assert resp.status_int == (200 if shown else 400), resp.text
+    resp = admin('PUT', '/os-quota-class-sets/default',
+                 {'quota_class_set': {'server_groups': 4}})
+    assert resp.status_int == 200, resp.text
+    assert all((key in resp.json['quota_class_set']) is shown
+               for key in _NETWORK)

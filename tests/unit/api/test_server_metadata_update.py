@@ -3,6 +3,7 @@
 import pytest
 
 from nova_lite.api.handlers import server_metadata
+from nova_lite.api.handlers import server_view
 from nova_lite.api.handlers import servers
 from nova_lite import exception
 from nova_lite import objects
@@ -183,7 +184,7 @@ def test_description_shown_from_2_19(api, world, at_version):
     ('error', 'rebooting', 'ERROR')])
 def test_status_follows_novas_map(vm_state, task_state, status):
     instance = fakes.instance(vm_state=vm_state, task_state=task_state)
-    assert servers.server_status(instance) == status
+    assert server_view.server_status(instance) == status
 
 
 def test_create_checks_key_name(api, monkeypatch):

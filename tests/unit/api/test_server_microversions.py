@@ -4,9 +4,11 @@ its boundary."""
 
 import types
 
+from oslo_policy import policy as oslo_policy
 import pytest
 
 from nova_lite import objects
+from nova_lite import policy
 from tests.unit.api import conftest
 from tests.unit.api.test_servers import catalogue  # noqa: F401
 from tests.unit.api.test_servers import compute  # noqa: F401
@@ -135,3 +137,82 @@ class TestDescriptionAtCreate:
         resp = at_version(api(), '2.19')('POST', '/servers', self.BODY)
         assert resp.status_int == 202
         assert compute.created[0]['description'] == 'web'
+
+
+class TestInvalidStatusFilter:
+    def _list(self, api, at_version, version, query):
+        return at_version(api(), version)('GET', '/servers/detail?' + query)
+
+    def test_matches_nothing_before_2_38(self, api, at_version, compute):
+        resp = self._list(api, at_version, '2.37', 'status=bogus')
+        assert resp.status_int == 200
+        assert resp.json['servers'] == []
+
+    def test_400_from_2_38(self, api, at_version, compute):
+        resp = self._list(api, at_version, '2.38', 'status=bogus')
+        assert resp.status_int == 400
+        assert 'Invalid status value' in resp.json['badRequest']['message']
+        resp = at_version(api(), '2.38')('GET', '/servers?status=bogus')
+        assert resp.status_int == 400
+
+    @pytest.mark.parametrize('query', [
+        'status=active', 'status=ACTIVE&status=bogus', 'status=REBOOT',
+        'status=SOFT_DELETED'])
+    def test_known_statuses_still_filter_at_2_38(self, api, at_version,
+                                                 compute, query):
+        assert self._list(api, at_version, '2.38', query).status_int == 200
+
+
+class TestEmbeddedFlavor:
+    def test_id_and_link_before_2_47(self, api, at_version, compute):
+        flavor = _show(api, at_version, '2.46')['flavor']
+        assert set(flavor) == {'id', 'links'}
+
+    def test_embedded_from_2_47(self, api, at_version, compute):
+        compute.instances[UUID].flavor.extra_specs = {'hw:cpu_policy':
+                                                      'shared'}
+        flavor = _show(api, at_version, '2.47')['flavor']
+        assert flavor == {'vcpus': 1, 'ram': 512, 'disk': 1,
+                          'ephemeral': 0, 'swap': 0,
+                          'original_name': 'm1.tiny',
+                          'extra_specs': {'hw:cpu_policy': 'shared'}}
+        resp = at_version(api(), '2.47')('GET', '/servers/detail')
+        assert resp.json['servers'][0]['flavor'] == flavor
+        compute.update = lambda context, instance, values: None
+        updated = at_version(api(), '2.47')(
+            'PUT', '/servers/' + UUID, {'server': {'name': 'n'}})
+        assert updated.json['server']['flavor'] == flavor
+
+    def test_extra_specs_only_for_callers_allowed_to_list_them(
+            self, api, at_version, compute):
+        policy.init().set_rules(oslo_policy.Rules.from_dict({
+            'os_compute_api:os-flavor-extra-specs:index': '!'}),
+            overwrite=False, use_conf=False)
+        flavor = _show(api, at_version, '2.47')['flavor']
+        assert 'extra_specs' not in flavor
+        assert flavor['original_name'] == 'm1.tiny'
+
+
+class TestTagsAtCreate:
+    def _create(self, api, at_version, version, tags):
+        return at_version(api(), version)('POST', '/servers', {'server': {
+            'name': 'vm', 'flavorRef': '1', 'networks': 'none',
+            'imageRef': '70a599e0-31e7-49b7-b260-868f441e862b',
+            'tags': tags}})
+
+    def test_refused_before_2_52(self, api, at_version, compute):
+        resp = self._create(api, at_version, '2.51', ['web'])
+        assert resp.status_int == 400, resp.text
+        assert compute.created == []
+
+    def test_given_to_the_build_from_2_52(self, api, at_version, compute):
+        resp = self._create(api, at_version, '2.52', ['web', 'db'])
+        assert resp.status_int == 202, resp.text
+        assert compute.created[0]['tags'] == ['web', 'db']
+
+    @pytest.mark.parametrize('tags', [['a/b'], [''], ['x' * 61],
+                                      ['t%d' % n for n in range(51)]])
+    def test_bad_tags_are_400(self, api, at_version, compute, tags):
+        resp = self._create(api, at_version, '2.52', tags)
+        assert resp.status_int == 400, resp.text
+        assert compute.created == []

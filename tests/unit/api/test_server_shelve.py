@@ -221,6 +221,17 @@ def test_create_image_metadata_counts_against_metadata_items(api, world):
     assert world.images == {} and world.saves == []
 
 
+def test_create_image_metadata_not_counted_from_2_39(api, world):
+    """Nova's API stopped checking a snapshot's metadata against the
+    metadata_items quota at 2.39 (the image service has its own)."""
+    world.metadata_items = 1
+    resp = _act(api, {'createImage': {'name': 'snap',
+                                      'metadata': {'a': '1', 'b': '2'}}},
+                version='2.39')
+    assert resp.status_int == 202, resp.text
+    assert world.images[SNAPSHOT]['properties']['b'] == '2'
+
+
 @pytest.mark.parametrize('body', [
     {'createImage': {}}, {'createImage': {'name': ''}},
     {'createImage': {'name': 'x', 'extra': 1}},

@@ -2,6 +2,7 @@
 
 import types
 
+from nova_lite.api import api_version
 from nova_lite import objects
 from tests.unit.api import fakes
 from tests.unit.api.test_servers import catalogue  # noqa: F401
@@ -11,12 +12,21 @@ from tests.unit.api import conftest as api_conftest
 UUID = fakes.instance().uuid
 
 
-def test_every_answer(api, compute, assert_shape, schemas):  # noqa: F811
+def create_body(microversion, **server):
+    """A create body for the version: networks are required from 2.37."""
+    body = {'name': 'vm', 'imageRef': fakes.image()['id'], 'flavorRef': '1'}
+    if api_version.APIVersionRequest(microversion).matches('2.37'):
+        body['networks'] = 'auto'
+    body.update(server)
+    return {'server': body}
+
+
+def test_every_answer(api, compute, assert_shape, schemas,  # noqa: F811
+                      microversion):
     servers = schemas('servers')
     member = api()
-    assert_shape(member('POST', '/servers', {'server': {
-        'name': 'vm', 'imageRef': fakes.image()['id'], 'flavorRef': '1'}}),
-        servers.create_server_with_admin_pass)
+    assert_shape(member('POST', '/servers', create_body(microversion)),
+                 servers.create_server_with_admin_pass)
     assert_shape(member('GET', '/servers'), servers.list_servers)
     assert_shape(member('GET', '/servers/detail'),
                  servers.list_servers_detail)
