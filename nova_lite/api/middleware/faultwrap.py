@@ -27,6 +27,7 @@ from nova_lite.api import faults
 from nova_lite.api.middleware import request_id
 from nova_lite.api import wsgi
 from nova_lite import exception
+from nova_lite import rpc
 
 LOG = logging.getLogger(__name__)
 
@@ -45,8 +46,7 @@ class FaultWrapper(wsgi.Middleware):
             if exc.code >= 500:
                 LOG.exception('FaultWrapper: %s', exc)
             return faults.exception_response(exc)
-        except (messaging.MessagingTimeout,
-                messaging.MessageDeliveryFailure) as exc:
+        except (messaging.MessagingTimeout,) + rpc.REFUSED as exc:
             LOG.error('No answer over the message bus for %s %s: %s',
                       req.method, req.path, exc)
             return faults.exception_response(exception.ServiceUnavailable(

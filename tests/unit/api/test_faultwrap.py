@@ -66,9 +66,12 @@ def test_passes_normal_responses():
 def test_no_conductor_answering_is_a_503_to_retry():
     """Regression: POST /servers with every conductor gone answered 500
     after its RPC call timed out; it is a 503 the client may retry."""
+    from amqp import exceptions as amqp_exceptions
     import oslo_messaging as messaging
     for error in (messaging.MessagingTimeout('no reply on conductor'),
-                  messaging.MessageDeliveryFailure('broker refused')):
+                  messaging.MessageDeliveryFailure('broker refused'),
+                  # The vhost refused a new connection (raw py-amqp).
+                  amqp_exceptions.NotAllowed('(530) NOT_ALLOWED')):
         resp = _get(_raising(error))
         assert resp.status_int == 503
         assert resp.headers['Retry-After'] == str(exception.RETRY_AFTER)
