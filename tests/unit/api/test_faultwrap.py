@@ -88,3 +88,23 @@ def test_a_lost_database_is_a_503_to_retry():
     message = resp.json['serviceUnavailable']['message']
     assert message.startswith('The database cannot be reached')
     assert 'db.internal' not in message
+
+
+def test_a_conductor_that_lost_its_database_is_a_503_to_retry():
+    """Regression (fault suite, PostgreSQL blip): the conductor's commit
+    of a boot met a terminated connection; its DBConnectionError crossed
+    RPC as a RemoteError, which the API answered 500."""
+    import oslo_messaging as messaging
+    resp = _get(_raising(messaging.RemoteError(
+        'DBConnectionError', '(psycopg2.OperationalError) server closed '
+        'the connection unexpectedly')))
+    assert resp.status_int == 503
+    assert resp.headers['Retry-After'] == str(exception.RETRY_AFTER)
+    assert resp.json['serviceUnavailable']['message'].startswith(
+        'The database')
+
+
+def test_another_remote_error_is_still_a_500():
+    import oslo_messaging as messaging
+    resp = _get(_raising(messaging.RemoteError('KeyError', 'boom')))
+    assert resp.status_int == 500
