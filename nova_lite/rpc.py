@@ -8,10 +8,13 @@ the caller.
 """
 
 import contextlib
+import functools
 import time
 
+from amqp import exceptions as amqp_exceptions
 from oslo_log import log as logging
 import oslo_messaging as messaging
+from oslo_messaging._drivers import amqpdriver
 from oslo_messaging.rpc import dispatcher
 from oslo_utils import versionutils
 
@@ -101,18 +104,24 @@ def _backported(entity, manifest):
 
 
 DELIVERY_RETRY_INTERVAL = 0.5
+# The broker refused the message, so nothing was published: the publish
+# itself (MessageDeliveryFailure), or the new connection it needed (its
+# vhost refused: py-amqp's errors, which oslo.messaging lets through raw
+# from its connection pool; the publish path wraps its own).
+REFUSED = (messaging.MessageDeliveryFailure, amqp_exceptions.NotAllowed,
+           amqp_exceptions.AccessRefused)
 
 
 def _deliver(send, ctxt, method, **kwargs):
     """``send(ctxt, method, **kwargs)``, offered again while the broker
-    refuses to take it (MessageDeliveryFailure: nothing was published, so
-    sending again cannot duplicate it), for up to [DEFAULT]
+    refuses to take it (``REFUSED``: nothing was published, so sending
+    again cannot duplicate it), for up to [DEFAULT]
     rpc_delivery_retry_timeout seconds."""
     deadline = time.monotonic() + CONF.rpc_delivery_retry_timeout
     while True:
         try:
             return send(ctxt, method, **kwargs)
-        except messaging.MessageDeliveryFailure as exc:
+        except REFUSED as exc:
             if time.monotonic() + DELIVERY_RETRY_INTERVAL > deadline:
                 raise
             LOG.warning('The bus refused %s (%s); offering it again',
@@ -261,9 +270,41 @@ def _cancel_consumers(server):
     return True
 
 
+def _retrying_reply(reply):
+    """``reply`` (an incoming message's), offered again like a request
+    (``_deliver``) while the broker refuses it.
+
+    oslo.messaging sends a reply once: refused (a broker outage, the
+    vhost's permissions withdrawn), it is logged and dropped, and the
+    caller waits out rpc_response_timeout although its reply queue
+    (neither exclusive nor auto-deleted) is still there and the broker is
+    back in seconds. A compute's ACTIVE save then found out only 30 to 60
+    s later that it had committed: a server looked BUILD that long.
+    """
+    original = reply
+
+    @functools.wraps(original)
+    def retrying(message, reply=None, failure=None):
+        def send(_ctxt, _what):
+            return original(message, reply=reply, failure=failure)
+        return _deliver(send, None, 'a reply')
+    retrying.retries_refused_replies = True
+    return retrying
+
+
+def retry_refused_replies():
+    """Install ``_retrying_reply`` on the AMQP driver's incoming message
+    (oslo.messaging internals: tests/unit/test_messaging_internals.py
+    fails if they move). Idempotent."""
+    message_cls = amqpdriver.AMQPIncomingMessage
+    if not getattr(message_cls.reply, 'retries_refused_replies', False):
+        message_cls.reply = _retrying_reply(message_cls.reply)
+
+
 def get_server(target, endpoints):
     if TRANSPORT is None:
         raise RuntimeError('nova_lite.rpc.init() was not called')
+    retry_refused_replies()
     return messaging.get_rpc_server(
         TRANSPORT, target, endpoints,
         serializer=_serializer(),

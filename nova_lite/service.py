@@ -16,6 +16,7 @@ import os
 import sys
 import time
 
+from oslo_config import cfg
 from oslo_log import log as logging
 import oslo_messaging as messaging
 from oslo_reports import guru_meditation_report as gmr
@@ -207,15 +208,17 @@ class WSGIService(service.Service):
     """The compute API served by cheroot, a threaded WSGI server."""
 
     def __init__(self, name='osapi_compute', db_access=None, app=None,
-                 sock=None):
+                 sock=None, sock_outlives=False):
         super().__init__()
         self.name = name
         self.db_access = db_access
         self.app = app
         self.server = None
         # A socket already listening (nova_lite.wsgi.listener): made before
-        # the workers fork, or passed by systemd.
+        # the workers fork, or passed by systemd (``sock_outlives``: it
+        # keeps listening after this service, for the next one).
         self.sock = sock
+        self.sock_outlives = sock_outlives
         self.host = CONF.osapi_compute_listen
         self.port = CONF.osapi_compute_listen_port
         if sock is not None:
@@ -229,8 +232,10 @@ class WSGIService(service.Service):
         app = self.app or wsgi_api.load_app()
         self.server = wsgi_server.make_server(
             (self.host, self.port), app, sock=self.sock,
+            ends_listening=self._ends_listening,
             numthreads=CONF.api.server_threads,
             request_queue_size=CONF.api.backlog,
+            shutdown_timeout=_request_grace(),
             server_name='nova-lite-api')
         self.server.prepare()
         self.port = self.server.bind_addr[1]
@@ -238,6 +243,14 @@ class WSGIService(service.Service):
         add_stats_timer(self.tg, 'nova-lite-api')
         LOG.info('nova-lite-api listening on http://%s:%s/', self.host,
                  self.port)
+
+    def _ends_listening(self):
+        """Whether stopping ends the listening (wsgi/server.py): not on
+        systemd's socket, nor when only this worker stops (the launcher
+        forks a replacement that serves the same socket)."""
+        if self.sock is None:
+            return True
+        return not self.sock_outlives and workers.service_stopping()
 
     def is_healthy(self):
         """Accepting connections (the systemd watchdog asks)."""
@@ -248,6 +261,19 @@ class WSGIService(service.Service):
             self.server.stop()
         _log_stats('nova-lite-api')
         super().stop(graceful=graceful)
+
+
+def _request_grace():
+    """Seconds a stopping API gives its requests in flight: within
+    graceful_shutdown_timeout (0: no limit), after which the launcher
+    ends the process (cheroot's 5 s when not run by a launcher)."""
+    try:
+        total = CONF.graceful_shutdown_timeout
+    except cfg.NoSuchOptError:
+        return 5
+    if not total:
+        return None
+    return max(1, total - 2)
 
 
 class ServiceGroup(service.ServiceBase):
@@ -301,6 +327,7 @@ def launch(server, count=1):
     launcher = service.launch(
         CONF, _Notifying(server, notify_socket, workers.ReadyCount(count)),
         workers=count, restart_method='mutate')
+    workers.watch_service_stop(launcher)
     return launcher.wait()
 
 

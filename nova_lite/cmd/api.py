@@ -21,8 +21,9 @@ def main():
     # (the client retries), not held while the daemons' own retry runs.
     CONF.set_default('rpc_delivery_retry_timeout', 0)
     config.parse_args(sys.argv[1:])
-    sock = listener.api_socket(CONF.osapi_compute_listen,
-                               CONF.osapi_compute_listen_port,
-                               CONF.api.backlog)
-    server = service.WSGIService(db_access=service.DB_READ_ONLY, sock=sock)
+    sock, activated = listener.api_socket(CONF.osapi_compute_listen,
+                                          CONF.osapi_compute_listen_port,
+                                          CONF.api.backlog)
+    server = service.WSGIService(db_access=service.DB_READ_ONLY, sock=sock,
+                                 sock_outlives=activated)
     sys.exit(service.launch(server, count=CONF.api.workers))

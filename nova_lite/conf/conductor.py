@@ -75,7 +75,19 @@ conductor_opts = [
                     'already drops the duplicate), or put in ERROR with a '
                     'fault if it is down. Checked every '
                     'lost_build_check_interval seconds. Too short only '
-                    'costs duplicate casts.'),
+                    'costs duplicate casts. See lost_cast_retries.'),
+    cfg.IntOpt('lost_cast_retries', mutable=True,
+               default=3, min=0,
+               help='Times a conductor casts a build again to a compute '
+                    'that is up but has not acknowledged it within '
+                    'lost_cast_grace (a compute whose consumer is stuck '
+                    'keeps its heartbeat). One more unacknowledged cast '
+                    'puts the build in ERROR with a fault saying so, and '
+                    'releases its allocations and quota, about (retries '
+                    '+ 1) x (lost_cast_grace + lost_build_check_interval) '
+                    'seconds after the first cast instead of at '
+                    'build_timeout. 0 fails a build at its first '
+                    'unacknowledged cast.'),
     cfg.IntOpt('workers',
                default=1, min=1,
                help='Conductor worker processes, forked once the '

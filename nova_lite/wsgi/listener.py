@@ -9,6 +9,11 @@ Under systemd socket activation (a ``nova-lite-api.socket`` unit) the
 socket comes from systemd instead: the unit's ``ListenStream=`` decides
 the address, and connections made while the API restarts wait in the
 kernel's queue rather than being refused.
+
+A socket made here is this service's alone: when the whole service stops,
+its last act on it is to stop listening (``nova_lite/wsgi/server.py``),
+so a client that comes later is refused rather than queued and then
+reset as the process exits. systemd's socket stays listening.
 """
 
 import os
@@ -72,12 +77,13 @@ def listen(host, port, backlog):
 
 
 def api_socket(host, port, backlog):
-    """The socket the API serves: systemd's if it passed one, else a new
-    one on ``host``:``port``."""
+    """(socket, activated): the socket the API serves, systemd's
+    (``activated`` True) if it passed one, else a new one on
+    ``host``:``port``."""
     sock = activated_socket()
     if sock is not None:
         sock.listen(backlog)
         LOG.info('Serving the socket systemd passed (%s).',
                  sock.getsockname())
-        return sock
-    return listen(host, port, backlog)
+        return sock, True
+    return listen(host, port, backlog), False

@@ -111,3 +111,16 @@ def test_local_driver_send_takes_what_oslo_messaging_passes():
     expected = inspect.signature(base.BaseDriver.send).parameters
     ours = inspect.signature(local_transport.LocalDriver.send).parameters
     assert list(expected) == list(ours)
+
+
+def test_replies_of_the_rabbit_driver_are_retried(rabbit_server):
+    """rpc.retry_refused_replies wraps the reply of the message class the
+    AMQP listener makes: if that moves, a reply refused during a broker
+    outage is dropped again and its caller waits out its timeout."""
+    from oslo_messaging._drivers import amqpdriver
+    assert amqpdriver.RpcAMQPListener.message_cls is \
+        amqpdriver.AMQPIncomingMessage
+    assert amqpdriver.AMQPIncomingMessage.reply.retries_refused_replies
+    params = inspect.signature(
+        amqpdriver.AMQPIncomingMessage.reply).parameters
+    assert list(params) == ['self', 'reply', 'failure']

@@ -3,6 +3,7 @@
 
 from unittest import mock
 
+from amqp import exceptions as amqp_exceptions
 import oslo_messaging as messaging
 import pytest
 
@@ -67,3 +68,45 @@ def test_object_calls_of_a_thread_can_wait_less(conf):
             assert api.client.prepare.call_args[1]['timeout'] == 5
         api.object_action('ctxt', obj, 'heartbeat', (), {})
         assert api.client.prepare.call_args[1]['timeout'] is None
+
+
+def test_a_refused_reply_is_offered_again(conf):
+    """Regression (fault suite, RabbitMQ outage): a conductor's reply to
+    a compute's ACTIVE save was refused once and dropped; the compute
+    waited rpc_response_timeout (30 s there) before asking what was
+    committed, and the server stayed BUILD that long after the bus came
+    back."""
+    original = mock.Mock(side_effect=[messaging.MessageDeliveryFailure('403'),
+                                      messaging.MessageDeliveryFailure('403'),
+                                      None])
+    reply = rpc._retrying_reply(original)
+    message = object()
+    reply(message, reply={'result': 1})
+    assert original.call_count == 3
+    original.assert_called_with(message, reply={'result': 1}, failure=None)
+
+
+def test_replies_retry_once_installed(monkeypatch):
+    class Message:
+        def reply(self, reply=None, failure=None):
+            pass
+    monkeypatch.setattr(rpc.amqpdriver, 'AMQPIncomingMessage', Message)
+    rpc.retry_refused_replies()
+    installed = Message.reply
+    rpc.retry_refused_replies()
+    assert Message.reply is installed
+    assert installed.retries_refused_replies
+
+
+def test_a_vhost_refusing_the_connection_is_a_refusal_too(conf):
+    """Regression (fault suite, RabbitMQ outage): a compute's ACTIVE save
+    needed a new pooled connection, which the vhost refused; the raw
+    py-amqp error was not retried, so the compute destroyed a spawned VM
+    and its hand-back failed too, leaving the server BUILD until
+    build_timeout."""
+    send = mock.Mock(side_effect=[
+        amqp_exceptions.NotAllowed('Connection.open: (530) NOT_ALLOWED'),
+        amqp_exceptions.AccessRefused('(403) ACCESS_REFUSED'),
+        'answer'])
+    assert rpc._deliver(send, 'ctxt', 'object_action') == 'answer'
+    assert send.call_count == 3

@@ -2,8 +2,10 @@
 
 A nova_lite exception keeps its code and message; a ``webob.exc`` HTTP
 error keeps its status and explanation; an RPC call no conductor answered
-(or the broker refused) and a lost database connection are answered 503
-``serviceUnavailable`` with ``Retry-After``: the request may be sent again
+(or the broker refused) and a lost database connection (the API's own,
+or the conductor's: a ``RemoteError`` of ``DBConnectionError``) are
+answered 503 ``serviceUnavailable`` with ``Retry-After``: the request may
+be sent again
 once the backend is back; anything else is logged with its traceback and
 answered 500 ``computeFault`` naming the request id, so an operator can
 find the traceback from what the user reports.
@@ -27,6 +29,7 @@ from nova_lite.api import faults
 from nova_lite.api.middleware import request_id
 from nova_lite.api import wsgi
 from nova_lite import exception
+from nova_lite import rpc
 
 LOG = logging.getLogger(__name__)
 
@@ -45,13 +48,14 @@ class FaultWrapper(wsgi.Middleware):
             if exc.code >= 500:
                 LOG.exception('FaultWrapper: %s', exc)
             return faults.exception_response(exc)
-        except (messaging.MessagingTimeout,
-                messaging.MessageDeliveryFailure) as exc:
+        except (messaging.MessagingTimeout,) + rpc.REFUSED as exc:
             LOG.error('No answer over the message bus for %s %s: %s',
                       req.method, req.path, exc)
             return faults.exception_response(exception.ServiceUnavailable(
                 what='The conductor service'))
-        except db_exc.DBConnectionError as exc:
+        except (db_exc.DBConnectionError, messaging.RemoteError) as exc:
+            if not _database_lost(exc):
+                return self._unexpected(req, exc)
             LOG.error('Database unreachable for %s %s: %s', req.method,
                       req.path, exc)
             return faults.exception_response(exception.ServiceUnavailable(
@@ -60,12 +64,23 @@ class FaultWrapper(wsgi.Middleware):
             return faults.fault_response(exc.code, exc.explanation or
                                          exc.title, headers=_extra(exc))
         except Exception as exc:
-            LOG.exception('FaultWrapper: unexpected %s', type(exc).__name__)
-            req_id = req.environ.get(request_id.ENV_REQUEST_ID, 'unknown')
-            return faults.fault_response(
-                500, 'Unexpected API Error. Please report it with request '
-                     'id %s; the nova-lite-api log has the details.'
-                     % req_id)
+            return self._unexpected(req, exc)
+
+    @staticmethod
+    def _unexpected(req, exc):
+        LOG.exception('FaultWrapper: unexpected %s', type(exc).__name__)
+        req_id = req.environ.get(request_id.ENV_REQUEST_ID, 'unknown')
+        return faults.fault_response(
+            500, 'Unexpected API Error. Please report it with request '
+                 'id %s; the nova-lite-api log has the details.' % req_id)
+
+
+def _database_lost(exc):
+    """A lost database connection, here or in the conductor (its
+    oslo.db errors cross RPC as a RemoteError naming their class)."""
+    if isinstance(exc, messaging.RemoteError):
+        return exc.exc_type == db_exc.DBConnectionError.__name__
+    return True
 
 
 def _extra(exc):

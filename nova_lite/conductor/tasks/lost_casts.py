@@ -14,7 +14,10 @@ on the owner: one conductor wins) and:
 * its compute is up: casts it to the same compute and node again, with
   the allocation the build holds. A compute that already has the build
   (only its receipt was lost) drops the duplicate and acknowledges
-  again; one that restarted without it builds it;
+  again; one that restarted without it builds it. After ``[conductor]
+  lost_cast_retries`` re-casts (counted in the owner) with no receipt,
+  the compute is taken for unable to take builds and the build fails as
+  below;
 * its compute is down (or gone): puts it in ERROR with a fault, and
   releases its allocations and quota. A cast the compute still finds in
   its queue when it returns is refused by the build's state.
@@ -30,6 +33,7 @@ from oslo_serialization import jsonutils
 
 from nova_lite.conductor.tasks import build
 from nova_lite.conductor.tasks import ownership
+from nova_lite.conf import CONF
 from nova_lite import exception
 from nova_lite import objects
 from nova_lite.placement import allocations
@@ -41,6 +45,8 @@ COMPUTE_BINARY = 'nova-lite-compute'
 ACK_SERVICE_VERSION = 2
 _DOWN = 'the compute is down (no heartbeat within service_down_time)'
 _NO_ALLOCATION = 'the build holds no allocation on that compute'
+_NEVER_ACKNOWLEDGED = ('the compute is up but acknowledged none of the %d '
+                       're-casts ([conductor] lost_cast_retries)')
 
 
 def settle(context, scheduler_api, compute_api, grace):
@@ -62,13 +68,13 @@ def settle(context, scheduler_api, compute_api, grace):
         if not ownership.claim_lost(context, uuid, owner):
             continue   # another conductor took it, or it moved on
         up = service is not None and service.is_up
+        cast = _Cast(host, up, ownership.recasts(owner), grace)
         LOG.warning('Build of instance %s was cast to compute %s %d s or '
                     'more ago and not acknowledged; %s', uuid, host, grace,
-                    'casting it again' if up else 'the compute is down, '
-                    'failing it')
+                    cast.plan())
         try:
-            done[uuid] = _settle_one(context, uuid, host, up, grace,
-                                     scheduler_api, compute_api)
+            done[uuid] = _settle_one(context, uuid, cast, scheduler_api,
+                                     compute_api)
         except Exception:
             # The owner is now this process's: the lost build check
             # schedules it again after lost_build_grace.
@@ -77,24 +83,58 @@ def settle(context, scheduler_api, compute_api, grace):
     return done
 
 
-def _settle_one(context, uuid, host, up, grace, scheduler_api,
-                compute_api):
+class _Cast:
+    """The lost cast of one build: to ``host`` (``up`` or not), cast
+    again ``recasts`` times already."""
+
+    def __init__(self, host, up, recasts, grace):
+        self.host = host
+        self.up = up
+        self.recasts = recasts
+        self.grace = grace
+
+    def may_recast(self):
+        return self.up and self.recasts < CONF.conductor.lost_cast_retries
+
+    def plan(self):
+        if not self.up:
+            return 'the compute is down, failing it'
+        if not self.may_recast():
+            return 'it was cast again %d times already, failing it' % (
+                self.recasts)
+        return 'casting it again (%d of %d)' % (
+            self.recasts + 1, CONF.conductor.lost_cast_retries)
+
+    def failure(self, held):
+        """Why the build cannot be cast again (``held``: it holds an
+        allocation on that compute)."""
+        if not self.up:
+            reason = _DOWN
+        elif not held:
+            reason = _NO_ALLOCATION
+        else:
+            reason = _NEVER_ACKNOWLEDGED % self.recasts
+        return exception.BuildCastLost(host=self.host, grace=self.grace,
+                                       reason=reason)
+
+
+def _settle_one(context, uuid, cast, scheduler_api, compute_api):
     try:
         instance = objects.Instance.get_by_uuid(context, uuid)
     except exception.InstanceNotFound:
         return 'deleted'
     task = build.BuildTask(context, [instance], None, None, scheduler_api,
                            compute_api, redrive=True)
-    selection = _selection(context, uuid, host) if up else None
-    if selection is None:
-        reason = _NO_ALLOCATION if up else _DOWN
-        task._fail(instance, exception.BuildCastLost(
-            host=host, grace=grace, reason=reason), release=True)
+    selection = _selection(context, uuid, cast.host) if cast.up else None
+    if selection is None or not cast.may_recast():
+        task._fail(instance, cast.failure(selection is not None),
+                   release=True)
         return 'failed'
     spec = objects.RequestSpec.get_by_instance_uuid(context, uuid)
     task.request_spec = spec
     task.tracked = {uuid}
     task._cast(instance, [selection])
+    ownership.count_recast(context, uuid, cast.host, cast.recasts + 1)
     return 're-cast'
 
 

@@ -12,7 +12,7 @@ names its owner in ``instances.build_owner`` (migration 0006):
 * ``+<pid>/<start>@<host>``: a conductor that re-drives a lost build;
 * ``-<host>``: cast to compute ``host``, which has not acknowledged it
   yet (``conductor/tasks/lost_casts.py`` re-casts or fails a build whose
-  cast seems lost);
+  cast seems lost); ``-<host>#<n>`` once it was cast again ``n`` times;
 * ``-`` (``HANDED_OFF``): the compute acknowledged the cast (or an older
   conductor handed it off); its own recovery, the down-compute check and
   the build timeout look after it from there;
@@ -58,6 +58,8 @@ CONDUCTOR_BINARY = 'nova-lite-conductor'
 OWNER_SERVICE_VERSION = 2
 HANDED_OFF = '-'
 REDRIVEN = '+'
+# Between the host and the number of re-casts in an unacknowledged owner.
+RECASTS = '#'
 # Seconds the answer of ``enabled`` is kept.
 ENABLED_CACHE_SECONDS = 30
 
@@ -251,15 +253,33 @@ def hand_off(context, uuid, host):
 
 @db_api.writer
 def acknowledge(context, uuid, host):
-    """Compute ``host`` received the build: ``-<host>`` -> ``-``. False
-    if it was not waiting for that host (a duplicate receipt, or the
-    build moved on)."""
+    """Compute ``host`` received the build: ``-<host>[#<n>]`` -> ``-``.
+    False if it was not waiting for that host (a duplicate receipt, or
+    the build moved on)."""
+    model = models.Instance
+    waiting = HANDED_OFF + host
+    result = context.session.execute(sa.update(model).where(
+        model.uuid == uuid, model.deleted == 0,
+        sa.or_(model.build_owner == waiting,
+               model.build_owner.startswith(waiting + RECASTS,
+                                            autoescape=True))).values(
+        build_owner=HANDED_OFF).execution_options(
+        synchronize_session=False))
+    return result.rowcount == 1
+
+
+@db_api.writer
+def count_recast(context, uuid, host, recasts):
+    """After casting a lost build again to ``host``: ``-<host>`` ->
+    ``-<host>#<recasts>``, so the next conductor to find it lost knows
+    how often it was re-cast. False (nothing to count) if the compute
+    acknowledged meanwhile or the build moved on."""
     model = models.Instance
     result = context.session.execute(sa.update(model).where(
         model.uuid == uuid, model.deleted == 0,
         model.build_owner == HANDED_OFF + host).values(
-        build_owner=HANDED_OFF).execution_options(
-        synchronize_session=False))
+        build_owner='%s%s%s%d' % (HANDED_OFF, host, RECASTS, recasts))
+        .execution_options(synchronize_session=False))
     return result.rowcount == 1
 
 
@@ -302,8 +322,22 @@ def unacknowledged_casts(context, grace):
 
 
 def cast_target(owner):
-    """The compute host an unacknowledged ``-<host>`` owner names."""
-    return owner[len(HANDED_OFF):]
+    """The compute host an unacknowledged ``-<host>[#<n>]`` owner
+    names."""
+    return _unacknowledged(owner)[0]
+
+
+def recasts(owner):
+    """How many times the build of an unacknowledged owner was cast
+    again."""
+    return _unacknowledged(owner)[1]
+
+
+def _unacknowledged(owner):
+    host, sep, count = owner[len(HANDED_OFF):].rpartition(RECASTS)
+    if sep and count.isdigit():
+        return host, int(count)
+    return owner[len(HANDED_OFF):], 0
 
 
 def find_lost(context, grace):

@@ -43,10 +43,10 @@ def _compute(ctxt, host, up=True, version=None):
     return node
 
 
-def _cast_to(ctxt, node, age=60):
-    """A build cast to ``node``'s compute ``age`` seconds ago, holding
-    one VCPU there, with its RequestSpec."""
-    inst = owners._building(ctxt, '-' + node.host, age=age)
+def _cast_to(ctxt, node, age=60, suffix=''):
+    """A build cast to ``node``'s compute ``age`` seconds ago (``suffix``:
+    ``#<re-casts>``), holding one VCPU there, with its RequestSpec."""
+    inst = owners._building(ctxt, '-' + node.host + suffix, age=age)
     objects.RequestSpec(ctxt, instance_uuid=inst.uuid,
                         num_instances=1).create()
     allocations.claim(ctxt, inst.uuid, 'p1', 'u1', {node.uuid: {'VCPU': 1}})
@@ -65,6 +65,39 @@ def test_a_receipt_marks_the_build_acknowledged(ctxt):
     assert owners._owner(ctxt, inst.uuid) == ownership.HANDED_OFF
     # A duplicate receipt changes nothing.
     assert not ownership.acknowledge(ctxt, inst.uuid, 'c1')
+
+
+def test_a_receipt_after_re_casts_marks_it_acknowledged(ctxt):
+    inst = owners._building(ctxt, '-c_#2')
+    # The host is matched as it is: "_" is no LIKE wildcard here.
+    assert not ownership.acknowledge(ctxt, inst.uuid, 'cx')
+    assert ownership.acknowledge(ctxt, inst.uuid, 'c_')
+    assert owners._owner(ctxt, inst.uuid) == ownership.HANDED_OFF
+
+
+def test_a_re_cast_is_counted_unless_acknowledged_meanwhile(ctxt):
+    inst = owners._building(ctxt, '-c1')
+    assert ownership.count_recast(ctxt, inst.uuid, 'c1', 2)
+    assert owners._owner(ctxt, inst.uuid) == '-c1#2'
+    assert ownership.acknowledge(ctxt, inst.uuid, 'c1')
+    assert not ownership.count_recast(ctxt, inst.uuid, 'c1', 3)
+    assert owners._owner(ctxt, inst.uuid) == ownership.HANDED_OFF
+
+
+def test_a_compute_that_never_acknowledges_ends_the_build_in_error(ctxt,
+                                                                   conf):
+    conf.config(group='conductor', lost_cast_retries=2)
+    node = _compute(ctxt, 'c1')
+    inst = _cast_to(ctxt, node, suffix='#2')
+    scheduler_api, compute_api = _apis()
+    assert lost_casts.settle(ctxt, scheduler_api, compute_api, 5) == {
+        inst.uuid: 'failed'}
+    compute_api.build_and_run_instance.assert_not_called()
+    inst = objects.Instance.get_by_uuid(ctxt, inst.uuid)
+    assert inst.vm_state == 'error'
+    [fault] = objects.InstanceFault.get_all_for_instance(ctxt, inst.uuid)
+    assert 'acknowledged none of the 2 re-casts' in fault.message
+    assert allocations.get_for_consumer(ctxt, inst.uuid) == {}
 
 
 def test_which_casts_are_unacknowledged(ctxt):
@@ -92,7 +125,7 @@ def test_a_lost_cast_to_a_compute_that_is_up_is_cast_again(ctxt):
     assert [s.compute_node_uuid for s in host_list] == [node.uuid]
     assert host_list[0].allocations == {node.uuid: {'VCPU': 1}}
     # Waiting for a receipt again, from now: nothing to do at once.
-    assert owners._owner(ctxt, inst.uuid) == '-c1'
+    assert owners._owner(ctxt, inst.uuid) == '-c1#1'
     assert lost_casts.settle(ctxt, scheduler_api, compute_api, 5) == {}
     assert allocations.get_for_consumer(ctxt, inst.uuid) == {
         node.uuid: {'VCPU': 1}}

@@ -66,9 +66,12 @@ def test_passes_normal_responses():
 def test_no_conductor_answering_is_a_503_to_retry():
     """Regression: POST /servers with every conductor gone answered 500
     after its RPC call timed out; it is a 503 the client may retry."""
+    from amqp import exceptions as amqp_exceptions
     import oslo_messaging as messaging
     for error in (messaging.MessagingTimeout('no reply on conductor'),
-                  messaging.MessageDeliveryFailure('broker refused')):
+                  messaging.MessageDeliveryFailure('broker refused'),
+                  # The vhost refused a new connection (raw py-amqp).
+                  amqp_exceptions.NotAllowed('(530) NOT_ALLOWED')):
         resp = _get(_raising(error))
         assert resp.status_int == 503
         assert resp.headers['Retry-After'] == str(exception.RETRY_AFTER)
@@ -85,3 +88,23 @@ def test_a_lost_database_is_a_503_to_retry():
     message = resp.json['serviceUnavailable']['message']
     assert message.startswith('The database cannot be reached')
     assert 'db.internal' not in message
+
+
+def test_a_conductor_that_lost_its_database_is_a_503_to_retry():
+    """Regression (fault suite, PostgreSQL blip): the conductor's commit
+    of a boot met a terminated connection; its DBConnectionError crossed
+    RPC as a RemoteError, which the API answered 500."""
+    import oslo_messaging as messaging
+    resp = _get(_raising(messaging.RemoteError(
+        'DBConnectionError', '(psycopg2.OperationalError) server closed '
+        'the connection unexpectedly')))
+    assert resp.status_int == 503
+    assert resp.headers['Retry-After'] == str(exception.RETRY_AFTER)
+    assert resp.json['serviceUnavailable']['message'].startswith(
+        'The database')
+
+
+def test_another_remote_error_is_still_a_500():
+    import oslo_messaging as messaging
+    resp = _get(_raising(messaging.RemoteError('KeyError', 'boom')))
+    assert resp.status_int == 500

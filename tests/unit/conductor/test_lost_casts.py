@@ -6,6 +6,7 @@ from unittest import mock
 import pytest
 
 from nova_lite.conductor.tasks import lost_casts
+from nova_lite.conductor.tasks import ownership
 from nova_lite import context as nl_context
 from nova_lite import exception
 from nova_lite import objects
@@ -20,7 +21,8 @@ def world(monkeypatch):
     owners.enabled.return_value = True
     owners.claim_lost.return_value = True
     owners.hand_off.return_value = True
-    owners.cast_target.side_effect = lambda owner: owner[1:]
+    owners.cast_target.side_effect = ownership.cast_target
+    owners.recasts.side_effect = ownership.recasts
     owners.working = mock.MagicMock()
     monkeypatch.setattr(lost_casts, 'ownership', owners)
     monkeypatch.setattr(lost_casts.build, 'ownership', owners)
@@ -55,12 +57,12 @@ def _compute(world, host, up=True, version=2):
     world.services[host] = svc
 
 
-def _lost(world, host='c1'):
+def _lost(world, host='c1', suffix=''):
     inst = fakes.instance()
     world.instances[inst.uuid] = inst
     world.held[inst.uuid] = {NODE: {'VCPU': 1}}
     world.owners.unacknowledged_casts.return_value = [
-        (inst.uuid, '-' + host)]
+        (inst.uuid, '-' + host + suffix)]
     return inst
 
 
@@ -80,6 +82,8 @@ def test_cast_again_to_the_same_node_while_the_compute_is_up(world):
     assert call[0][5][0].allocations == {NODE: {'VCPU': 1}}
     world.owners.hand_off.assert_called_once_with(world.ctxt, inst.uuid,
                                                   'c1')
+    world.owners.count_recast.assert_called_once_with(world.ctxt, inst.uuid,
+                                                      'c1', 1)
     assert world.failed == []
 
 
@@ -143,3 +147,40 @@ def test_one_failure_does_not_stop_the_others(world):
         (first.uuid, '-c1'), (second.uuid, '-c1')]   # first: no record...
     world.instances[first.uuid] = None               # ...that works
     assert _settle(world)[0] == {second.uuid: 're-cast'}
+
+
+def test_a_re_cast_build_counts_on(world):
+    _compute(world, 'c1')
+    inst = _lost(world, suffix='#2')
+    assert _settle(world)[0] == {inst.uuid: 're-cast'}
+    world.owners.count_recast.assert_called_once_with(world.ctxt, inst.uuid,
+                                                      'c1', 3)
+
+
+@pytest.mark.parametrize('retries, suffix', [(3, '#3'), (0, '')])
+def test_a_compute_that_never_acknowledges_is_given_up(world, conf, retries,
+                                                       suffix):
+    """Regression: a compute that stays up (heartbeats) but never
+    acknowledged a build got it cast again every few seconds until
+    build_timeout. Now it gets lost_cast_retries re-casts, then the build
+    is failed with a fault saying why."""
+    conf.config(group='conductor', lost_cast_retries=retries)
+    _compute(world, 'c1')
+    inst = _lost(world, suffix=suffix)
+    done, compute_api = _settle(world)
+    assert done == {inst.uuid: 'failed'}
+    compute_api.build_and_run_instance.assert_not_called()
+    world.owners.count_recast.assert_not_called()
+    [(uuid, exc, release)] = world.failed
+    assert uuid == inst.uuid and release
+    assert 'acknowledged none of the %d re-casts' % retries in \
+        exc.format_message()
+
+
+@pytest.mark.parametrize('owner, host, count', [
+    ('-c1', 'c1', 0), ('-c1#4', 'c1', 4), ('-a#b', 'a#b', 0),
+    ('-a#b#2', 'a#b', 2)])
+def test_an_unacknowledged_owner_names_its_host_and_re_casts(owner, host,
+                                                            count):
+    assert ownership.cast_target(owner) == host
+    assert ownership.recasts(owner) == count
