@@ -96,14 +96,10 @@ class Population:
 
     ``owned``: the population registers itself with its HostStates so
     their changes mark their rows (one owner per HostState).
-    ``candidates`` is set by the scheduling pipeline to the rows still in
-    play while a filter or weigher runs (the default ``among`` of
-    ``evaluate``; callers that know their rows pass them instead).
     """
 
     def __init__(self, host_states=(), owned=False):
         self.owned = owned
-        self.candidates = None
         self.index = population_index.InstanceIndex(self)
         self.reset(host_states)
 
@@ -352,10 +348,9 @@ class Population:
 
     def evaluate(self, name, key_fn, fn, default=False, dtype=bool,
                  cache=None, among=None):
-        """Per row, ``fn(host)`` once per distinct ``key_fn(host)``:
-        see ``evaluation.evaluate``."""
-        if among is None and cache is None:
-            among = self.candidates
+        """Per row, ``fn(host)`` once per distinct ``key_fn(host)``,
+        for the keys of the rows of ``among`` (every present row when
+        None): see ``evaluation.evaluate``."""
         return evaluation.evaluate(self, self.partition(name, key_fn), fn,
                                    default, dtype, cache, among)
 

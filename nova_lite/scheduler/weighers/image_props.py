@@ -62,9 +62,10 @@ class ImagePropertiesWeigher(weighers.BaseHostWeigher):
             'image_props_weight_multiplier',
             CONF.filter_scheduler.image_props_weight_multiplier)
 
-    def weigh_population(self, population, spec_obj):
+    def weigh_population(self, population, spec_obj, among=None):
         multiplier = self.multiplier_population(population)
-        among = population.candidates
+        if among is None:
+            among = population.mask()
         if not np.any(multiplier if np.ndim(multiplier) == 0
                       else multiplier[among]):
             return 0.0

@@ -67,11 +67,12 @@ class MetricsWeigher(weighers.BaseHostWeigher):
         return population.aggregate_min('metrics_weight_multiplier',
                                         CONF.metrics.weight_multiplier)
 
-    def weigh_population(self, population, spec_obj):
+    def weigh_population(self, population, spec_obj, among=None):
         setting = weight_setting()
         if not setting:
             return 0.0
-        among = population.candidates
+        if among is None:
+            among = population.mask()
         presence = [population.derived(
             ('has metric', name),
             functools.partial(metrics_filter.has_metric, name), bool)

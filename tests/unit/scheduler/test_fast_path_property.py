@@ -10,6 +10,7 @@ included, so each step's counts and reasons), the claims made and
 released, the hosts refreshed, and the request's server group after.
 """
 
+import os
 import random
 
 import pytest
@@ -25,7 +26,9 @@ from nova_lite.scheduler import weighers
 from . import fakes
 from . import random_fleet
 
-CASES = 400
+# More cases (and sequences) with NOVA_LITE_PROPERTY_SCALE=<factor>.
+SCALE = int(os.environ.get('NOVA_LITE_PROPERTY_SCALE', '1'))
+CASES = 400 * SCALE
 ALL_FILTERS = sorted(cls.__name__ for cls in filters.all_filters())
 ALL_WEIGHERS = [cls for cls in weighers.all_weighers()]
 POSITIVE = ('pci_weight_multiplier', 'soft_affinity_weight_multiplier',
@@ -162,7 +165,7 @@ def test_built_ins_answer_for_the_whole_population(conf):
     assert seen == set(ALL_FILTERS)
 
 
-SEQUENCES = 24
+SEQUENCES = 24 * SCALE
 REQUESTS_PER_SEQUENCE = 6
 
 
