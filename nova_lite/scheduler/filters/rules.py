@@ -80,9 +80,14 @@ class RuleFilter(filters.BaseHostFilter):
             return np.zeros(population.size, bool)
         name, key_fn = self.partition(request)
         failure = self.failure
-        return population.evaluate(
-            name, key_fn, lambda host: failure(host, request) is None,
-            cache=self.cache_key(request))
+        try:
+            return population.evaluate(
+                name, key_fn, lambda host: failure(host, request) is None,
+                cache=self.cache_key(request))
+        except TypeError:
+            # A host value that cannot key a partition (a JSON query's
+            # variable holding a list): answered host by host.
+            return None
 
     def summarize_rejections(self, host_states, spec_obj):
         # The request is read once, and hosts alike are answered once.
