@@ -54,7 +54,7 @@ class BaseCoreFilter(filters.BaseHostFilter):
         too_small, short = self._verdict(host_state, spec_obj)
         return not (too_small or short)
 
-    def filter_population(self, population, spec_obj):
+    def filter_population(self, population, spec_obj, among=None):
         too_small, short = cpu_rule(
             population.column('vcpus_total'),
             population.column('vcpus_used'),

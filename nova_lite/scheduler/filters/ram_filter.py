@@ -53,7 +53,7 @@ class BaseRamFilter(filters.BaseHostFilter):
         too_small, short = self._verdict(host_state, spec_obj)
         return not (too_small or short)
 
-    def filter_population(self, population, spec_obj):
+    def filter_population(self, population, spec_obj, among=None):
         too_small, short = ram_rule(
             population.column('total_usable_ram_mb'),
             population.column('free_ram_mb'),
