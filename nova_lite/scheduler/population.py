@@ -33,6 +33,7 @@ import collections
 import numpy as np
 
 from nova_lite.scheduler import evaluation
+from nova_lite.scheduler.filters import compute_filter
 from nova_lite.scheduler import partitions
 from nova_lite.scheduler import population_aggregates
 from nova_lite.scheduler import population_index
@@ -73,13 +74,9 @@ def _numeric(host):
 
 
 def _service_ok(host):
-    state = getattr(host, 'service_state', None)
-    if state is not None:
-        known, disabled, up = state()
-        return known and not disabled and up
-    service = getattr(host, 'service', None)
-    return bool(service is not None and not service['disabled']
-                and getattr(host, 'service_up', False))
+    # ComputeFilter's rule: its whole-population answer is this column.
+    return compute_filter.service_failure(
+        *compute_filter.service_of(host)) is None
 
 
 def _resources(host):
