@@ -67,6 +67,14 @@ def _pci_free(host):
     return sum(pool.get('count', 0) for pool in utils.pci_pools(host))
 
 
+def host_number(host, name):
+    """What column ``name`` (NUMERIC) holds for ``host``, read from the
+    host alone: a per-host rule reads its numbers as the columns do."""
+    if name == 'pci_free':
+        return _pci_free(host)
+    return getattr(host, name, 0) or 0
+
+
 def _numeric(host):
     values = [getattr(host, name, 0) or 0 for name in NUMERIC[:-1]]
     values.append(_pci_free(host))
