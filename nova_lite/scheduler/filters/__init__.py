@@ -139,16 +139,18 @@ def format_shortfall(count, needed, best, unit):
         count, _number(needed), unit, _number(max(best, 0)), unit)
 
 
-def summarize_capacity(host_states, requested, total, free, unit,
+def summarize_capacity(host_states, requested, verdict, free, unit,
                        too_small):
     """Summarise hosts a capacity filter rejected.
 
-    Hosts whose whole ``total(host)`` is below ``requested`` are counted
-    with the ``too_small`` wording ('%d have less than %d MB in all'); the
-    others are short now, reported with the best ``free(host)`` among them.
+    Hosts the filter's rule finds too small (``verdict(host)``: the
+    rule's ``(too_small, short)``) are counted with the ``too_small``
+    wording ('%d have less than %d MB in all'); the others are short
+    now, reported with the best ``free(host)`` among them.
     """
-    small = [h for h in host_states if total(h) < requested]
-    short = [h for h in host_states if total(h) >= requested]
+    small, short = [], []
+    for host in host_states:
+        (small if verdict(host)[0] else short).append(host)
     parts = []
     if short:
         best = max(free(h) for h in short)

@@ -74,7 +74,7 @@ class BaseCoreFilter(filters.BaseHostFilter):
     def summarize_rejections(self, host_states, spec_obj):
         return filters.summarize_capacity(
             host_states, spec_obj.flavor.vcpus,
-            total=lambda h: h.vcpus_total,
+            verdict=lambda h: self._verdict(h, spec_obj),
             free=lambda h: self._free_vcpus(h, spec_obj), unit='VCPU',
             too_small='%d have fewer than %d CPUs')
 

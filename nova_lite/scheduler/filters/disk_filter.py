@@ -79,7 +79,7 @@ class BaseDiskFilter(filters.BaseHostFilter):
     def summarize_rejections(self, host_states, spec_obj):
         return filters.summarize_capacity(
             host_states, requested_disk_mb(spec_obj.flavor),
-            total=lambda h: h.total_usable_disk_gb * 1024,
+            verdict=lambda h: self._verdict(h, spec_obj),
             free=lambda h: self._usable_disk_mb(h, spec_obj), unit='MB',
             too_small='%d have less than %d MB in all')
 

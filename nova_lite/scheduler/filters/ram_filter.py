@@ -73,7 +73,7 @@ class BaseRamFilter(filters.BaseHostFilter):
     def summarize_rejections(self, host_states, spec_obj):
         return filters.summarize_capacity(
             host_states, spec_obj.flavor.memory_mb,
-            total=lambda h: h.total_usable_ram_mb,
+            verdict=lambda h: self._verdict(h, spec_obj),
             free=lambda h: self._usable_ram_mb(h, spec_obj), unit='MB',
             too_small='%d have less than %d MB in all')
 
