@@ -213,16 +213,18 @@ def _step(weigher, population, rows, among, spec_obj, total, buffer):
     return of_all
 
 
-def weigh(weigher_objs, population, rows, spec_obj, timings):
+def weigh(weigher_objs, population, rows, spec_obj, timings, among=None):
     """The combined weights of ``rows`` (population rows, in order), as
     ``HostWeightHandler.get_weighed_objects`` computes them; each
-    weigher's (name, seconds, fast) is appended to ``timings``."""
+    weigher's (name, seconds, fast) is appended to ``timings``.
+    ``among``: ``rows`` as a bool mask, when the caller has it."""
     total = np.zeros(len(rows))
     if len(rows) <= 1:
         return total
     buffer = np.empty(len(rows))
-    among = np.zeros(population.size, bool)
-    among[rows] = True
+    if among is None:
+        among = np.zeros(population.size, bool)
+        among[rows] = True
     for weigher in weigher_objs:
         start = time.perf_counter()
         fast = _step(weigher, population, rows, among, spec_obj, total,

@@ -133,7 +133,7 @@ class PopulationPipeline:
         rows = pool.nonzero()[0]
         population = self.population
         weights = fast_path.weigh(weigher_objs, population, rows, spec_obj,
-                                  self._timings)
+                                  self._timings, among=pool)
         ranked = fast_path.RankedHosts(population, rows, weights)
         if opts.shuffle_best_same_weighed_hosts and len(rows):
             ranked.shuffle_ties(rng)

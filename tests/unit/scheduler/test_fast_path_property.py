@@ -172,7 +172,7 @@ REQUESTS_PER_SEQUENCE = 6
 def _change_hosts(rng, states):
     """Host changes between two requests, as notices bring them: usage
     moving on some hosts, a service going down or coming back."""
-    for state in rng.sample(states, rng.randint(0, 3)):
+    for state in rng.sample(states, rng.randint(0, min(3, len(states)))):
         state.consume({'VCPU': 1, 'MEMORY_MB': rng.choice([256, 1024])},
                       (state.generation or 0) + 1)
     if rng.random() < 0.3:
