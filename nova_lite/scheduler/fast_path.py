@@ -17,8 +17,13 @@ A filter's or weigher's fast method is trusted only when the class that
 defines it is at least as derived as the classes defining its per-host
 twins (``population_twins``): a subclass changing the per-host rule
 without the fast one is run host by host.
+
+The rows in play are passed to a fast method explicitly, as its
+``among`` argument (a bool mask over the population's rows); a fast
+method written before that argument existed is called without it.
 """
 
+import inspect
 import time
 
 import numpy as np
@@ -28,6 +33,7 @@ from nova_lite.scheduler import utils
 from nova_lite.scheduler import weighers
 
 _TRUST = {}
+_TAKES_AMONG = {}
 
 
 def _mro_index(cls, name):
@@ -53,6 +59,22 @@ def trusted(obj, twins):
                 found = False
         _TRUST[key] = found
     return found
+
+
+def _call_fast(method, population, spec_obj, among):
+    """``method(population, spec_obj, among=among)``, or without
+    ``among`` for a fast method that does not take it."""
+    func = getattr(method, '__func__', method)
+    takes = _TAKES_AMONG.get(func)
+    if takes is None:
+        try:
+            takes = 'among' in inspect.signature(method).parameters
+        except (TypeError, ValueError):
+            takes = False
+        _TAKES_AMONG[func] = takes
+    if takes:
+        return method(population, spec_obj, among=among)
+    return method(population, spec_obj)
 
 
 class MaskStep(filters.FilterStep):
@@ -100,11 +122,8 @@ def run_filters(steps, population, mask, spec_obj, index, trace):
         fast = trusted(step, step.population_twins)
         passed = None
         if fast:
-            population.candidates = mask
-            try:
-                passed = step.filter_population(population, spec_obj)
-            finally:
-                population.candidates = None
+            passed = _call_fast(step.filter_population, population,
+                                spec_obj, mask)
         if passed is None:
             fast = False
             kept = _per_host_filter(step, population, mask, spec_obj)
@@ -120,11 +139,12 @@ def run_filters(steps, population, mask, spec_obj, index, trace):
     return mask
 
 
-def _raw_weights(weigher, population, rows, spec_obj, total):
+def _raw_weights(weigher, population, rows, among, spec_obj, total):
     """(raw weights: of every population row, or of ``rows`` only, or
     one float for all; whether they are of every row)."""
     if trusted(weigher, weigher.population_twins):
-        raw = weigher.weigh_population(population, spec_obj)
+        raw = _call_fast(weigher.weigh_population, population, spec_obj,
+                         among)
         if raw is not None:
             return raw, True
     weighed = [weighers.WeighedHost(host, float(weight)) for host, weight
@@ -165,10 +185,11 @@ def _normalize(weigher, raw):
     return raw
 
 
-def _step(weigher, population, rows, spec_obj, total, buffer):
+def _step(weigher, population, rows, among, spec_obj, total, buffer):
     """Add one weigher's multiplied, normalised weights to ``total``;
     whether its whole-population twin ran."""
-    raw, of_all = _raw_weights(weigher, population, rows, spec_obj, total)
+    raw, of_all = _raw_weights(weigher, population, rows, among, spec_obj,
+                               total)
     multiplier = _multipliers(weigher, population, rows)
     # Adding 0.0 (every value 0.0, or a multiplier of 0.0) times a
     # finite number changes no weight.
@@ -192,17 +213,22 @@ def _step(weigher, population, rows, spec_obj, total, buffer):
     return of_all
 
 
-def weigh(weigher_objs, population, rows, spec_obj, timings):
+def weigh(weigher_objs, population, rows, spec_obj, timings, among=None):
     """The combined weights of ``rows`` (population rows, in order), as
     ``HostWeightHandler.get_weighed_objects`` computes them; each
-    weigher's (name, seconds, fast) is appended to ``timings``."""
+    weigher's (name, seconds, fast) is appended to ``timings``.
+    ``among``: ``rows`` as a bool mask, when the caller has it."""
     total = np.zeros(len(rows))
     if len(rows) <= 1:
         return total
     buffer = np.empty(len(rows))
+    if among is None:
+        among = np.zeros(population.size, bool)
+        among[rows] = True
     for weigher in weigher_objs:
         start = time.perf_counter()
-        fast = _step(weigher, population, rows, spec_obj, total, buffer)
+        fast = _step(weigher, population, rows, among, spec_obj, total,
+                     buffer)
         timings.append((type(weigher).__name__,
                         time.perf_counter() - start, fast))
     return total

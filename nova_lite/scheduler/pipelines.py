@@ -132,12 +132,8 @@ class PopulationPipeline:
         opts = CONF.filter_scheduler
         rows = pool.nonzero()[0]
         population = self.population
-        population.candidates = pool
-        try:
-            weights = fast_path.weigh(weigher_objs, population, rows,
-                                      spec_obj, self._timings)
-        finally:
-            population.candidates = None
+        weights = fast_path.weigh(weigher_objs, population, rows, spec_obj,
+                                  self._timings, among=pool)
         ranked = fast_path.RankedHosts(population, rows, weights)
         if opts.shuffle_best_same_weighed_hosts and len(rows):
             ranked.shuffle_ties(rng)

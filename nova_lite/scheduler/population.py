@@ -33,9 +33,11 @@ import collections
 import numpy as np
 
 from nova_lite.scheduler import evaluation
+from nova_lite.scheduler.filters import compute_filter
 from nova_lite.scheduler import partitions
 from nova_lite.scheduler import population_aggregates
 from nova_lite.scheduler import population_index
+from nova_lite.scheduler import population_resources
 from nova_lite.scheduler import utils
 
 # HostState attributes kept as float64 columns (float so that an integer
@@ -46,14 +48,6 @@ NUMERIC = ('total_usable_ram_mb', 'free_ram_mb', 'ram_allocation_ratio',
            'num_instances', 'num_io_ops', 'failed_builds',
            'hypervisor_version', 'pci_free')
 _NUMERIC_INDEX = {name: i for i, name in enumerate(NUMERIC)}
-# Per resource class: (min_unit, max_unit, step_size, capacity, used,
-# free), capacity being int((total - reserved) * allocation_ratio) and
-# free capacity - used; where the class is absent free is -inf and the
-# units are -inf and inf (so they do not narrow the bounds of the rows
-# that have it); ``odd_steps`` counts the rows whose step_size is not 1.
-Resource = collections.namedtuple(
-    'Resource', 'min_unit max_unit step_size capacity used free odd_steps')
-_ABSENT_RC = (0.0, -np.inf, np.inf, 1.0, 0.0, 0.0, -np.inf)
 
 # Bounds on the caches of request-specific columns (rebuilt on demand).
 MAX_DERIVED = 64
@@ -66,6 +60,14 @@ def _pci_free(host):
     return sum(pool.get('count', 0) for pool in utils.pci_pools(host))
 
 
+def host_number(host, name):
+    """What column ``name`` (NUMERIC) holds for ``host``, read from the
+    host alone: a per-host rule reads its numbers as the columns do."""
+    if name == 'pci_free':
+        return _pci_free(host)
+    return getattr(host, name, 0) or 0
+
+
 def _numeric(host):
     values = [getattr(host, name, 0) or 0 for name in NUMERIC[:-1]]
     values.append(_pci_free(host))
@@ -73,20 +75,9 @@ def _numeric(host):
 
 
 def _service_ok(host):
-    state = getattr(host, 'service_state', None)
-    if state is not None:
-        known, disabled, up = state()
-        return known and not disabled and up
-    service = getattr(host, 'service', None)
-    return bool(service is not None and not service['disabled']
-                and getattr(host, 'service_up', False))
-
-
-def _resources(host):
-    """{rc: (min_unit, max_unit, step_size, capacity)} and usages."""
-    limits = getattr(host, 'resource_limits', None)
-    return (limits() if limits is not None else {},
-            getattr(host, 'usages', None) or {})
+    # ComputeFilter's rule: its whole-population answer is this column.
+    return compute_filter.service_failure(
+        *compute_filter.service_of(host)) is None
 
 
 class Population:
@@ -96,14 +87,10 @@ class Population:
 
     ``owned``: the population registers itself with its HostStates so
     their changes mark their rows (one owner per HostState).
-    ``candidates`` is set by the scheduling pipeline to the rows still in
-    play while a filter or weigher runs (the default ``among`` of
-    ``evaluate``; callers that know their rows pass them instead).
     """
 
     def __init__(self, host_states=(), owned=False):
         self.owned = owned
-        self.candidates = None
         self.index = population_index.InstanceIndex(self)
         self.reset(host_states)
 
@@ -127,9 +114,8 @@ class Population:
                 [_numeric(host) for host in hosts]).T
         self.service_ok = np.zeros(capacity, bool)
         self.service_ok[:self.size] = [_service_ok(h) for h in hosts]
-        self._rc = {}
-        self._odd_steps = collections.Counter()
-        self._fill_resources(range(self.size))
+        self._rc = population_resources.ResourceColumns(capacity)
+        self._rc.fill(hosts, range(self.size))
         self._derived = collections.OrderedDict()
         self._partitions = collections.OrderedDict()
         self._aggregate_keys = None
@@ -177,11 +163,7 @@ class Population:
         num = np.zeros((len(NUMERIC), capacity))
         num[:, :old] = self._num
         self._num = num
-        for rc, values in list(self._rc.items()):
-            grown = np.empty((len(_ABSENT_RC), capacity))
-            grown.T[:] = _ABSENT_RC
-            grown[:, :old] = values
-            self._rc[rc] = grown
+        self._rc.grow(capacity)
         for name, (fn, values) in list(self._derived.items()):
             self._derived[name] = (fn, np.resize(values, capacity))
         for part in self._partitions.values():
@@ -191,7 +173,7 @@ class Population:
     def nbytes(self):
         """Bytes held in columns (the arrays, not the host states)."""
         arrays = [self.present, self.service_ok, self._num]
-        arrays.extend(self._rc.values())
+        arrays.extend(self._rc.arrays())
         arrays.extend(values for _fn, values in self._derived.values())
         arrays.extend(part.codes for part in self._partitions.values())
         return sum(array.nbytes for array in arrays)
@@ -262,39 +244,16 @@ class Population:
         if host is None:
             self.service_ok[row] = False
             self._num[:, row] = 0.0
-            self._fill_resources((row,))
+            self._rc.fill(self.hosts, (row,))
         else:
             self.service_ok[row] = _service_ok(host)
             self._num[:, row] = _numeric(host)
-            self._fill_resources((row,))
+            self._rc.fill(self.hosts, (row,))
         for fn, values in self._derived.values():
             values[row] = fn(host) if host is not None else 0
         for part in self._partitions.values():
             part.assign(row, host)
         self.index.update(row, host)
-
-    def _fill_resources(self, rows):
-        hosts = self.hosts
-        odd = self._odd_steps
-        for row in rows:
-            host = hosts[row]
-            limits, usages = _resources(host) if host is not None else ({},
-                                                                        {})
-            for rc in limits.keys() - self._rc.keys():
-                values = np.empty((len(_ABSENT_RC), len(self.present)))
-                values.T[:] = _ABSENT_RC
-                self._rc[rc] = values
-            for rc, values in self._rc.items():
-                odd[rc] -= values[3, row] != 1.0
-                fit = limits.get(rc)
-                if fit is None:
-                    values[:, row] = _ABSENT_RC
-                    continue
-                min_unit, max_unit, step_size, capacity = fit
-                used = usages.get(rc, 0)
-                values[:, row] = (1.0, min_unit, max_unit, step_size,
-                                  capacity, used, capacity - used)
-                odd[rc] += step_size != 1
 
     # Columns
 
@@ -303,13 +262,9 @@ class Population:
         return self._num[_NUMERIC_INDEX[name], :self.size]
 
     def resource(self, rc):
-        """Resource arrays of class ``rc``, or None when no host has it."""
-        values = self._rc.get(rc)
-        if values is None:
-            return None
-        size = self.size
-        return Resource(*(values[i, :size] for i in range(1, 7)),
-                        odd_steps=self._odd_steps[rc])
+        """Resource arrays of class ``rc`` (``Resource``), or None when
+        no host has it."""
+        return self._rc.resource(rc, self.size)
 
     def mask(self):
         """The present rows."""
@@ -352,10 +307,9 @@ class Population:
 
     def evaluate(self, name, key_fn, fn, default=False, dtype=bool,
                  cache=None, among=None):
-        """Per row, ``fn(host)`` once per distinct ``key_fn(host)``:
-        see ``evaluation.evaluate``."""
-        if among is None and cache is None:
-            among = self.candidates
+        """Per row, ``fn(host)`` once per distinct ``key_fn(host)``,
+        for the keys of the rows of ``among`` (every present row when
+        None): see ``evaluation.evaluate``."""
         return evaluation.evaluate(self, self.partition(name, key_fn), fn,
                                    default, dtype, cache, among)
 
@@ -390,7 +344,9 @@ class Population:
                                                    cast_to)
 
 
-# Re-exported: filters key their partitions by it.
+# Re-exported: filters key their partitions by it, the capacity step
+# reads Resource.
+Resource = population_resources.Resource
 AGGREGATE_PARTITIONS = population_aggregates.AGGREGATE_PARTITIONS
 aggregates_key = population_aggregates.aggregates_key
 

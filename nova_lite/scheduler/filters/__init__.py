@@ -21,10 +21,13 @@ An operator's filter (seed 000, "writing your own filter")::
     # enabled_filters = ComputeFilter,AcmeFilter
 
 A filter may also offer a whole-population fast path,
-``filter_population(population, spec_obj)``, answering for every host at
-once from the columns of a ``population.Population``. The scheduler uses
-it when present and falls back to ``host_passes`` host by host when it
-is absent or answers None; both kinds mix freely in one pipeline.
+``filter_population(population, spec_obj, among)``, answering for every
+host at once from the columns of a ``population.Population`` (``among``:
+the rows still in play). The scheduler uses it when present and falls
+back to ``host_passes`` host by host when it is absent or answers None;
+both kinds mix freely in one pipeline. The built-ins state each rule
+once and derive both answers and the rejection reason from it (see
+``filters.rules``).
 """
 
 import collections
@@ -84,16 +87,17 @@ class BaseHostFilter:
         host_passes = self.host_passes
         return [host for host in host_states if host_passes(host, spec_obj)]
 
-    def filter_population(self, population, spec_obj):
+    def filter_population(self, population, spec_obj, among=None):
         """The whole-population twin of ``host_passes`` (optional).
 
         Returns a numpy bool array over ``population``'s rows, True
         where ``host_passes`` would keep the host; or True, keeping every
         host; or None when it cannot answer for this request (the
         scheduler then asks ``host_passes`` per host). Only the rows of
-        ``population.candidates`` matter. It must agree with
-        ``host_passes`` on every host: the per-host method is the
-        reference, and the scheduler's tests compare the two.
+        ``among`` (a bool mask over the rows; None: every present row)
+        matter. It must agree with ``host_passes`` on every host: the
+        per-host method is the reference, and the scheduler's tests
+        compare the two.
         """
         return None
 
@@ -135,16 +139,18 @@ def format_shortfall(count, needed, best, unit):
         count, _number(needed), unit, _number(max(best, 0)), unit)
 
 
-def summarize_capacity(host_states, requested, total, free, unit,
+def summarize_capacity(host_states, requested, verdict, free, unit,
                        too_small):
     """Summarise hosts a capacity filter rejected.
 
-    Hosts whose whole ``total(host)`` is below ``requested`` are counted
-    with the ``too_small`` wording ('%d have less than %d MB in all'); the
-    others are short now, reported with the best ``free(host)`` among them.
+    Hosts the filter's rule finds too small (``verdict(host)``: the
+    rule's ``(too_small, short)``) are counted with the ``too_small``
+    wording ('%d have less than %d MB in all'); the others are short
+    now, reported with the best ``free(host)`` among them.
     """
-    small = [h for h in host_states if total(h) < requested]
-    short = [h for h in host_states if total(h) >= requested]
+    small, short = [], []
+    for host in host_states:
+        (small if verdict(host)[0] else short).append(host)
     parts = []
     if short:
         best = max(free(h) for h in short)

@@ -2,13 +2,13 @@
 agrees with the image's properties."""
 
 from nova_lite.conf import CONF
-from nova_lite.scheduler import filters
+from nova_lite.scheduler.filters import rules
 from nova_lite.scheduler import partitions
 from nova_lite.scheduler import population as population_mod
 from nova_lite.scheduler import utils
 
 
-class AggregateImagePropertiesIsolation(filters.BaseHostFilter):
+class AggregateImagePropertiesIsolation(rules.RuleFilter):
     """Passes a host unless one of its aggregates' metadata keys names a
     standard image property that the image sets to a value the metadata
     does not list.
@@ -27,14 +27,18 @@ class AggregateImagePropertiesIsolation(filters.BaseHostFilter):
     # The image may change on a rebuild: checked then too, as in Nova.
     RUN_ON_REBUILD = True
 
-    def _failure(self, host_state, spec_obj):
+    def parse_request(self, spec_obj):
+        """(image properties, metadata key prefix)."""
         props = utils.image_props(spec_obj)
         if props is None:
-            return None
+            return rules.EVERY_HOST
         opts = CONF.filter_scheduler
         namespace = opts.aggregate_image_properties_isolation_namespace
         separator = opts.aggregate_image_properties_isolation_separator
-        prefix = namespace + separator if namespace else ''
+        return props, namespace + separator if namespace else ''
+
+    def failure(self, host_state, request):
+        props, prefix = request
         metadata = utils.aggregate_metadata_get_by_host(host_state)
         for key, options in sorted(metadata.items()):
             if not key.startswith(prefix):
@@ -44,21 +48,11 @@ class AggregateImagePropertiesIsolation(filters.BaseHostFilter):
                 return 'image %s=%s not in aggregate' % (key, prop)
         return None
 
-    def host_passes(self, host_state, spec_obj):
-        return self._failure(host_state, spec_obj) is None
-
-    def rejection_reason(self, host_state, spec_obj):
-        return self._failure(host_state, spec_obj)
-
-    def filter_population(self, population, spec_obj):
+    def partition(self, request):
         # Only the host's aggregates count: once per distinct set.
-        props = utils.image_props(spec_obj)
-        if props is None:
-            return True
-        opts = CONF.filter_scheduler
-        return population.evaluate(
-            'aggregates', population_mod.aggregates_key,
-            lambda host: self.host_passes(host, spec_obj),
-            cache=('image isolation', partitions.freeze(props.to_dict()),
-                   opts.aggregate_image_properties_isolation_namespace,
-                   opts.aggregate_image_properties_isolation_separator))
+        return 'aggregates', population_mod.aggregates_key
+
+    def cache_key(self, request):
+        props, prefix = request
+        return ('image isolation', partitions.freeze(props.to_dict()),
+                prefix)

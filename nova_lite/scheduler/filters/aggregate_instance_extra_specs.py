@@ -3,10 +3,10 @@ metadata of the host's aggregates."""
 
 from oslo_log import log as logging
 
-from nova_lite.scheduler import filters
 from nova_lite.scheduler import partitions
 from nova_lite.scheduler import population as population_mod
 from nova_lite.scheduler.filters import extra_specs_ops
+from nova_lite.scheduler.filters import rules
 from nova_lite.scheduler import utils
 
 LOG = logging.getLogger(__name__)
@@ -25,7 +25,7 @@ def _requirements(specs):
             yield name, req
 
 
-class AggregateInstanceExtraSpecsFilter(filters.BaseHostFilter):
+class AggregateInstanceExtraSpecsFilter(rules.RuleFilter):
     """Passes hosts whose aggregates' metadata satisfy every flavor extra
     spec scoped ``aggregate_instance_extra_specs:<key>`` and every
     unscoped one.
@@ -41,34 +41,27 @@ class AggregateInstanceExtraSpecsFilter(filters.BaseHostFilter):
 
     run_filter_once_per_request = True
 
-    def _failure(self, host_state, spec_obj):
+    def parse_request(self, spec_obj):
         specs = utils.extra_specs(spec_obj)
-        if not specs:
-            return None
+        return specs if specs else rules.EVERY_HOST
+
+    def failure(self, host_state, specs):
         metadata = utils.aggregate_metadata_get_by_host(host_state)
         for key, req in _requirements(specs):
             values = metadata.get(key)
             if not values:
-                return 'lack aggregate %s' % key
-            if not any(extra_specs_ops.match(v, req) for v in values):
-                return 'aggregate %s does not match %s' % (key, req)
+                found = 'lack aggregate %s' % key
+            elif not any(extra_specs_ops.match(v, req) for v in values):
+                found = 'aggregate %s does not match %s' % (key, req)
+            else:
+                continue
+            LOG.debug('%s fails flavor extra specs: %s', host_state, found)
+            return found
         return None
 
-    def host_passes(self, host_state, spec_obj):
-        failure = self._failure(host_state, spec_obj)
-        if failure:
-            LOG.debug('%s fails flavor extra specs: %s', host_state, failure)
-        return failure is None
-
-    def rejection_reason(self, host_state, spec_obj):
-        return self._failure(host_state, spec_obj)
-
-    def filter_population(self, population, spec_obj):
+    def partition(self, specs):
         # Only the host's aggregates count: once per distinct set.
-        specs = utils.extra_specs(spec_obj)
-        if not specs:
-            return True
-        return population.evaluate(
-            'aggregates', population_mod.aggregates_key,
-            lambda host: self.host_passes(host, spec_obj),
-            cache=(SCOPE, partitions.freeze(specs)))
+        return 'aggregates', population_mod.aggregates_key
+
+    def cache_key(self, specs):
+        return (SCOPE, partitions.freeze(specs))

@@ -1,6 +1,6 @@
 """AggregateMultiTenancyIsolation: tenant-isolated aggregates."""
 
-from nova_lite.scheduler import filters
+from nova_lite.scheduler.filters import rules
 from nova_lite.scheduler import population as population_mod
 from nova_lite.scheduler import utils
 
@@ -20,7 +20,7 @@ def tenants_of(host_state):
     return tenants
 
 
-class AggregateMultiTenancyIsolation(filters.BaseHostFilter):
+class AggregateMultiTenancyIsolation(rules.RuleFilter):
     """Passes a host in no aggregate with ``filter_tenant_id*`` metadata,
     and a host in such aggregates only for the projects they list.
 
@@ -31,19 +31,18 @@ class AggregateMultiTenancyIsolation(filters.BaseHostFilter):
 
     run_filter_once_per_request = True
 
-    def host_passes(self, host_state, spec_obj):
-        tenants = tenants_of(host_state)
-        return not tenants or utils.spec_field(
-            spec_obj, 'project_id') in tenants
+    def parse_request(self, spec_obj):
+        return utils.spec_field(spec_obj, 'project_id')
 
-    def rejection_reason(self, host_state, spec_obj):
-        if self.host_passes(host_state, spec_obj):
+    def failure(self, host_state, project_id):
+        tenants = tenants_of(host_state)
+        if not tenants or project_id in tenants:
             return None
         return 'isolated to other projects'
 
-    def filter_population(self, population, spec_obj):
+    def partition(self, project_id):
         # Only the host's aggregates count: once per distinct set.
-        return population.evaluate(
-            'aggregates', population_mod.aggregates_key,
-            lambda host: self.host_passes(host, spec_obj),
-            cache=('tenant', utils.spec_field(spec_obj, 'project_id')))
+        return 'aggregates', population_mod.aggregates_key
+
+    def cache_key(self, project_id):
+        return ('tenant', project_id)

@@ -11,8 +11,5 @@ class AllHostsFilter(filters.BaseHostFilter):
     def host_passes(self, host_state, spec_obj):
         return True
 
-    def filter_all(self, host_states, spec_obj):
-        return list(host_states)
-
-    def filter_population(self, population, spec_obj):
+    def filter_population(self, population, spec_obj, among=None):
         return True

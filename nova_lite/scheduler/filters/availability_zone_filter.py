@@ -1,7 +1,7 @@
 """AvailabilityZoneFilter: hosts in the requested availability zone
 (seed 002)."""
 
-from nova_lite.scheduler import filters
+from nova_lite.scheduler.filters import rules
 from nova_lite.scheduler import population as population_mod
 from nova_lite.scheduler import utils
 
@@ -23,7 +23,7 @@ def zone_key(host_state):
             getattr(host_state, 'availability_zone', None))
 
 
-class AvailabilityZoneFilter(filters.BaseHostFilter):
+class AvailabilityZoneFilter(rules.RuleFilter):
     """Passes hosts in the request's ``availability_zone``; a request
     without one passes every host. The placement prefilter
     (``[scheduler] query_placement_for_availability_zone``) does the same
@@ -33,19 +33,14 @@ class AvailabilityZoneFilter(filters.BaseHostFilter):
 
     run_filter_once_per_request = True
 
-    def host_passes(self, host_state, spec_obj):
-        zone = utils.spec_field(spec_obj, 'availability_zone')
-        return not zone or zone in host_zones(host_state)
+    def parse_request(self, spec_obj):
+        return (utils.spec_field(spec_obj, 'availability_zone')
+                or rules.EVERY_HOST)
 
-    def filter_population(self, population, spec_obj):
-        zone = utils.spec_field(spec_obj, 'availability_zone')
-        if not zone:
-            return True
-        return population.evaluate(
-            'zones', zone_key, lambda host: self.host_passes(host, spec_obj),
-            cache=zone)
-
-    def rejection_reason(self, host_state, spec_obj):
-        if self.host_passes(host_state, spec_obj):
+    def failure(self, host_state, zone):
+        if zone in host_zones(host_state):
             return None
-        return 'not in zone %s' % spec_obj.availability_zone
+        return 'not in zone %s' % zone
+
+    def partition(self, zone):
+        return 'zones', zone_key

@@ -5,8 +5,8 @@ import json
 
 from oslo_log import log as logging
 
-from nova_lite.scheduler import filters
 from nova_lite.scheduler.filters import extra_specs_ops
+from nova_lite.scheduler.filters import rules
 from nova_lite.scheduler import utils
 
 LOG = logging.getLogger(__name__)
@@ -94,9 +94,10 @@ def _requirement(key, req):
     return None
 
 
-def _requirements(host_state, specs):
-    """(key, path, requirement) of the extra specs this filter checks."""
-    for key, req in specs.items():
+def _requirements(host_state, items):
+    """(key, path, requirement) of the extra specs (``items``: (key,
+    requirement) pairs) this filter checks."""
+    for key, req in items:
         found = _requirement(key, req)
         if found is None:
             continue
@@ -113,7 +114,7 @@ def _checked(key):
 
 
 def capability_key(keys, host_state):
-    """What ``_first_failure`` reads of a host for extra specs ``keys``:
+    """What ``failure`` reads of a host for extra specs ``keys``:
     per key, whether an unscoped one applies and the capability as
     text."""
     key = []
@@ -125,7 +126,7 @@ def capability_key(keys, host_state):
     return tuple(key)
 
 
-class ComputeCapabilitiesFilter(filters.BaseHostFilter):
+class ComputeCapabilitiesFilter(rules.RuleFilter):
     """Passes hosts whose capabilities satisfy every flavor extra spec in
     the ``capabilities:`` scope (and every unscoped one naming a host
     attribute or stat).
@@ -151,29 +152,31 @@ class ComputeCapabilitiesFilter(filters.BaseHostFilter):
 
     RUN_ON_REBUILD = False
 
-    def _first_failure(self, host_state, spec_obj):
+    def parse_request(self, spec_obj):
+        """(sorted keys, (key, requirement) pairs in the flavor's order)
+        of the extra specs this filter may read."""
         specs = utils.extra_specs(spec_obj)
-        for key, path, req in _requirements(host_state, specs):
+        items = tuple((key, req) for key, req in specs.items()
+                      if _checked(key))
+        if not items:
+            return rules.EVERY_HOST
+        return tuple(sorted(key for key, _req in items)), items
+
+    def failure(self, host_state, request):
+        _keys, items = request
+        for key, path, req in _requirements(host_state, items):
             cap = get_capability(host_state, path)
             if cap is None or not extra_specs_ops.match(str(cap), req):
                 LOG.debug('%s fails extra spec %s=%s (has %s)', host_state,
                           key, req, cap)
-                return key, req
+                return 'fail %s=%s' % (key, req)
         return None
 
-    def host_passes(self, host_state, spec_obj):
-        return self._first_failure(host_state, spec_obj) is None
+    def partition(self, request):
+        keys, _items = request
+        return (('capabilities', keys),
+                functools.partial(capability_key, keys))
 
-    def filter_population(self, population, spec_obj):
-        specs = utils.extra_specs(spec_obj)
-        keys = tuple(sorted(key for key in specs if _checked(key)))
-        if not keys:
-            return True
-        return population.evaluate(
-            ('capabilities', keys), functools.partial(capability_key, keys),
-            lambda host: self.host_passes(host, spec_obj),
-            cache=tuple(specs[key] for key in keys))
-
-    def rejection_reason(self, host_state, spec_obj):
-        failure = self._first_failure(host_state, spec_obj)
-        return None if failure is None else 'fail %s=%s' % failure
+    def cache_key(self, request):
+        _keys, items = request
+        return tuple(sorted(items))

@@ -3,6 +3,29 @@
 from nova_lite.scheduler import filters
 
 
+def service_of(host_state):
+    """(has a service record, disabled, up) of the host's compute
+    service."""
+    state = getattr(host_state, 'service_state', None)
+    if state is not None:
+        return state()
+    service = getattr(host_state, 'service', None)
+    return (service is not None,
+            bool(service is not None and service['disabled']),
+            bool(getattr(host_state, 'service_up', False)))
+
+
+def service_failure(known, disabled, up):
+    """The compute service rule, stated once: "disabled", "down", or
+    None when the host passes. The population's ``service_ok`` column
+    is this rule's answer per row."""
+    if known and disabled:
+        return 'disabled'
+    if not (known and up):
+        return 'down'
+    return None
+
+
 class ComputeFilter(filters.BaseHostFilter):
     """Passes hosts whose compute service is enabled and up.
 
@@ -15,17 +38,10 @@ class ComputeFilter(filters.BaseHostFilter):
     run_filter_once_per_request = True
 
     def host_passes(self, host_state, spec_obj):
-        service = host_state.service
-        return (service is not None and not service['disabled']
-                and host_state.service_up)
+        return self.rejection_reason(host_state, spec_obj) is None
 
-    def filter_population(self, population, spec_obj):
+    def filter_population(self, population, spec_obj, among=None):
         return population.service_ok[:population.size]
 
     def rejection_reason(self, host_state, spec_obj):
-        service = host_state.service
-        if service is not None and service['disabled']:
-            return 'disabled'
-        if service is None or not host_state.service_up:
-            return 'down'
-        return None
+        return service_failure(*service_of(host_state))

@@ -54,7 +54,7 @@ class BaseCoreFilter(filters.BaseHostFilter):
         too_small, short = self._verdict(host_state, spec_obj)
         return not (too_small or short)
 
-    def filter_population(self, population, spec_obj):
+    def filter_population(self, population, spec_obj, among=None):
         too_small, short = cpu_rule(
             population.column('vcpus_total'),
             population.column('vcpus_used'),
@@ -74,7 +74,7 @@ class BaseCoreFilter(filters.BaseHostFilter):
     def summarize_rejections(self, host_states, spec_obj):
         return filters.summarize_capacity(
             host_states, spec_obj.flavor.vcpus,
-            total=lambda h: h.vcpus_total,
+            verdict=lambda h: self._verdict(h, spec_obj),
             free=lambda h: self._free_vcpus(h, spec_obj), unit='VCPU',
             too_small='%d have fewer than %d CPUs')
 

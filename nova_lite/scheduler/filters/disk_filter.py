@@ -8,6 +8,21 @@ def requested_disk_mb(flavor):
     return 1024 * (flavor.root_gb + flavor.ephemeral_gb) + flavor.swap
 
 
+def usable_disk_mb(total_gb, free_mb, ratio):
+    """The overcommitted total minus what is used and reserved, in MB."""
+    total = total_gb * 1024
+    return total * ratio - (total - free_mb)
+
+
+def disk_rule(total_gb, free_mb, ratio, requested):
+    """The disk rule, stated once for one host's numbers and for whole
+    columns alike (numpy operands broadcast): ``(too_small, short)``,
+    the host's own disk is less than ``requested`` MB, its usable disk
+    is. A host passes when neither holds; the reason names the first."""
+    return (total_gb * 1024 < requested,
+            usable_disk_mb(total_gb, free_mb, ratio) < requested)
+
+
 class BaseDiskFilter(filters.BaseHostFilter):
     """Passes hosts with enough usable disk for ``spec_obj.flavor``.
 
@@ -29,44 +44,42 @@ class BaseDiskFilter(filters.BaseHostFilter):
         raise NotImplementedError()
 
     def _usable_disk_mb(self, host_state, spec_obj):
-        total = host_state.total_usable_disk_gb * 1024
-        ratio = self._get_disk_allocation_ratio(host_state, spec_obj)
-        return total * ratio - (total - host_state.free_disk_mb)
+        return usable_disk_mb(
+            host_state.total_usable_disk_gb, host_state.free_disk_mb,
+            self._get_disk_allocation_ratio(host_state, spec_obj))
 
-    def _passes(self, host_state, spec_obj, requested):
-        if host_state.total_usable_disk_gb * 1024 < requested:
-            return False
-        return self._usable_disk_mb(host_state, spec_obj) >= requested
+    def _verdict(self, host_state, spec_obj):
+        return disk_rule(host_state.total_usable_disk_gb,
+                         host_state.free_disk_mb,
+                         self._get_disk_allocation_ratio(host_state,
+                                                         spec_obj),
+                         requested_disk_mb(spec_obj.flavor))
 
     def host_passes(self, host_state, spec_obj):
-        return self._passes(host_state, spec_obj,
-                            requested_disk_mb(spec_obj.flavor))
+        too_small, short = self._verdict(host_state, spec_obj)
+        return not (too_small or short)
 
-    def filter_all(self, host_states, spec_obj):
-        # The flavor is read once, not per host.
-        requested = requested_disk_mb(spec_obj.flavor)
-        passes = self._passes
-        return [h for h in host_states if passes(h, spec_obj, requested)]
-
-    def filter_population(self, population, spec_obj):
-        requested = requested_disk_mb(spec_obj.flavor)
-        total = population.column('total_usable_disk_gb') * 1024
-        ratio = self._disk_ratio_population(population, spec_obj)
-        usable = total * ratio - (total - population.column('free_disk_mb'))
-        return (total >= requested) & (usable >= requested)
+    def filter_population(self, population, spec_obj, among=None):
+        too_small, short = disk_rule(
+            population.column('total_usable_disk_gb'),
+            population.column('free_disk_mb'),
+            self._disk_ratio_population(population, spec_obj),
+            requested_disk_mb(spec_obj.flavor))
+        return ~(too_small | short)
 
     def rejection_reason(self, host_state, spec_obj):
-        if self.host_passes(host_state, spec_obj):
-            return None
+        too_small, short = self._verdict(host_state, spec_obj)
         requested = requested_disk_mb(spec_obj.flavor)
-        if host_state.total_usable_disk_gb * 1024 < requested:
+        if too_small:
             return 'have less than %d MB in all' % requested
-        return 'need %d MB' % requested
+        if short:
+            return 'need %d MB' % requested
+        return None
 
     def summarize_rejections(self, host_states, spec_obj):
         return filters.summarize_capacity(
             host_states, requested_disk_mb(spec_obj.flavor),
-            total=lambda h: h.total_usable_disk_gb * 1024,
+            verdict=lambda h: self._verdict(h, spec_obj),
             free=lambda h: self._usable_disk_mb(h, spec_obj), unit='MB',
             too_small='%d have less than %d MB in all')
 

@@ -6,7 +6,7 @@ import operator
 import re
 
 from nova_lite.conf import CONF
-from nova_lite.scheduler import filters
+from nova_lite.scheduler.filters import rules
 from nova_lite.scheduler import partitions
 from nova_lite.scheduler import utils
 
@@ -109,7 +109,7 @@ def host_key(host_state):
             host_state.hypervisor_type, host_state.hypervisor_version)
 
 
-class ImagePropertiesFilter(filters.BaseHostFilter):
+class ImagePropertiesFilter(rules.RuleFilter):
     """Passes hosts that support the image's ``hw_architecture``,
     ``img_hv_type`` and ``hw_vm_mode`` (the old names ``architecture``,
     ``hypervisor_type`` and ``vm_mode`` are mapped when the image is
@@ -132,25 +132,26 @@ class ImagePropertiesFilter(filters.BaseHostFilter):
     RUN_ON_REBUILD = True
     run_filter_once_per_request = True
 
-    @staticmethod
-    def _wanted(spec_obj):
+    def parse_request(self, spec_obj):
+        """((arch, hv_type, vm_mode) wanted, img_hv_requested_version)."""
         arch = utils.image_prop(
             spec_obj, 'hw_architecture',
             CONF.filter_scheduler.image_properties_default_architecture)
-        return (_canonical(arch, _ARCH_ALIASES),
-                _canonical(utils.image_prop(spec_obj, 'img_hv_type'),
-                           _HV_ALIASES),
-                _canonical(utils.image_prop(spec_obj, 'hw_vm_mode'),
-                           _VM_MODE_ALIASES))
-
-    def _failure(self, host_state, spec_obj):
-        wanted = self._wanted(spec_obj)
+        wanted = (_canonical(arch, _ARCH_ALIASES),
+                  _canonical(utils.image_prop(spec_obj, 'img_hv_type'),
+                             _HV_ALIASES),
+                  _canonical(utils.image_prop(spec_obj, 'hw_vm_mode'),
+                             _VM_MODE_ALIASES))
         if not any(wanted):
-            return None
+            return rules.EVERY_HOST
+        return wanted, utils.image_prop(spec_obj,
+                                        'img_hv_requested_version')
+
+    def failure(self, host_state, request):
+        wanted, required = request
         if not any(_supports(item, wanted)
                    for item in supported_instances(host_state)):
             return 'cannot run %s' % '/'.join(w or '*' for w in wanted)
-        required = utils.image_prop(spec_obj, 'img_hv_requested_version')
         version = host_state.hypervisor_version
         if not (required and version):
             return None
@@ -161,18 +162,5 @@ class ImagePropertiesFilter(filters.BaseHostFilter):
             return 'bad img_hv_requested_version %r' % required
         return 'hypervisor version does not meet %s' % required
 
-    def host_passes(self, host_state, spec_obj):
-        return self._failure(host_state, spec_obj) is None
-
-    def filter_population(self, population, spec_obj):
-        wanted = self._wanted(spec_obj)
-        if not any(wanted):
-            return True
-        required = utils.image_prop(spec_obj, 'img_hv_requested_version')
-        return population.evaluate(
-            'image_properties', host_key,
-            lambda host: self._failure(host, spec_obj) is None,
-            cache=(wanted, required))
-
-    def rejection_reason(self, host_state, spec_obj):
-        return self._failure(host_state, spec_obj)
+    def partition(self, request):
+        return 'image_properties', host_key

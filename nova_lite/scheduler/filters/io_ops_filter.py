@@ -4,6 +4,12 @@ from nova_lite.conf import CONF
 from nova_lite.scheduler import filters
 
 
+def io_ops_rule(num_io_ops, limit):
+    """The I/O rule, for one host's count and for a whole column alike:
+    True where the host is too busy (``limit`` or more operations)."""
+    return num_io_ops >= limit
+
+
 class IoOpsFilter(filters.BaseHostFilter):
     """Passes hosts with fewer than ``max_io_ops_per_host`` I/O-heavy
     operations in progress (``num_io_ops``: instances building, or
@@ -21,16 +27,18 @@ class IoOpsFilter(filters.BaseHostFilter):
         """The limit of every row (an array, or one number)."""
         return CONF.filter_scheduler.max_io_ops_per_host
 
-    def filter_population(self, population, spec_obj):
-        limit = self._max_io_ops_population(population, spec_obj)
-        return population.column('num_io_ops') < limit
+    def filter_population(self, population, spec_obj, among=None):
+        return ~io_ops_rule(
+            population.column('num_io_ops'),
+            self._max_io_ops_population(population, spec_obj))
+
+    def _limit_if_busy(self, host_state, spec_obj):
+        limit = self._get_max_io_ops_per_host(host_state, spec_obj)
+        return limit if io_ops_rule(host_state.num_io_ops, limit) else None
 
     def host_passes(self, host_state, spec_obj):
-        limit = self._get_max_io_ops_per_host(host_state, spec_obj)
-        return host_state.num_io_ops < limit
+        return self._limit_if_busy(host_state, spec_obj) is None
 
     def rejection_reason(self, host_state, spec_obj):
-        limit = self._get_max_io_ops_per_host(host_state, spec_obj)
-        if host_state.num_io_ops < limit:
-            return None
-        return 'have %d or more I/O ops' % limit
+        limit = self._limit_if_busy(host_state, spec_obj)
+        return None if limit is None else 'have %d or more I/O ops' % limit

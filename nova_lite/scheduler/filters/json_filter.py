@@ -17,7 +17,7 @@ import ipaddress
 import json
 import operator
 
-from nova_lite.scheduler import filters
+from nova_lite.scheduler.filters import rules
 from nova_lite.scheduler import partitions
 
 
@@ -117,7 +117,7 @@ def variables_key(names, host_state):
     return tuple(key)
 
 
-class JsonFilter(filters.BaseHostFilter):
+class JsonFilter(rules.RuleFilter):
     """Passes hosts for which the ``query`` scheduler hint is true (see
     the module docstring for its grammar and operators ``=``, ``<``,
     ``>``, ``in``, ``<=``, ``>=``, ``not``, ``or``, ``and``). A list
@@ -128,44 +128,32 @@ class JsonFilter(filters.BaseHostFilter):
 
     RUN_ON_REBUILD = False
 
-    def _result(self, host_state, spec_obj):
-        """(passes, reason)."""
+    def parse_request(self, spec_obj):
+        """(query text, query)."""
         text = spec_obj.get_scheduler_hint('query')
         if not text:
-            return True, None
+            return rules.EVERY_HOST
         try:
             if not isinstance(text, str):
                 raise ValueError('give one query hint, not %d' % len(text))
-            query = json.loads(text)
-            result = evaluate(query, host_state)
-        except KeyError as exc:
-            return False, 'bad query: unknown operator %s' % exc
+            return text, json.loads(text)
         except ValueError as exc:
-            return False, 'bad query: %s' % exc
+            return rules.Refused('bad query: %s' % exc)
+
+    def failure(self, host_state, request):
+        try:
+            result = evaluate(request[1], host_state)
+        except KeyError as exc:
+            return 'bad query: unknown operator %s' % exc
+        except ValueError as exc:
+            return 'bad query: %s' % exc
         if isinstance(result, list):
             result = any(result)
-        return bool(result), None if result else 'fail query'
+        return None if result else 'fail query'
 
-    def host_passes(self, host_state, spec_obj):
-        return self._result(host_state, spec_obj)[0]
+    def partition(self, request):
+        names = tuple(variables(request[1]))
+        return ('query', names), functools.partial(variables_key, names)
 
-    def filter_population(self, population, spec_obj):
-        text = spec_obj.get_scheduler_hint('query')
-        if not text:
-            return True
-        try:
-            names = tuple(variables(json.loads(text)))
-        except (TypeError, ValueError):
-            # Malformed: host_passes rejects every host alike.
-            names = ()
-        try:
-            return population.evaluate(
-                ('query', names), functools.partial(variables_key, names),
-                lambda host: self.host_passes(host, spec_obj),
-                cache=partitions.freeze(text))
-        except TypeError:
-            # A variable whose value cannot key a partition.
-            return None
-
-    def rejection_reason(self, host_state, spec_obj):
-        return self._result(host_state, spec_obj)[1]
+    def cache_key(self, request):
+        return partitions.freeze(request[0])

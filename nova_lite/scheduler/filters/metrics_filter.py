@@ -1,9 +1,7 @@
 """MetricsFilter: hosts reporting every metric the metrics weigher uses."""
 
-import functools
-
 from nova_lite.conf import CONF
-from nova_lite.scheduler import filters
+from nova_lite.scheduler.filters import rules
 from nova_lite.scheduler import utils
 
 
@@ -18,7 +16,12 @@ def has_metric(name, host_state):
     return name in (getattr(host_state, 'metrics', None) or {})
 
 
-class MetricsFilter(filters.BaseHostFilter):
+def metric_names_key(host_state):
+    """What ``MetricsFilter`` reads of a host: its metrics' names."""
+    return frozenset(getattr(host_state, 'metrics', None) or ())
+
+
+class MetricsFilter(rules.RuleFilter):
     """Passes hosts whose ``metrics`` include every metric named in
     ``[metrics] weight_setting``, so MetricsWeigher never meets a host
     lacking one (with ``[metrics] required`` that would fail the
@@ -31,27 +34,13 @@ class MetricsFilter(filters.BaseHostFilter):
     # explanation) show it.
     run_filter_once_per_request = False
 
-    @staticmethod
-    def _missing(host_state, names):
-        have = getattr(host_state, 'metrics', None) or {}
-        return sorted(names.difference(have))
-
-    def host_passes(self, host_state, spec_obj):
-        return not self._missing(host_state, weighed_metric_names())
-
-    def filter_all(self, host_states, spec_obj):
-        # The option is parsed once, not per host.
+    def parse_request(self, spec_obj):
         names = weighed_metric_names()
-        return [h for h in host_states if not self._missing(h, names)]
+        return frozenset(names) if names else rules.EVERY_HOST
 
-    def filter_population(self, population, spec_obj):
-        passed = True
-        for name in weighed_metric_names():
-            passed = passed & population.derived(
-                ('has metric', name), functools.partial(has_metric, name),
-                bool)
-        return passed
-
-    def rejection_reason(self, host_state, spec_obj):
-        missing = self._missing(host_state, weighed_metric_names())
+    def failure(self, host_state, names):
+        missing = sorted(names.difference(metric_names_key(host_state)))
         return 'lack metric %s' % missing[0] if missing else None
+
+    def partition(self, names):
+        return 'metric names', metric_names_key

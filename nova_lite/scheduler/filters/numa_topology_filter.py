@@ -7,12 +7,8 @@ dedicated CPU sets, pinning under a thread policy, the allocation ratios
 per cell, and the NUMA affinity of requested PCI devices.
 """
 
-import collections
-
-import numpy as np
-
 from nova_lite import exception
-from nova_lite.scheduler import filters
+from nova_lite.scheduler.filters import rules
 from nova_lite.scheduler.numa import host as numa_host
 from nova_lite.scheduler.numa import placement
 from nova_lite.scheduler import partitions
@@ -45,7 +41,7 @@ def _ratios(host_state):
             host_state.ram_allocation_ratio)
 
 
-class NUMATopologyFilter(filters.BaseHostFilter):
+class NUMATopologyFilter(rules.RuleFilter):
     """Passes every host for a request without a NUMA topology; for one
     with a topology, hosts with NUMA cells (``host_state.numa_topology``)
     that take every guest cell as Nova's numa_fit_instance_to_host does,
@@ -58,16 +54,14 @@ class NUMATopologyFilter(filters.BaseHostFilter):
     # The image's NUMA properties may change on a rebuild (as in Nova).
     RUN_ON_REBUILD = True
 
-    @staticmethod
-    def _request(spec_obj):
-        """(NumaRequest or None, None) or (None, reason)."""
+    def parse_request(self, spec_obj):
         try:
-            return numa_request(spec_obj), None
+            wanted = numa_request(spec_obj)
         except (TypeError, ValueError, exception.PciInvalidAlias) as exc:
-            return None, 'bad NUMA request: %s' % exc
+            return rules.Refused('bad NUMA request: %s' % exc)
+        return rules.EVERY_HOST if wanted is None else wanted
 
-    @staticmethod
-    def _failure(host_state, wanted):
+    def failure(self, host_state, wanted):
         cells = getattr(host_state, 'numa_topology', None) or []
         if not cells:
             return 'have no NUMA topology'
@@ -82,45 +76,7 @@ class NUMATopologyFilter(filters.BaseHostFilter):
             return 'no fit for %d NUMA cells' % len(wanted.cells)
         return None
 
-    def _reason(self, host_state, spec_obj):
-        wanted, bad = self._request(spec_obj)
-        if wanted is None:
-            return bad
-        return self._failure(host_state, wanted)
-
-    def host_passes(self, host_state, spec_obj):
-        return self._reason(host_state, spec_obj) is None
-
-    def filter_population(self, population, spec_obj):
-        wanted, bad = self._request(spec_obj)
-        if bad is not None:
-            return np.zeros(population.size, bool)
-        if wanted is None:
-            return True
-        failure = self._failure
-        key_fn, name = ((host_key_with_pci, 'numa_pci') if wanted.pci_wanted
-                        else (host_key, 'numa'))
-        return population.evaluate(
-            name, key_fn, lambda host: failure(host, wanted) is None,
-            cache=wanted)
-
-    def rejection_reason(self, host_state, spec_obj):
-        return self._reason(host_state, spec_obj)
-
-    def summarize_rejections(self, host_states, spec_obj):
-        # The request is read once, and hosts alike are answered once.
-        wanted, bad = self._request(spec_obj)
-        if bad is not None:
-            return filters.format_counts(
-                collections.Counter({bad: len(host_states)}))
-        if wanted is None:
-            return ''
-        key_fn = host_key_with_pci if wanted.pci_wanted else host_key
-        known, counts = {}, collections.Counter()
-        for host in host_states:
-            key = key_fn(host)
-            if key not in known:
-                known[key] = self._failure(host, wanted)
-            counts[known[key]] += 1
-        counts.pop(None, None)
-        return filters.format_counts(counts)
+    def partition(self, wanted):
+        if wanted.pci_wanted:
+            return 'numa_pci', host_key_with_pci
+        return 'numa', host_key

@@ -8,11 +8,9 @@ A host offers free devices in pools (``host_state.pci_stats``), each
 
 import json
 
-import numpy as np
-
 from nova_lite.conf import CONF
 from nova_lite import exception
-from nova_lite.scheduler import filters
+from nova_lite.scheduler.filters import rules
 from nova_lite.scheduler import partitions
 from nova_lite.scheduler import utils
 
@@ -113,7 +111,7 @@ def pools_key(host_state):
     return partitions.freeze(utils.pci_pools(host_state))
 
 
-class PciPassthroughFilter(filters.BaseHostFilter):
+class PciPassthroughFilter(rules.RuleFilter):
     """Passes every host for a flavor without ``pci_passthrough:alias``;
     otherwise hosts whose free PCI pools supply every requested
     "<alias>:<count>" together. A pool supplies an alias when it matches
@@ -124,23 +122,19 @@ class PciPassthroughFilter(filters.BaseHostFilter):
     pci_passthrough:alias".
     """
 
-    @staticmethod
-    def _request(spec_obj):
-        """(wanted, aliases), or (None, reason) for a bad extra spec."""
+    def parse_request(self, spec_obj):
+        """(wanted, aliases); raises PciInvalidAlias for a malformed
+        ``[pci] alias``."""
         try:
             wanted = requested_devices(spec_obj)
         except ValueError:
-            return None, 'bad %s' % EXTRA_SPEC
+            return rules.Refused('bad %s' % EXTRA_SPEC)
         if not wanted:
-            return [], {}
+            return rules.EVERY_HOST
         return wanted, parse_aliases(CONF.pci.alias)
 
-    @staticmethod
-    def _failure(host_state, wanted, aliases):
-        if wanted is None:
-            return aliases
-        if not wanted:
-            return None
+    def failure(self, host_state, request):
+        wanted, aliases = request
         short = first_shortfall(utils.pci_pools(host_state), wanted,
                                 aliases)
         if short is None:
@@ -149,30 +143,8 @@ class PciPassthroughFilter(filters.BaseHostFilter):
             return 'PCI alias %s is not defined' % short[0]
         return 'lack PCI %s x%d' % short
 
-    def host_passes(self, host_state, spec_obj):
-        return self._failure(host_state,
-                             *self._request(spec_obj)) is None
+    def partition(self, request):
+        return 'pci', pools_key
 
-    def filter_all(self, host_states, spec_obj):
-        # The extra spec and the aliases are parsed once, not per host.
-        wanted, aliases = self._request(spec_obj)
-        if wanted == []:
-            return list(host_states)
-        failure = self._failure
-        return [h for h in host_states
-                if failure(h, wanted, aliases) is None]
-
-    def filter_population(self, population, spec_obj):
-        wanted, aliases = self._request(spec_obj)
-        if wanted == []:
-            return True
-        if wanted is None:
-            return np.zeros(population.size, bool)
-        failure = self._failure
-        return population.evaluate(
-            'pci', pools_key,
-            lambda host: failure(host, wanted, aliases) is None,
-            cache=partitions.freeze((wanted, aliases)))
-
-    def rejection_reason(self, host_state, spec_obj):
-        return self._failure(host_state, *self._request(spec_obj))
+    def cache_key(self, request):
+        return partitions.freeze(request)

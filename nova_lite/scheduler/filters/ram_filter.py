@@ -53,7 +53,7 @@ class BaseRamFilter(filters.BaseHostFilter):
         too_small, short = self._verdict(host_state, spec_obj)
         return not (too_small or short)
 
-    def filter_population(self, population, spec_obj):
+    def filter_population(self, population, spec_obj, among=None):
         too_small, short = ram_rule(
             population.column('total_usable_ram_mb'),
             population.column('free_ram_mb'),
@@ -73,7 +73,7 @@ class BaseRamFilter(filters.BaseHostFilter):
     def summarize_rejections(self, host_states, spec_obj):
         return filters.summarize_capacity(
             host_states, spec_obj.flavor.memory_mb,
-            total=lambda h: h.total_usable_ram_mb,
+            verdict=lambda h: self._verdict(h, spec_obj),
             free=lambda h: self._usable_ram_mb(h, spec_obj), unit='MB',
             too_small='%d have less than %d MB in all')
 

@@ -31,22 +31,17 @@ class RetryFilter(filters.BaseHostFilter):
         return {_pair(entry) for entry in hosts or ()}
 
     def host_passes(self, host_state, spec_obj):
-        tried = self._tried(spec_obj)
-        return (host_state.host, host_state.nodename) not in tried
+        return self.rejection_reason(host_state, spec_obj) is None
 
-    def filter_all(self, host_states, spec_obj):
-        tried = self._tried(spec_obj)
-        return [h for h in host_states if (h.host, h.nodename) not in tried]
-
-    def filter_population(self, population, spec_obj):
-        passed = True
+    def filter_population(self, population, spec_obj, among=None):
+        tried = False
         for pair in self._tried(spec_obj):
             if len(pair) == 2:
-                passed = passed & ~(population.hosts_named([pair[0]])
-                                    & population.nodes_named([pair[1]]))
-        return passed
+                tried = tried | (population.hosts_named([pair[0]])
+                                 & population.nodes_named([pair[1]]))
+        return True if tried is False else ~tried
 
     def rejection_reason(self, host_state, spec_obj):
-        if self.host_passes(host_state, spec_obj):
-            return None
-        return 'already tried'
+        tried = (host_state.host, host_state.nodename) in self._tried(
+            spec_obj)
+        return 'already tried' if tried else None

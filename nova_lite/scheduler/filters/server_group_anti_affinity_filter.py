@@ -1,6 +1,9 @@
 """ServerGroupAntiAffinityFilter: members of an anti-affinity group apart."""
 
+import numpy as np
+
 from nova_lite.scheduler import filters
+from nova_lite.scheduler.filters import server_group_affinity_filter
 from nova_lite.scheduler import utils
 
 
@@ -42,40 +45,47 @@ class ServerGroupAntiAffinityFilter(filters.BaseHostFilter):
 
     policy_name = 'anti-affinity'
 
-    def _count_and_limit(self, host_state, spec_obj):
-        """(members on host, limit), or None when the host passes."""
-        group = utils.spec_field(spec_obj, 'instance_group')
-        if utils.group_policy(group) != self.policy_name:
+    @staticmethod
+    def _fails(count, limit, stays):
+        """The rule, for one host's numbers and for whole columns alike:
+        ``count`` members on the host reach ``limit``, and the instance
+        is not one ``stays`` on its own host."""
+        return (count >= limit) & np.logical_not(stays)
+
+    def _request(self, spec_obj):
+        """(group, its limit, the instance uuid when it may stay on its
+        host), or None when this filter does not apply."""
+        group = server_group_affinity_filter.group_of(spec_obj,
+                                                     self.policy_name)
+        if group is None:
             return None
         uuid = utils.spec_field(spec_obj, 'instance_uuid')
-        instances = getattr(host_state, 'instances', None) or {}
-        if (uuid and uuid in instances
-                and utils.spec_field(spec_obj, 'num_instances', 1) <= 1):
-            return None
-        count = members_on_host(host_state, group)
-        limit = max_server_per_host(group)
-        return None if count < limit else (count, limit)
+        if utils.spec_field(spec_obj, 'num_instances', 1) > 1:
+            uuid = None
+        return group, max_server_per_host(group), uuid
 
     def host_passes(self, host_state, spec_obj):
-        return self._count_and_limit(host_state, spec_obj) is None
+        return self.rejection_reason(host_state, spec_obj) is None
 
-    def filter_population(self, population, spec_obj):
-        group = utils.spec_field(spec_obj, 'instance_group')
-        if utils.group_policy(group) != self.policy_name:
+    def filter_population(self, population, spec_obj, among=None):
+        request = self._request(spec_obj)
+        if request is None:
             return True
+        group, limit, uuid = request
         members = set(utils.spec_field(group, 'members') or ())
-        passed = (population.index.count_per_row(members)
-                  < max_server_per_host(group))
-        uuid = utils.spec_field(spec_obj, 'instance_uuid')
-        if uuid and utils.spec_field(spec_obj, 'num_instances', 1) <= 1:
-            passed |= population.index.any_per_row([uuid])
-        return passed
+        stays = (population.index.any_per_row([uuid]) if uuid
+                 else False)
+        return ~self._fails(population.index.count_per_row(members), limit,
+                            stays)
 
     def rejection_reason(self, host_state, spec_obj):
-        found = self._count_and_limit(host_state, spec_obj)
-        if found is None:
+        request = self._request(spec_obj)
+        if request is None:
             return None
-        group = utils.spec_field(spec_obj, 'instance_group')
-        return 'run %d of group %s' % (found[0], (
-            utils.spec_field(group, 'name') or
-            utils.spec_field(group, 'uuid')))
+        group, limit, uuid = request
+        instances = getattr(host_state, 'instances', None) or {}
+        count = members_on_host(host_state, group)
+        if not self._fails(count, limit, bool(uuid) and uuid in instances):
+            return None
+        return 'run %d of group %s' % (
+            count, server_group_affinity_filter.group_name(group))

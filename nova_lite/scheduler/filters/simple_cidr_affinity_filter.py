@@ -5,7 +5,7 @@ import ipaddress
 
 import numpy as np
 
-from nova_lite.scheduler import filters
+from nova_lite.scheduler.filters import rules
 
 
 def requested_network(spec_obj):
@@ -32,11 +32,19 @@ def ipv4_of(host_state):
     return int(address) if address.version == 4 else -1
 
 
+def in_ipv4_network(address, network):
+    """Whether ``address`` (ipv4_of's integer, or a column of them) is in
+    IPv4 ``network``; the rule for IPv4 networks, for one host and for
+    every row alike."""
+    return (address >= 0) & (
+        (address & int(network.netmask)) == int(network.network_address))
+
+
 def host_ip_key(host_state):
     return str(host_state.host_ip)
 
 
-class SimpleCIDRAffinityFilter(filters.BaseHostFilter):
+class SimpleCIDRAffinityFilter(rules.RuleFilter):
     """Passes hosts whose ``host_ip`` is in the network of the
     ``build_near_host_ip`` and ``cidr`` scheduler hints; without
     ``build_near_host_ip``, every host. A host with no (valid) address,
@@ -47,38 +55,34 @@ class SimpleCIDRAffinityFilter(filters.BaseHostFilter):
     # A host's address does not change within a request.
     run_filter_once_per_request = True
 
-    def _failure(self, host_state, spec_obj):
+    def parse_request(self, spec_obj):
         try:
             network = requested_network(spec_obj)
         except ValueError:
-            return 'bad cidr hints'
-        if network is None:
-            return None
+            return rules.Refused('bad cidr hints')
+        return rules.EVERY_HOST if network is None else network
+
+    def failure(self, host_state, network):
         try:
             address = ipaddress.ip_address(str(host_state.host_ip))
         except ValueError:
             return 'have no host_ip'
-        return None if address in network else 'outside %s' % network
+        if network.version == 4:
+            inside = in_ipv4_network(ipv4_of(host_state), network)
+        else:
+            inside = address in network
+        return None if inside else 'outside %s' % network
 
-    def host_passes(self, host_state, spec_obj):
-        return self._failure(host_state, spec_obj) is None
+    def partition(self, network):
+        return 'host_ip', host_ip_key
 
-    def filter_population(self, population, spec_obj):
-        try:
-            network = requested_network(spec_obj)
-        except ValueError:
-            return np.zeros(population.size, bool)
-        if network is None:
-            return True
-        if network.version != 4:
-            return population.evaluate(
-                'host_ip', host_ip_key,
-                lambda host: self.host_passes(host, spec_obj),
-                cache=str(network))
+    def cache_key(self, network):
+        return str(network)
+
+    def filter_population(self, population, spec_obj, among=None):
+        network = self.parse_request(spec_obj)
+        if not isinstance(network, ipaddress.IPv4Network):
+            return super().filter_population(population, spec_obj, among)
+        # One address per host: a column, rather than answers per key.
         address = population.derived('ipv4', ipv4_of, np.int64)
-        netmask = int(network.netmask)
-        return (address >= 0) & (
-            (address & netmask) == int(network.network_address))
-
-    def rejection_reason(self, host_state, spec_obj):
-        return self._failure(host_state, spec_obj)
+        return in_ipv4_network(address, network)

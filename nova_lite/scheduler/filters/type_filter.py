@@ -1,6 +1,6 @@
 """AggregateTypeAffinityFilter: aggregates that take only some flavors."""
 
-from nova_lite.scheduler import filters
+from nova_lite.scheduler.filters import rules
 from nova_lite.scheduler import population as population_mod
 from nova_lite.scheduler import utils
 
@@ -15,7 +15,7 @@ def flavor_names(host_state):
     return names
 
 
-class AggregateTypeAffinityFilter(filters.BaseHostFilter):
+class AggregateTypeAffinityFilter(rules.RuleFilter):
     """Passes hosts in no aggregate with ``instance_type`` metadata, and
     hosts where one such aggregate lists the flavor's name
     (``instance_type`` is the old word for flavor; the value is one name
@@ -25,18 +25,18 @@ class AggregateTypeAffinityFilter(filters.BaseHostFilter):
 
     run_filter_once_per_request = True
 
-    def host_passes(self, host_state, spec_obj):
+    def parse_request(self, spec_obj):
+        return spec_obj.flavor.name
+
+    def failure(self, host_state, flavor_name):
         names = flavor_names(host_state)
-        return not names or spec_obj.flavor.name in names
-
-    def rejection_reason(self, host_state, spec_obj):
-        if self.host_passes(host_state, spec_obj):
+        if not names or flavor_name in names:
             return None
-        return 'flavor %s not allowed' % spec_obj.flavor.name
+        return 'flavor %s not allowed' % flavor_name
 
-    def filter_population(self, population, spec_obj):
+    def partition(self, flavor_name):
         # Only the host's aggregates count: once per distinct set.
-        return population.evaluate(
-            'aggregates', population_mod.aggregates_key,
-            lambda host: self.host_passes(host, spec_obj),
-            cache=('flavor', spec_obj.flavor.name))
+        return 'aggregates', population_mod.aggregates_key
+
+    def cache_key(self, flavor_name):
+        return ('flavor', flavor_name)

@@ -74,14 +74,14 @@ class BaseHostWeigher:
         host). The base multiplier is 1.0 everywhere."""
         return 1.0
 
-    def weigh_population(self, population, spec_obj):
+    def weigh_population(self, population, spec_obj, among=None):
         """Raw weights of every row of ``population`` (optional): a float
         array over its rows, one float for all, or None when it cannot
         answer (``weigh_objects`` is then asked for the candidates). The
         numbers are ``_weigh_object``'s, before clamping to minval/maxval
-        (the scheduler clamps); only the rows of
-        ``population.candidates`` matter, and it must agree with the
-        per-host method, which stays the reference."""
+        (the scheduler clamps); only the rows of ``among`` (a bool mask
+        over the rows; None: every present row) matter, and it must
+        agree with the per-host method, which stays the reference."""
         return None
 
     def _weigh_object(self, host_state, weight_properties):

@@ -1,14 +1,8 @@
 """ServerGroupSoftAffinityWeigher: soft-affinity groups prefer hosts with
 their members."""
 
-import numpy as np
-from oslo_log import log as logging
-
-from nova_lite.conf import CONF
 from nova_lite.scheduler import utils
-from nova_lite.scheduler import weighers
-
-LOG = logging.getLogger(__name__)
+from nova_lite.scheduler.weighers import rules
 
 
 def members_on_host(host_state, spec_obj, policy_name):
@@ -22,43 +16,14 @@ def members_on_host(host_state, spec_obj, policy_name):
     return sum(1 for uuid in set(members) if uuid in instances)
 
 
-class _SoftAffinityWeigherBase(weighers.BaseHostWeigher):
+class _SoftAffinityWeigherBase(rules.PositiveMultiplier):
     policy_name = None
-    option = None
-    _warned = False
-
-    def weight_multiplier(self, host_state):
-        value = utils.get_weight_multiplier(
-            host_state, self.option,
-            getattr(CONF.filter_scheduler, self.option))
-        if value < 0:
-            # The option refuses negative values; from aggregate metadata
-            # one would turn affinity into anti-affinity or back.
-            if not self._warned:
-                self._warned = True
-                LOG.warning('Ignoring negative %s of host %s aggregates',
-                            self.option, host_state.host)
-            return 0.0
-        return value
 
     def _weigh_object(self, host_state, weight_properties):
         return members_on_host(host_state, weight_properties,
                                self.policy_name)
 
-    def multiplier_population(self, population):
-        value = population.aggregate_min(
-            self.option, getattr(CONF.filter_scheduler, self.option))
-        if np.ndim(value) == 0:
-            return max(value, 0.0)
-        if (value < 0).any():
-            if not self._warned:
-                self._warned = True
-                LOG.warning('Ignoring negative %s of some hosts\' '
-                            'aggregates', self.option)
-            value = np.maximum(value, 0.0)
-        return value
-
-    def weigh_population(self, population, spec_obj):
+    def weigh_population(self, population, spec_obj, among=None):
         group = utils.spec_field(spec_obj, 'instance_group')
         if utils.group_policy(group) != self.policy_name:
             return 0.0
@@ -75,4 +40,4 @@ class ServerGroupSoftAffinityWeigher(_SoftAffinityWeigherBase):
     """
 
     policy_name = 'soft-affinity'
-    option = 'soft_affinity_weight_multiplier'
+    multiplier_key = 'soft_affinity_weight_multiplier'

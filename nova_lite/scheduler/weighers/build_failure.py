@@ -1,11 +1,9 @@
 """BuildFailureWeigher: weigh down hosts whose recent builds failed."""
 
-from nova_lite.conf import CONF
-from nova_lite.scheduler import utils
-from nova_lite.scheduler import weighers
+from nova_lite.scheduler.weighers import rules
 
 
-class BuildFailureWeigher(weighers.BaseHostWeigher):
+class BuildFailureWeigher(rules.NumbersWeigher):
     """Weighs a host by ``failed_builds``, the builds that failed on it
     since its last successful one, with the *negated*
     ``build_failure_weight_multiplier`` (the aggregate minimum or the
@@ -21,18 +19,8 @@ class BuildFailureWeigher(weighers.BaseHostWeigher):
     per-aggregate multiplier would lose to one with the default.
     """
 
-    def weight_multiplier(self, host_state):
-        return -utils.get_weight_multiplier(
-            host_state, 'build_failure_weight_multiplier',
-            CONF.filter_scheduler.build_failure_weight_multiplier)
+    reads = ('failed_builds',)
+    multiplier_key = 'build_failure_weight_multiplier'
 
-    def _weigh_object(self, host_state, weight_properties):
-        return getattr(host_state, 'failed_builds', 0) or 0
-
-    def multiplier_population(self, population):
-        return -population.aggregate_min(
-            'build_failure_weight_multiplier',
-            CONF.filter_scheduler.build_failure_weight_multiplier)
-
-    def weigh_population(self, population, spec_obj):
-        return population.column('failed_builds')
+    def adjust_multiplier(self, value):
+        return -value

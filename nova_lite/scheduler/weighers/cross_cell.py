@@ -1,11 +1,9 @@
 """CrossCellWeigher: prefer the instance's own cell when it moves."""
 
-from nova_lite.conf import CONF
-from nova_lite.scheduler import utils
-from nova_lite.scheduler import weighers
+from nova_lite.scheduler.weighers import rules
 
 
-class CrossCellWeigher(weighers.BaseHostWeigher):
+class CrossCellWeigher(rules.NumbersWeigher):
     """Weighs hosts in the moving instance's own cell above hosts in
     other cells (seed 000, Ussuri).
 
@@ -16,21 +14,8 @@ class CrossCellWeigher(weighers.BaseHostWeigher):
     override) keeps its meaning once there are cells.
     """
 
-    def weight_multiplier(self, host_state):
-        return utils.get_weight_multiplier(
-            host_state, 'cross_cell_move_weight_multiplier',
-            CONF.filter_scheduler.cross_cell_move_weight_multiplier)
+    multiplier_key = 'cross_cell_move_weight_multiplier'
 
-    def _weigh_object(self, host_state, weight_properties):
-        return 0.0
-
-    def weight_objects(self, weighed_obj_list, weight_properties):
-        return [0.0] * len(weighed_obj_list)
-
-    def multiplier_population(self, population):
-        return population.aggregate_min(
-            'cross_cell_move_weight_multiplier',
-            CONF.filter_scheduler.cross_cell_move_weight_multiplier)
-
-    def weigh_population(self, population, spec_obj):
+    @staticmethod
+    def weight():
         return 0.0

@@ -5,7 +5,7 @@ import numpy as np
 
 from nova_lite.conf import CONF
 from nova_lite.scheduler import utils
-from nova_lite.scheduler import weighers
+from nova_lite.scheduler.weighers import rules
 
 
 def _pairs(properties):
@@ -23,7 +23,7 @@ def requested_pairs(spec_obj):
     return _pairs(to_dict() if to_dict else props)
 
 
-class ImagePropertiesWeigher(weighers.BaseHostWeigher):
+class ImagePropertiesWeigher(rules.AggregateMultiplier):
     """Weighs a host by how many of the request image's properties the
     images of its instances (``host_state.instances[...]
     .image_properties``) share, summed over the instances.
@@ -36,10 +36,7 @@ class ImagePropertiesWeigher(weighers.BaseHostWeigher):
     (nothing is computed while every host's multiplier is 0.0).
     """
 
-    def weight_multiplier(self, host_state):
-        return utils.get_weight_multiplier(
-            host_state, 'image_props_weight_multiplier',
-            CONF.filter_scheduler.image_props_weight_multiplier)
+    multiplier_key = 'image_props_weight_multiplier'
 
     @staticmethod
     def _setting():
@@ -57,14 +54,10 @@ class ImagePropertiesWeigher(weighers.BaseHostWeigher):
         setting = self._setting()
         return [self._weigh(w.obj, wanted, setting) for w in weighed_obj_list]
 
-    def multiplier_population(self, population):
-        return population.aggregate_min(
-            'image_props_weight_multiplier',
-            CONF.filter_scheduler.image_props_weight_multiplier)
-
-    def weigh_population(self, population, spec_obj):
+    def weigh_population(self, population, spec_obj, among=None):
         multiplier = self.multiplier_population(population)
-        among = population.candidates
+        if among is None:
+            among = population.mask()
         if not np.any(multiplier if np.ndim(multiplier) == 0
                       else multiplier[among]):
             return 0.0

@@ -1,11 +1,9 @@
 """IoOpsWeigher: prefer hosts with fewer I/O-heavy operations (or more)."""
 
-from nova_lite.conf import CONF
-from nova_lite.scheduler import utils
-from nova_lite.scheduler import weighers
+from nova_lite.scheduler.weighers import rules
 
 
-class IoOpsWeigher(weighers.BaseHostWeigher):
+class IoOpsWeigher(rules.NumbersWeigher):
     """Weighs a host by ``num_io_ops``, its instances building or in an
     I/O-heavy task state (resize_migrating, rebuilding, resize_prep,
     image_snapshot, image_backup, rescuing, unshelving). With the default
@@ -16,19 +14,5 @@ class IoOpsWeigher(weighers.BaseHostWeigher):
     """
 
     minval = 0
-
-    def weight_multiplier(self, host_state):
-        return utils.get_weight_multiplier(
-            host_state, 'io_ops_weight_multiplier',
-            CONF.filter_scheduler.io_ops_weight_multiplier)
-
-    def _weigh_object(self, host_state, weight_properties):
-        return host_state.num_io_ops
-
-    def multiplier_population(self, population):
-        return population.aggregate_min(
-            'io_ops_weight_multiplier',
-            CONF.filter_scheduler.io_ops_weight_multiplier)
-
-    def weigh_population(self, population, spec_obj):
-        return population.column('num_io_ops')
+    reads = ('num_io_ops',)
+    multiplier_key = 'io_ops_weight_multiplier'

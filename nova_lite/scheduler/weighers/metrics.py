@@ -8,7 +8,7 @@ from nova_lite.conf import CONF
 from nova_lite import exception
 from nova_lite.scheduler.filters import metrics_filter
 from nova_lite.scheduler import utils
-from nova_lite.scheduler import weighers
+from nova_lite.scheduler.weighers import rules
 
 
 def weight_setting():
@@ -21,7 +21,7 @@ def metric_value(name, host_state):
     return (getattr(host_state, 'metrics', None) or {}).get(name, 0.0)
 
 
-class MetricsWeigher(weighers.BaseHostWeigher):
+class MetricsWeigher(rules.AggregateMultiplier):
     """Weighs a host by the sum of metric * ratio over ``[metrics]
     weight_setting`` ("cpu.percent=-1.0, mem.free=0.5"), read from
     ``host_state.metrics``; with the positive default
@@ -35,10 +35,10 @@ class MetricsWeigher(weighers.BaseHostWeigher):
     weight_setting weighs every host 0.
     """
 
-    def weight_multiplier(self, host_state):
-        return utils.get_weight_multiplier(
-            host_state, 'metrics_weight_multiplier',
-            CONF.metrics.weight_multiplier)
+    multiplier_key = 'metrics_weight_multiplier'
+
+    def default_multiplier(self):
+        return CONF.metrics.weight_multiplier
 
     def weight_objects(self, weighed_obj_list, weight_properties):
         # The option is parsed once per request, not per host.
@@ -63,15 +63,12 @@ class MetricsWeigher(weighers.BaseHostWeigher):
                 return CONF.metrics.weight_of_unavailable
         return value
 
-    def multiplier_population(self, population):
-        return population.aggregate_min('metrics_weight_multiplier',
-                                        CONF.metrics.weight_multiplier)
-
-    def weigh_population(self, population, spec_obj):
+    def weigh_population(self, population, spec_obj, among=None):
         setting = weight_setting()
         if not setting:
             return 0.0
-        among = population.candidates
+        if among is None:
+            among = population.mask()
         presence = [population.derived(
             ('has metric', name),
             functools.partial(metrics_filter.has_metric, name), bool)

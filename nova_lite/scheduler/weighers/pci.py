@@ -1,20 +1,15 @@
 """PCIWeigher: keep hosts with free PCI devices for requests needing them."""
 
 import numpy as np
-from oslo_log import log as logging
 
-from nova_lite.conf import CONF
-from nova_lite.scheduler import utils
-from nova_lite.scheduler import weighers
-
-LOG = logging.getLogger(__name__)
+from nova_lite.scheduler.weighers import rules
 
 # Beyond this many free devices a host is not scarce: 500 and 2000 free
 # devices weigh the same, and the weight never reaches zero.
 MAX_DEVS = 100
 
 
-class PCIWeigher(weighers.BaseHostWeigher):
+class PCIWeigher(rules.PositiveMultiplier, rules.NumbersWeigher):
     """Weighs a host by MAX_DEVS - min(free PCI devices, MAX_DEVS - 1):
     the fewer free devices, the heavier. A request without PCI devices
     thus avoids PCI hosts; one with PCI devices (which
@@ -27,39 +22,9 @@ class PCIWeigher(weighers.BaseHostWeigher):
     aggregate metadata counts as 0.0 (the weigher off for that host).
     """
 
-    _warned = False
+    reads = ('pci_free',)
+    multiplier_key = 'pci_weight_multiplier'
 
-    def weight_multiplier(self, host_state):
-        value = utils.get_weight_multiplier(
-            host_state, 'pci_weight_multiplier',
-            CONF.filter_scheduler.pci_weight_multiplier)
-        if value < 0:
-            if not self._warned:
-                self._warned = True
-                LOG.warning('Ignoring negative pci_weight_multiplier %s '
-                            'of host %s aggregates', value, host_state.host)
-            return 0.0
-        return value
-
-    def multiplier_population(self, population):
-        value = population.aggregate_min(
-            'pci_weight_multiplier',
-            CONF.filter_scheduler.pci_weight_multiplier)
-        if np.ndim(value) == 0:
-            return max(value, 0.0)
-        if (value < 0).any():
-            if not self._warned:
-                self._warned = True
-                LOG.warning('Ignoring negative pci_weight_multiplier of '
-                            'some hosts\' aggregates')
-            value = np.maximum(value, 0.0)
-        return value
-
-    def weigh_population(self, population, spec_obj):
-        return MAX_DEVS - np.minimum(population.column('pci_free'),
-                                     MAX_DEVS - 1)
-
-    def _weigh_object(self, host_state, weight_properties):
-        free = sum(pool.get('count', 0)
-                   for pool in utils.pci_pools(host_state))
-        return MAX_DEVS - min(free, MAX_DEVS - 1)
+    @staticmethod
+    def weight(free):
+        return MAX_DEVS - np.minimum(free, MAX_DEVS - 1)

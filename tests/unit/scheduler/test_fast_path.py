@@ -36,8 +36,8 @@ def _configure(conf, options):
 
 def _fast_mask(flt, hosts, spec):
     population = population_mod.Population(hosts)
-    population.candidates = population.mask()
-    passed = flt.filter_population(population, spec)
+    passed = fast_path._call_fast(flt.filter_population, population, spec,
+                                  population.mask())
     assert passed is not None
     return np.broadcast_to(passed, (len(hosts),)).tolist()
 
@@ -102,8 +102,8 @@ def test_weigh_population_weighs_as_weigh_objects(conf, cls):
     spec = fake_hosts.spec(instance_group=group)
     weigher = cls()
     population = population_mod.Population(hosts)
-    population.candidates = population.mask()
-    raw = np.broadcast_to(weigher.weigh_population(population, spec),
+    raw = np.broadcast_to(fast_path._call_fast(
+        weigher.weigh_population, population, spec, population.mask()),
                           (len(hosts),))
     expected = [weigher._weigh_object(h, spec) for h in hosts]
     assert raw.tolist() == expected
@@ -122,10 +122,10 @@ def test_metrics_unavailable_only_where_the_multiplier_counts(conf):
              fake_hosts.host('lacks-off', aggregates=[off])]
     weigher = metrics.MetricsWeigher()
     population = population_mod.Population(hosts)
-    population.candidates = population.mask()
     expected = [5.0, -50.0, 0.0]
     assert [weigher._weigh_object(h, None) for h in hosts] == expected
-    assert weigher.weigh_population(population, None).tolist() == expected
+    assert weigher.weigh_population(
+        population, None, population.mask()).tolist() == expected
 
 
 class _StrictRam(ram_filter.RamFilter):

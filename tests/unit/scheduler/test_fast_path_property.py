@@ -10,6 +10,7 @@ included, so each step's counts and reasons), the claims made and
 released, the hosts refreshed, and the request's server group after.
 """
 
+import os
 import random
 
 import pytest
@@ -25,7 +26,9 @@ from nova_lite.scheduler import weighers
 from . import fakes
 from . import random_fleet
 
-CASES = 400
+# More cases (and sequences) with NOVA_LITE_PROPERTY_SCALE=<factor>.
+SCALE = int(os.environ.get('NOVA_LITE_PROPERTY_SCALE', '1'))
+CASES = 400 * SCALE
 ALL_FILTERS = sorted(cls.__name__ for cls in filters.all_filters())
 ALL_WEIGHERS = [cls for cls in weighers.all_weighers()]
 POSITIVE = ('pci_weight_multiplier', 'soft_affinity_weight_multiplier',
@@ -162,14 +165,14 @@ def test_built_ins_answer_for_the_whole_population(conf):
     assert seen == set(ALL_FILTERS)
 
 
-SEQUENCES = 24
+SEQUENCES = 24 * SCALE
 REQUESTS_PER_SEQUENCE = 6
 
 
 def _change_hosts(rng, states):
     """Host changes between two requests, as notices bring them: usage
     moving on some hosts, a service going down or coming back."""
-    for state in rng.sample(states, rng.randint(0, 3)):
+    for state in rng.sample(states, rng.randint(0, min(3, len(states)))):
         state.consume({'VCPU': 1, 'MEMORY_MB': rng.choice([256, 1024])},
                       (state.generation or 0) + 1)
     if rng.random() < 0.3:

@@ -1,0 +1,112 @@
+"""Built-in filter rules, each stated once.
+
+A built-in filter whose answer for a host depends on a few of the host's
+properties (its aggregates, capabilities, PCI pools, NUMA cells...) and
+on the request states its rule once, as a ``RuleFilter``:
+
+* ``parse_request(spec_obj)``: what the rule reads of the request, or
+  ``EVERY_HOST`` when the request does not concern the filter, or a
+  ``Refused`` when the request itself is bad (every host fails, with its
+  reason);
+* ``failure(host_state, request)``: why the host fails the request (a
+  short phrase), or None when it passes;
+* ``partition(request)``: (name, key_fn), ``key_fn(host_state)`` giving
+  all that ``failure`` reads of a host, so hosts with equal keys get
+  equal answers.
+
+``host_passes`` (Nova's plug-in contract, the reference),
+``rejection_reason``, ``summarize_rejections`` and ``filter_population``
+(answered once per distinct key, the answers kept across requests with
+an equal ``cache_key``) all derive from those, so they cannot disagree.
+A subclass that overrides ``failure`` without ``partition`` is filtered
+host by host (``population_twins``).
+"""
+
+import collections
+
+import numpy as np
+
+from nova_lite.scheduler import filters
+
+# parse_request: the request does not concern the filter.
+EVERY_HOST = object()
+
+
+class Refused:
+    """parse_request: a bad request, which fails every host."""
+
+    __slots__ = ('reason',)
+
+    def __init__(self, reason):
+        self.reason = reason
+
+
+class RuleFilter(filters.BaseHostFilter):
+    """A filter whose rule is ``failure(host_state, request)``; see the
+    module docstring."""
+
+    population_twins = filters.BaseHostFilter.population_twins + (
+        ('failure', 'partition'),)
+
+    def parse_request(self, spec_obj):
+        raise NotImplementedError()
+
+    def failure(self, host_state, request):
+        raise NotImplementedError()
+
+    def partition(self, request):
+        raise NotImplementedError()
+
+    def cache_key(self, request):
+        """A hashable naming all of ``request`` that ``failure`` reads."""
+        return request
+
+    def rejection_reason(self, host_state, spec_obj):
+        request = self.parse_request(spec_obj)
+        if request is EVERY_HOST:
+            return None
+        if isinstance(request, Refused):
+            return request.reason
+        return self.failure(host_state, request)
+
+    def host_passes(self, host_state, spec_obj):
+        return self.rejection_reason(host_state, spec_obj) is None
+
+    def filter_population(self, population, spec_obj, among=None):
+        request = self.parse_request(spec_obj)
+        if request is EVERY_HOST:
+            return True
+        if isinstance(request, Refused):
+            return np.zeros(population.size, bool)
+        name, key_fn = self.partition(request)
+        failure = self.failure
+        try:
+            return population.evaluate(
+                name, key_fn, lambda host: failure(host, request) is None,
+                cache=self.cache_key(request))
+        except TypeError:
+            # A host value that cannot key a partition (a JSON query's
+            # variable holding a list): answered host by host.
+            return None
+
+    def summarize_rejections(self, host_states, spec_obj):
+        # The request is read once, and hosts alike are answered once.
+        request = self.parse_request(spec_obj)
+        if request is EVERY_HOST:
+            return ''
+        if isinstance(request, Refused):
+            return filters.format_counts(
+                collections.Counter({request.reason: len(host_states)}))
+        _name, key_fn = self.partition(request)
+        known, counts = {}, collections.Counter()
+        for host in host_states:
+            try:
+                key = key_fn(host)
+                reason = known[key] if key in known else known.setdefault(
+                    key, self.failure(host, request))
+            except TypeError:
+                # A key that cannot be hashed: this host alone.
+                reason = self.failure(host, request)
+            counts[reason] += 1
+        counts.pop(None, None)
+        return filters.format_counts(counts)
