@@ -59,6 +59,21 @@ class NovaLiteObject(ovo_base.VersionedObject):
         value read from a field already has the field's type."""
         return _clone(self, {})
 
+    def obj_what_changed(self):
+        """The changed fields, as oslo.versionedobjects finds them, but
+        looking for changed sub-objects only in the fields that can hold
+        one: it looks in every field set, through its property, and
+        ``obj_to_primitive`` asks twice at every level of a nested
+        object (a tenth of the API's profile of a boot)."""
+        changes = {name for name in self._changed_fields
+                   if name in self.fields}
+        for name in _fields_holding_objects(type(self)):
+            value = getattr(self, '_obj_' + name, None)
+            if (isinstance(value, ovo_base.VersionedObject) and
+                    value.obj_what_changed()):
+                changes.add(name)
+        return changes
+
     # Remotable methods that read nothing of the object but the fields
     # named here and its changed fields: {method: identity fields}. Sent
     # through the conductor, such a call carries only those (see
@@ -82,6 +97,24 @@ class NovaLiteObject(ovo_base.VersionedObject):
         sparse.obj_reset_changes()
         sparse._changed_fields = set(changed)
         return sparse
+
+
+_HOLDING_OBJECTS = {}
+
+
+def _fields_holding_objects(cls):
+    """The names of ``cls``'s fields whose value can be an object: an
+    ObjectField, or a field of no fixed type (JSONField); every other
+    field coerces its value to a primitive or a collection."""
+    names = _HOLDING_OBJECTS.get(cls)
+    if names is None:
+        names = tuple(
+            name for name, field in cls.fields.items()
+            if isinstance(getattr(field, '_type', None), ovo_fields.Object)
+            or type(getattr(field, '_type', None)) in (
+                ovo_fields.FieldType, type(None)))
+        _HOLDING_OBJECTS[cls] = names
+    return names
 
 
 # Types whose values a copy can share: nothing changes them in place
