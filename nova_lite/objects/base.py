@@ -14,6 +14,10 @@ Remotable methods (``@base.remotable``, and ``@classmethod`` over
 through the conductor when it does not (``indirection_api``).
 """
 
+import copy
+import datetime
+import uuid
+
 from oslo_utils import versionutils
 from oslo_versionedobjects import base as ovo_base
 from oslo_versionedobjects import fields as ovo_fields
@@ -47,6 +51,29 @@ class NovaLiteObject(ovo_base.VersionedObject):
         raise NotImplementedError('%s has no lazy-loadable attribute %s'
                                   % (self.obj_name(), attrname))
 
+    def obj_clone(self):
+        """A deep copy, as oslo.versionedobjects' ``obj_clone``: the same
+        field values (sub-objects, lists and dicts copied, never shared),
+        context and changed fields. Faster than its ``copy.deepcopy``
+        walk, which coerces every value again through its field: a
+        value read from a field already has the field's type."""
+        return _clone(self, {})
+
+    def obj_what_changed(self):
+        """The changed fields, as oslo.versionedobjects finds them, but
+        looking for changed sub-objects only in the fields that can hold
+        one: it looks in every field set, through its property, and
+        ``obj_to_primitive`` asks twice at every level of a nested
+        object (a tenth of the API's profile of a boot)."""
+        changes = {name for name in self._changed_fields
+                   if name in self.fields}
+        for name in _fields_holding_objects(type(self)):
+            value = getattr(self, '_obj_' + name, None)
+            if (isinstance(value, ovo_base.VersionedObject) and
+                    value.obj_what_changed()):
+                changes.add(name)
+        return changes
+
     # Remotable methods that read nothing of the object but the fields
     # named here and its changed fields: {method: identity fields}. Sent
     # through the conductor, such a call carries only those (see
@@ -70,6 +97,90 @@ class NovaLiteObject(ovo_base.VersionedObject):
         sparse.obj_reset_changes()
         sparse._changed_fields = set(changed)
         return sparse
+
+
+_HOLDING_OBJECTS = {}
+
+
+def _fields_holding_objects(cls):
+    """The names of ``cls``'s fields whose value can be an object: an
+    ObjectField, or a field of no fixed type (JSONField); every other
+    field coerces its value to a primitive or a collection."""
+    names = _HOLDING_OBJECTS.get(cls)
+    if names is None:
+        names = tuple(
+            name for name, field in cls.fields.items()
+            if isinstance(getattr(field, '_type', None), ovo_fields.Object)
+            or type(getattr(field, '_type', None)) in (
+                ovo_fields.FieldType, type(None)))
+        _HOLDING_OBJECTS[cls] = names
+    return names
+
+
+# Types whose values a copy can share: nothing changes them in place
+# (exact types: a subclass may add mutable state, and is deep-copied).
+_IMMUTABLE = (str, int, float, bool, type(None), bytes, datetime.datetime,
+              datetime.date, datetime.timedelta, uuid.UUID)
+_COERCED = (ovo_fields.CoercedDict, ovo_fields.CoercedList,
+            ovo_fields.CoercedSet)
+
+
+def _clone(value, memo):
+    """A deep copy of a field's value; ``memo`` maps the id of each object
+    copied to its copy, so that shared sub-objects stay shared."""
+    kind = type(value)
+    if kind in _IMMUTABLE:
+        return value
+    if kind is dict:
+        return {key: _clone(item, memo) for key, item in value.items()}
+    if kind is list:
+        return [_clone(item, memo) for item in value]
+    if kind is tuple:
+        return tuple(_clone(item, memo) for item in value)
+    if kind in _COERCED:
+        return _clone_coerced(value, memo)
+    if (isinstance(value, ovo_base.VersionedObject) and
+            type(value).__deepcopy__ is ovo_base.VersionedObject.__deepcopy__):
+        return _clone_object(value, memo)
+    return copy.deepcopy(value, memo)
+
+
+def _clone_coerced(value, memo):
+    """A copy of a collection that coerces what is put in it (a field's
+    dict, list or set), coercing for the copy of its object, filled
+    without coercing again."""
+    kind = type(value)
+    clone = kind()
+    owner = getattr(value, '_obj', None)
+    clone.enable_coercing(getattr(value, '_element_type', None),
+                          memo.get(id(owner), owner),
+                          getattr(value, '_field', None))
+    if kind is ovo_fields.CoercedDict:
+        dict.update(clone, ((key, _clone(item, memo))
+                            for key, item in value.items()))
+    elif kind is ovo_fields.CoercedList:
+        list.extend(clone, (_clone(item, memo) for item in value))
+    else:
+        set.update(clone, (_clone(item, memo) for item in value))
+    return clone
+
+
+def _clone_object(obj, memo):
+    copied = memo.get(id(obj))
+    if copied is not None:
+        return copied
+    clone = obj.__class__()
+    memo[id(obj)] = clone
+    clone._context = obj._context
+    for name in obj.fields:
+        attr = '_obj_' + name
+        try:
+            value = getattr(obj, attr)
+        except AttributeError:
+            continue   # not set: not copied, nor lazy-loaded
+        setattr(clone, attr, _clone(value, memo))
+    clone._changed_fields = set(obj._changed_fields)
+    return clone
 
 
 class NovaLiteTimestampObject:
