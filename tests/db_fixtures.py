@@ -208,6 +208,18 @@ class _Copies:
 _copies = _Copies()
 
 
+def migrated_copy(backend):
+    """A new database at the newest schema on ``backend``, a server (a
+    ScratchDatabase, to give to ``drop_later``)."""
+    return _copies.take(backend)
+
+
+def drop_later(database):
+    """Drop ``database`` (made by ``migrated_copy``) while the caller goes
+    on; an error is printed (at exit at the latest)."""
+    _copies.drop(database)
+
+
 class MigratedDatabase(ScratchDatabase):
     """A scratch database at the newest schema, wired into nova_lite's
     enginefacade for the duration of a test."""
@@ -221,7 +233,7 @@ class MigratedDatabase(ScratchDatabase):
         if self.backend == 'sqlite':
             self.create()
         else:
-            copy = _copies.take(self.backend)
+            copy = migrated_copy(self.backend)
             self.name, self.url = copy.name, copy.url
         # A transaction context of its own, built like the real one so
         # oslo.db's exception filters (duplicate entry, deadlock) apply.
@@ -242,4 +254,4 @@ class MigratedDatabase(ScratchDatabase):
         if self.backend == 'sqlite':
             self.drop()
         elif self.url is not None:
-            _copies.drop(self)
+            drop_later(self)

@@ -19,7 +19,7 @@ def start_deployment(workdir, request, **kwargs):
         deploy.start()
     except Exception:
         print(deploy.logs())
-        deploy.cleanup()
+        deploy.cleanup(wait=False)
         raise
     return deploy
 
@@ -39,11 +39,11 @@ def deployed(workdir, request, check_exit=True, **kwargs):
         yield deploy
     except BaseException:
         deploy.stop()
-        deploy.cleanup()
+        deploy.cleanup(wait=False)
         raise
     codes = deploy.stop()
     deploy.final_logs = deploy.logs()
-    deploy.cleanup()
+    deploy.cleanup(wait=False)
     if check_exit:
         assert set(codes.values()) == {0}, 'unclean exit %s\n%s' % (
             codes, deploy.final_logs)
