@@ -6,6 +6,10 @@ import pytest
 
 from tests.functional import deployment
 
+# Modules start deployment after deployment: make each one's vhost while
+# the tests before it run.
+deployment.RabbitVhost.ahead = True
+
 
 @pytest.fixture(scope='module')
 def module_tmp(tmp_path_factory, request):

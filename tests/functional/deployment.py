@@ -11,8 +11,9 @@ and checks that every daemon exits 0.
 The slow set-up runs ahead, on threads, while the previous tests run: a
 server database is a copy of a migrated template
 (``db_fixtures.migrated_copy``, checked against ``db sync`` by
-tests/functional/db/test_template_copies.py), and a virtual host is made
-before it is asked for (``rabbitmqctl`` boots an Erlang VM per call).
+tests/functional/db/test_template_copies.py), and in the functional
+tests a virtual host is made before it is asked for (``rabbitmqctl``
+boots an Erlang VM per call).
 ``cleanup(wait=False)`` deletes them the same way.
 """
 
@@ -60,10 +61,12 @@ def _ini(sections):
 class RabbitVhost:
     """A throw-away virtual host, so parallel or leftover runs never meet.
 
-    ``RabbitVhost.made()`` is one already created (made one ahead);
+    ``RabbitVhost.made()`` is one already created: with ``ahead`` (the
+    functional tests' conftest sets it), the next one is made meanwhile.
     ``delete(wait=False)`` deletes it while the caller goes on.
     """
 
+    ahead = False
     _lock = threading.Lock()
     _pool = None
     _next = None      # the Future of the next made vhost
@@ -108,7 +111,7 @@ class RabbitVhost:
 
     @classmethod
     def made(cls):
-        """A created vhost; the next one is made meanwhile."""
+        """A created vhost."""
         def make():
             vhost = cls()
             vhost.create()
@@ -116,7 +119,7 @@ class RabbitVhost:
         with cls._lock:
             pool = cls._background()
             ready = cls._next or pool.submit(make)
-            cls._next = pool.submit(make)
+            cls._next = pool.submit(make) if cls.ahead else None
         return ready.result()
 
     @classmethod
