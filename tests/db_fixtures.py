@@ -196,13 +196,14 @@ class _Copies:
                   file=sys.stderr)
 
     def _close(self):
-        for pool in self._pools.values():
-            pool.shutdown(wait=True)
-        for future in self._next.values():
-            if future.exception() is None:
-                self._drop(future.result())
-        for template in self._templates.values():
-            self._drop(template)
+        # At exit the threads have finished what was queued (and no more
+        # can be queued): drop what is left here.
+        for backend in self._pools:
+            ahead = self._next.get(backend)
+            if ahead is not None and ahead.exception() is None:
+                self._drop(ahead.result())
+            if backend in self._templates:
+                self._drop(self._templates[backend])
 
 
 _copies = _Copies()
