@@ -6,6 +6,10 @@ import pytest
 
 from tests.functional import deployment
 
+# Modules start deployment after deployment: make each one's vhost while
+# the tests before it run.
+deployment.RabbitVhost.ahead = True
+
 
 @pytest.fixture(scope='module')
 def module_tmp(tmp_path_factory, request):
@@ -19,7 +23,7 @@ def start_deployment(workdir, request, **kwargs):
         deploy.start()
     except Exception:
         print(deploy.logs())
-        deploy.cleanup()
+        deploy.cleanup(wait=False)
         raise
     return deploy
 
@@ -39,11 +43,11 @@ def deployed(workdir, request, check_exit=True, **kwargs):
         yield deploy
     except BaseException:
         deploy.stop()
-        deploy.cleanup()
+        deploy.cleanup(wait=False)
         raise
     codes = deploy.stop()
     deploy.final_logs = deploy.logs()
-    deploy.cleanup()
+    deploy.cleanup(wait=False)
     if check_exit:
         assert set(codes.values()) == {0}, 'unclean exit %s\n%s' % (
             codes, deploy.final_logs)

@@ -7,8 +7,17 @@ configured host and ``-api`` as separate processes, each waiting for its
 systemd readiness notification (``READY=1`` on NOTIFY_SOCKET), so a test
 starts exactly when the daemons say they consume. ``stop()`` sends SIGTERM
 and checks that every daemon exits 0.
+
+The slow set-up runs ahead, on threads, while the previous tests run: a
+server database is a copy of a migrated template
+(``db_fixtures.migrated_copy``, checked against ``db sync`` by
+tests/functional/db/test_template_copies.py), and in the functional
+tests a virtual host is made before it is asked for (``rabbitmqctl``
+boots an Erlang VM per call).
+``cleanup(wait=False)`` deletes them the same way.
 """
 
+import atexit
 import concurrent.futures
 import json
 import os
@@ -16,6 +25,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -49,7 +59,17 @@ def _ini(sections):
 
 
 class RabbitVhost:
-    """A throw-away virtual host, so parallel or leftover runs never meet."""
+    """A throw-away virtual host, so parallel or leftover runs never meet.
+
+    ``RabbitVhost.made()`` is one already created: with ``ahead`` (the
+    functional tests' conftest sets it), the next one is made meanwhile.
+    ``delete(wait=False)`` deletes it while the caller goes on.
+    """
+
+    ahead = False
+    _lock = threading.Lock()
+    _pool = None
+    _next = None      # the Future of the next made vhost
 
     def __init__(self):
         self.name = 'nl_%s' % uuid.uuid4().hex[:10]
@@ -68,8 +88,45 @@ class RabbitVhost:
                   '.*')
         return self.url
 
-    def delete(self):
-        self._ctl('delete_vhost', self.name)
+    def delete(self, wait=True):
+        if wait:
+            self._ctl('delete_vhost', self.name)
+        else:
+            self._background().submit(self._delete_quietly)
+
+    def _delete_quietly(self):
+        try:
+            self._ctl('delete_vhost', self.name)
+        except Exception as exc:
+            print('could not delete vhost %s: %s' % (self.name, exc),
+                  file=sys.stderr)
+
+    @classmethod
+    def _background(cls):
+        if cls._pool is None:
+            cls._pool = concurrent.futures.ThreadPoolExecutor(
+                1, thread_name_prefix='nl-vhosts')
+            atexit.register(cls._close)
+        return cls._pool
+
+    @classmethod
+    def made(cls):
+        """A created vhost."""
+        def make():
+            vhost = cls()
+            vhost.create()
+            return vhost
+        with cls._lock:
+            pool = cls._background()
+            ready = cls._next or pool.submit(make)
+            cls._next = pool.submit(make) if cls.ahead else None
+        return ready.result()
+
+    @classmethod
+    def _close(cls):
+        cls._pool.shutdown(wait=True)
+        if cls._next is not None and cls._next.exception() is None:
+            cls._next.result()._delete_quietly()
 
 
 class Daemon:
@@ -215,8 +272,8 @@ class Deployment:
         self.extra_conf = conf or {}
         self.env = env or {}
         self.daemon_conf = daemon_conf or {}
-        self.database = db_fixtures.ScratchDatabase(backend)
-        self.vhost = RabbitVhost()
+        self.database = None
+        self.vhost = None
         self.port = free_port()
         self.daemons = []
         self.config_file = os.path.join(self.workdir, 'nova_lite.conf')
@@ -260,16 +317,17 @@ class Deployment:
 
     def start(self):
         os.makedirs(self.workdir, exist_ok=True)
-        # rabbitmqctl takes seconds (it boots an Erlang VM per call): make
-        # the vhost while the database is created and migrated.
-        with concurrent.futures.ThreadPoolExecutor(1) as pool:
-            vhost = pool.submit(self.vhost.create)
+        self.vhost = RabbitVhost.made()
+        if self.backend == 'sqlite':
+            self.database = db_fixtures.ScratchDatabase(self.backend)
             self.database.create()
-            self._write('nova_lite.conf', self._base_conf(self.vhost.url))
+        else:
+            self.database = db_fixtures.migrated_copy(self.backend)
+        self._write('nova_lite.conf', self._base_conf(self.vhost.url))
+        if self.backend == 'sqlite':
             subprocess.run([os.path.join(BIN, 'nova-lite-manage'),
                             '--config-file', self.config_file, 'db',
                             'sync'], check=True, capture_output=True)
-            vhost.result()
         order = [self._daemon('nova-lite-conductor', 'conductor'),
                  self._daemon('nova-lite-scheduler', 'scheduler')]
         for index in range(2, self.schedulers + 1):
@@ -357,15 +415,26 @@ class Deployment:
         with self._engine.connect() as conn:
             return conn.execute(sa.text(statement), params).all()
 
-    def cleanup(self):
+    def cleanup(self, wait=True):
+        """Kill what still runs, delete the vhost and drop the database
+        (with ``wait=False``, those two go on in the background)."""
         for daemon in self.daemons:
             daemon.kill()
         if self._engine is not None:
             self._engine.dispose()
         try:
-            self.vhost.delete()
+            if self.vhost is not None:
+                self.vhost.delete(wait)
         finally:
+            self._drop_database(wait)
+
+    def _drop_database(self, wait):
+        if self.database is None:
+            return
+        if wait or self.backend == 'sqlite':
             self.database.drop()
+        else:
+            db_fixtures.drop_later(self.database)
 
     def logs(self):
         return '\n'.join('==== %s ====\n%s' % (d.name, d.tail(200))

@@ -3,10 +3,14 @@
 The ``glance`` package is a whole service (glance_store, taskflow, WSME,
 castellan, ...), not a dependency of nova_lite: rather than add it to
 every test environment, it lives in a virtualenv of its own, made once
-and reused:
-``$NOVA_LITE_TEST_GLANCE_VENV``, by default ``nova_lite-glance-venv`` in
-the temporary directory, installed with ``pip install glance`` (a marker
-file says the install finished). ``GlanceServer`` then syncs a SQLite
+and reused: ``$NOVA_LITE_TEST_GLANCE_VENV`` if set, else
+``nova_lite-glance-<key>`` in ``$NOVA_LITE_TEST_GLANCE_VENV_DIR`` (tox
+sets its work directory) or the temporary directory, where the key hashes
+the constraints file (``$NOVA_LITE_TEST_GLANCE_CONSTRAINTS``, by default
+upper-constraints.txt) and the Python version: new constraints, a new
+virtualenv. It is installed with ``pip install -c <constraints> glance``
+(a marker file says the install finished; a lock keeps two runs from
+installing it at once). ``GlanceServer`` then syncs a SQLite
 database with ``glance-manage db_sync``, stores images in files, and serves
 ``glance.wsgi.api`` (Glance ships no standalone server any more) with
 ``glance_wsgi.py``. There is no Keystone: Glance runs its
@@ -14,6 +18,8 @@ unauthenticated pipeline, in which every caller is an administrator with
 no project, and the policy file lets that caller publish images.
 """
 
+import fcntl
+import hashlib
 import os
 import subprocess
 import sys
@@ -24,22 +30,46 @@ import urllib.request
 
 from tests.functional import deployment
 
-VENV = os.environ.get('NOVA_LITE_TEST_GLANCE_VENV', os.path.join(
-    tempfile.gettempdir(), 'nova_lite-glance-venv'))
-_MARKER = 'nova_lite-installed'
 _HERE = os.path.dirname(os.path.abspath(__file__))
+CONSTRAINTS = os.environ.get(
+    'NOVA_LITE_TEST_GLANCE_CONSTRAINTS',
+    os.path.join(_HERE, '..', '..', 'upper-constraints.txt'))
+_MARKER = 'nova_lite-installed'
+
+
+def _default_venv():
+    key = hashlib.sha256(sys.version.encode())
+    if os.path.exists(CONSTRAINTS):
+        with open(CONSTRAINTS, 'rb') as constraints:
+            key.update(constraints.read())
+    return os.path.join(
+        os.environ.get('NOVA_LITE_TEST_GLANCE_VENV_DIR',
+                       tempfile.gettempdir()),
+        'nova_lite-glance-%s' % key.hexdigest()[:16])
+
+
+VENV = os.environ.get('NOVA_LITE_TEST_GLANCE_VENV') or _default_venv()
 
 
 def glance_venv():
     """The virtualenv holding ``glance``, installed if need be."""
     marker = os.path.join(VENV, _MARKER)
-    if not os.path.exists(marker):
-        subprocess.run([sys.executable, '-m', 'venv', '--clear', VENV],
-                       check=True)
-        subprocess.run([os.path.join(VENV, 'bin', 'pip'), 'install', '-q',
-                        'glance'], check=True)
-        open(marker, 'w').close()
+    os.makedirs(os.path.dirname(VENV), exist_ok=True)
+    with open(VENV + '.lock', 'w') as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not os.path.exists(marker):
+            _install()
+            open(marker, 'w').close()
     return VENV
+
+
+def _install():
+    subprocess.run([sys.executable, '-m', 'venv', '--clear', VENV],
+                   check=True)
+    constraints = (['-c', CONSTRAINTS] if os.path.exists(CONSTRAINTS)
+                   else [])
+    subprocess.run([os.path.join(VENV, 'bin', 'pip'), 'install', '-q',
+                    *constraints, 'glance'], check=True)
 
 
 def _conf(workdir, port):

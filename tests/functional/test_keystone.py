@@ -132,7 +132,7 @@ def cloud(request, module_tmp):
             print(ks.log())
             ks.kill()
             deploy.stop()
-            deploy.cleanup()
+            deploy.cleanup(wait=False)
             raise
     c = Cloud(ks, deploy)
     try:
@@ -142,7 +142,7 @@ def cloud(request, module_tmp):
         codes = deploy.stop()
         codes['keystone'] = ks.stop()
         logs = deploy.logs() + '\n==== keystone ====\n' + ks.log()
-        deploy.cleanup()
+        deploy.cleanup(wait=False)
     assert set(codes.values()) == {0}, 'unclean exit %s\n%s' % (codes, logs)
 
 
