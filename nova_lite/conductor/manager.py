@@ -234,8 +234,7 @@ class ConductorManager(manager.Manager):
 
     @messaging.expected_exceptions(exception.NovaLiteException)
     def complete_evacuation(self, context, migration):
-        return evacuate.complete_evacuation(context, migration,
-                                            self.scheduler_api)
+        return evacuate.complete_evacuation(context, migration)
 
     # -- shelving (1.2) -------------------------------------------------
 
@@ -253,8 +252,7 @@ class ConductorManager(manager.Manager):
                               block_migration=None, disk_over_commit=None,
                               migration=None, failure=None):
         if migration is not None:
-            live_migrate.settle(context, instance, migration, failure,
-                                self.scheduler_api)
+            live_migrate.settle(context, instance, migration, failure)
             return
         task = live_migrate.LiveMigrateTask(
             context, instance, self.scheduler_api, self.compute_api,
@@ -306,9 +304,9 @@ class ConductorManager(manager.Manager):
                                        self.scheduler_api, self.compute_api)
         down = timeouts.down_computes(context)
         move_timeouts.fail_stuck_moves(context, CONF.conductor.task_timeout,
-                                       self.scheduler_api, down)
+                                       down)
         rebuild_timeouts.fail_stuck_rebuilds(
-            context, CONF.conductor.task_timeout, self.scheduler_api, down)
+            context, CONF.conductor.task_timeout, down)
 
     @periodic_task.periodic_task(
         spacing=CONF.quota.reservation_expire_check_interval,

@@ -6,8 +6,8 @@ scheduler chose along with that host. Each carries an allocation request
 that is claimed when it is taken; one that filled up or changed meanwhile
 is skipped for the next.
 
-    rest = alternates.claim_first(context, scheduler_api, instance,
-                                  host_list, 'the move')
+    rest = alternates.claim_first(context, instance, host_list,
+                                  'the move')
     if rest is None:
         raise MaxRetriesExceeded(reason='... %s' % alternates.tried(spec))
 """
@@ -24,7 +24,7 @@ GONE = (exception.InsufficientCapacity, exception.ClaimConflict,
         exception.ResourceProviderNotFound)
 
 
-def claim_first(context, scheduler_api, instance, host_list, what):
+def claim_first(context, instance, host_list, what):
     """Move ``instance``'s allocations to the first alternate of
     ``host_list`` that can still be claimed (the write tells the
     schedulers); returns the list from that alternate on, or None if

@@ -18,6 +18,7 @@ Usage::
 
 from oslo_log import log as logging
 
+from nova_lite import objects
 from nova_lite.objects import instance_action
 
 LOG = logging.getLogger(__name__)
@@ -60,6 +61,15 @@ class TaskBase:
 
     def rollback(self, error):
         """Record a failure (after the undos); nothing by default."""
+
+    def record_fault(self, error):
+        """An InstanceFault saying ``error`` (best effort)."""
+        try:
+            objects.InstanceFault.from_exception(
+                self.context, self.instance.uuid, error).create()
+        except Exception:
+            LOG.exception('Recording the fault of instance %s failed',
+                          self.instance.uuid)
 
     # Instance action events of this request (best effort: the record of
     # what happened never stops the work).

@@ -196,7 +196,7 @@ class BuildTask:
             selection.nodename, spec, host_list)
 
     def _reschedule(self, instance, host_list):
-        rest = alternates.claim_first(self.context, self.scheduler_api,
+        rest = alternates.claim_first(self.context,
                                       instance, host_list, 'the build')
         if rest is None:
             self._fail(instance, exception.MaxRetriesExceeded(

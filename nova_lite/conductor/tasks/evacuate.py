@@ -118,7 +118,7 @@ class EvacuateTask(base.TaskBase):
             target_state=self.target_state)
 
     def _reschedule(self):
-        rest = alternates.claim_first(self.context, self.scheduler_api,
+        rest = alternates.claim_first(self.context,
                                       self.instance, self.host_list,
                                       'the evacuation')
         if rest is None:
@@ -137,11 +137,11 @@ class EvacuateTask(base.TaskBase):
             return
 
     def rollback(self, error):
-        rebuild.record_fault(self.context, self.instance, error)
+        self.record_fault(error)
         self.event_finish(EVENT, error)
 
 
-def complete_evacuation(context, migration, scheduler_api):
+def complete_evacuation(context, migration):
     """The source of ``migration`` came back: free it (see
     evacuate_records.complete_evacuation). Returns True if done now."""
     released = records.complete_evacuation(context, migration)

@@ -161,16 +161,11 @@ class LiveMigrateTask(base.TaskBase):
 
     def rollback(self, error):
         self.error = error
-        try:
-            objects.InstanceFault.from_exception(
-                self.context, self.instance.uuid, error).create()
-        except Exception:
-            LOG.exception('Recording the fault of instance %s failed',
-                          self.instance.uuid)
+        self.record_fault(error)
         self.event_finish(EVENT, error)
 
 
-def settle(context, instance, migration, failure, scheduler_api):
+def settle(context, instance, migration, failure):
     """The source's report: ``failure`` None once the VM runs on the
     destination (the records move there), else {'status', 'reason'}
     (the records go back to the source). Returns True if written."""

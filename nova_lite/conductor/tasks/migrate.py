@@ -119,7 +119,7 @@ class MigrateTask(base.TaskBase):
                 self.context, self.instance.uuid)
         except exception.RequestSpecNotFound:
             self.saved_spec = None
-        rest = alternates.claim_first(self.context, self.scheduler_api,
+        rest = alternates.claim_first(self.context,
                                       self.instance, self.host_list,
                                       'the move')
         if rest is None:
@@ -151,12 +151,7 @@ class MigrateTask(base.TaskBase):
             return
 
     def rollback(self, error):
-        try:
-            objects.InstanceFault.from_exception(
-                self.context, self.instance.uuid, error).create()
-        except Exception:
-            LOG.exception('Recording the fault of instance %s failed',
-                          self.instance.uuid)
+        self.record_fault(error)
         self.event_finish(EVENT, error)
 
 

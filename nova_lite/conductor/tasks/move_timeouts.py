@@ -70,7 +70,7 @@ def _still_going(migration, cutoff):
     return updated is not None and updated.replace(tzinfo=None) > cutoff
 
 
-def fail_stuck_moves(context, timeout, scheduler_api, down=None):
+def fail_stuck_moves(context, timeout, down=None):
     """Settle every server in a move's task state not updated for
     ``timeout`` seconds, or whose move involves a compute that is down
     (see the module docstring); returns their uuids."""
@@ -89,7 +89,7 @@ def fail_stuck_moves(context, timeout, scheduler_api, down=None):
         error = exception.InstanceTaskTimedOut(
             instance_uuid=instance.uuid, task_state=instance.task_state,
             timeout=timeout, host=instance.host or '(none)')
-        if _settle(context, instance, migration, scheduler_api, error):
+        if _settle(context, instance, migration, error):
             settled.append(instance.uuid)
     down = timeouts.down_computes(context) if down is None else down
     if not down:
@@ -108,7 +108,7 @@ def fail_stuck_moves(context, timeout, scheduler_api, down=None):
         error = exception.MoveHostDown(instance_uuid=instance.uuid,
                                        task_state=instance.task_state,
                                        host=host)
-        if _settle(context, instance, migration, scheduler_api, error):
+        if _settle(context, instance, migration, error):
             settled.append(instance.uuid)
     return settled
 
@@ -121,7 +121,7 @@ def _host_down(instance, migration, down):
                 None)
 
 
-def _settle(context, instance, migration, scheduler_api, error):
+def _settle(context, instance, migration, error):
     """Undo the move or put the server in ERROR, with ``error`` as its
     fault; False if the server changed meanwhile."""
     task_state = instance.task_state
@@ -129,13 +129,13 @@ def _settle(context, instance, migration, scheduler_api, error):
     try:
         if live and (migration is None
                      or migration.status in LIVE_ON_SOURCE):
-            _undo(context, instance, migration, scheduler_api, task_state)
+            _undo(context, instance, migration, task_state)
         elif task_state == _T.RESIZE_PREP and (
                 migration is None
                 or migration.status == records.PRE_MIGRATING):
-            _undo(context, instance, migration, scheduler_api)
+            _undo(context, instance, migration)
         else:
-            _error(context, instance, migration, scheduler_api, task_state)
+            _error(context, instance, migration, task_state)
     except _GONE:
         return False
     objects.InstanceFault.from_exception(context, instance.uuid,
@@ -144,8 +144,7 @@ def _settle(context, instance, migration, scheduler_api, error):
     return True
 
 
-def _undo(context, instance, migration, scheduler_api,
-          task_state=_T.RESIZE_PREP):
+def _undo(context, instance, migration, task_state=_T.RESIZE_PREP):
     if migration is None:
         instance.task_state = None
         instance.save(expected_task_state=[task_state])
@@ -159,7 +158,7 @@ def _undo(context, instance, migration, scheduler_api,
                                     task_state=task_state)
 
 
-def _error(context, instance, migration, scheduler_api, task_state):
+def _error(context, instance, migration, task_state):
     """ERROR, on the host the server's record names. A cold move that
     had not reached VERIFY_RESIZE still names its source: as Nova after
     a failed step, the source's allocations return to the instance and
@@ -167,7 +166,7 @@ def _error(context, instance, migration, scheduler_api, task_state):
     instance.vm_state = fields.VMState.ERROR
     if (migration is not None and task_state != _T.MIGRATING
             and instance.host == migration.source_compute):
-        _undo(context, instance, migration, scheduler_api, task_state)
+        _undo(context, instance, migration, task_state)
         return
     instance.task_state = None
     instance.save(expected_task_state=[task_state])

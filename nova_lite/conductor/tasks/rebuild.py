@@ -34,16 +34,6 @@ EVENT = 'conductor_rebuild_server'
 _GONE = (exception.InstanceNotFound, exception.UnexpectedTaskStateError)
 
 
-def record_fault(context, instance, error):
-    """An InstanceFault saying ``error`` (best effort)."""
-    try:
-        objects.InstanceFault.from_exception(context, instance.uuid,
-                                             error).create()
-    except Exception:
-        LOG.exception('Recording the fault of instance %s failed',
-                      instance.uuid)
-
-
 def load_spec(context, instance_uuid):
     try:
         return objects.RequestSpec.get_by_instance_uuid(context,
@@ -119,5 +109,5 @@ class RebuildTask(base.TaskBase):
                 expected_task_state=[fields.TaskState.REBUILDING])
         except _GONE:
             return
-        record_fault(self.context, self.instance, error)
+        self.record_fault(error)
         self.event_finish(EVENT, error)

@@ -43,7 +43,7 @@ def _evacuation(context, instance_uuid):
     return found[0] if len(found) else None
 
 
-def fail_stuck_rebuilds(context, timeout, scheduler_api, down=None):
+def fail_stuck_rebuilds(context, timeout, down=None):
     """ERROR every server in a rebuild's task state not updated for
     ``timeout`` seconds, or whose rebuilding compute is down (see the
     module docstring); returns their uuids."""
@@ -53,7 +53,7 @@ def fail_stuck_rebuilds(context, timeout, scheduler_api, down=None):
         context, {'task_state': list(REBUILD_TASK_STATES),
                   'updated_before': cutoff}, sort_key='id', sort_dir='asc')
     settled = [instance.uuid for instance in stuck
-               if _end(context, instance, scheduler_api,
+               if _end(context, instance,
                        exception.InstanceTaskTimedOut(
                            instance_uuid=instance.uuid,
                            task_state=instance.task_state, timeout=timeout,
@@ -69,7 +69,7 @@ def fail_stuck_rebuilds(context, timeout, scheduler_api, down=None):
         host = (migration.dest_compute if migration is not None
                 else instance.host)
         if (instance.uuid not in settled and host in down
-                and _end(context, instance, scheduler_api,
+                and _end(context, instance,
                          exception.TaskHostDown(
                              instance_uuid=instance.uuid,
                              task_state=instance.task_state, host=host))):
@@ -77,11 +77,11 @@ def fail_stuck_rebuilds(context, timeout, scheduler_api, down=None):
     return settled
 
 
-def _end(context, instance, scheduler_api, error):
+def _end(context, instance, error):
     """Settle with ``error`` as the fault; False if the server changed
     meanwhile."""
     try:
-        _settle(context, instance, instance.task_state, scheduler_api)
+        _settle(context, instance, instance.task_state)
     except _GONE:
         return False
     objects.InstanceFault.from_exception(context, instance.uuid,
@@ -90,7 +90,7 @@ def _end(context, instance, scheduler_api, error):
     return True
 
 
-def _settle(context, instance, task_state, scheduler_api):
+def _settle(context, instance, task_state):
     migration = _evacuation(context, instance.uuid)
     if migration is not None and task_state == _T.REBUILDING:
         records.abandon_evacuation(context, instance, migration)

@@ -116,7 +116,7 @@ class UnshelveTask(base.TaskBase):
             node=selection.nodename, request_spec=spec, host_list=host_list)
 
     def _reschedule(self):
-        rest = alternates.claim_first(self.context, self.scheduler_api,
+        rest = alternates.claim_first(self.context,
                                       self.instance, self.host_list,
                                       'the unshelve')
         if rest is None:
@@ -143,10 +143,5 @@ class UnshelveTask(base.TaskBase):
             LOG.info('Instance %s was deleted during its unshelve',
                      self.instance.uuid)
             return
-        try:
-            objects.InstanceFault.from_exception(
-                self.context, self.instance.uuid, error).create()
-        except Exception:
-            LOG.exception('Recording the fault of instance %s failed',
-                          self.instance.uuid)
+        self.record_fault(error)
         self.event_finish(EVENT, error)

@@ -154,16 +154,14 @@ def test_a_failed_start_only_clears_the_task(w):
 
 
 def test_settle_success_completes_and_tells_schedulers(w):
-    assert live_migrate.settle(w.ctxt, _instance(), w.migration, None,
-                               w.scheduler)
+    assert live_migrate.settle(w.ctxt, _instance(), w.migration, None)
     assert _names(w) == ['complete_live_move']
 
 
 @pytest.mark.parametrize('status', ['error', 'cancelled'])
 def test_settle_failure_puts_the_records_back(w, status):
     assert live_migrate.settle(w.ctxt, _instance(), w.migration,
-                               {'status': status, 'reason': 'boom'},
-                               w.scheduler)
+                               {'status': status, 'reason': 'boom'})
     assert _names(w) == ['abandon_move']
     assert w.log[0][2] == {'task_state': 'migrating', 'status': status}
 
@@ -171,8 +169,7 @@ def test_settle_failure_puts_the_records_back(w, status):
 def test_settle_of_a_deleted_instance_writes_nothing_more(w):
     w.fail['complete_live_move'] = exception.InstanceNotFound(
         instance_id=UUID)
-    assert not live_migrate.settle(w.ctxt, _instance(), w.migration, None,
-                                   w.scheduler)
+    assert not live_migrate.settle(w.ctxt, _instance(), w.migration, None)
     assert _names(w) == ['complete_live_move']
 
 
@@ -195,7 +192,7 @@ def test_a_stuck_live_migration_is_settled(w, monkeypatch, status,
         objects.MigrationList, 'get_by_filters',
         classmethod(lambda cls, c, f, limit=None: [w.migration]
                     if status else []))
-    settled = move_timeouts.fail_stuck_moves(w.ctxt, 600, w.scheduler)
+    settled = move_timeouts.fail_stuck_moves(w.ctxt, 600)
     if outcome == 'left':
         assert settled == [] and w.log == []
         return

@@ -324,7 +324,7 @@ def test_a_move_stuck_past_the_timeout_is_settled(w, monkeypatch, task_state,
         objects.MigrationList, 'get_by_filters',
         classmethod(lambda cls, c, f, limit=None: [w.migration]
                     if status else []))
-    assert move_timeouts.fail_stuck_moves(w.ctxt, 600, w.scheduler) == [
+    assert move_timeouts.fail_stuck_moves(w.ctxt, 600) == [
         UUID]
     assert 'resize_migrating' in asked['task_state']
     assert 'for more than 600 seconds' in w.faults[0]
@@ -366,7 +366,7 @@ def test_a_move_with_a_compute_down_is_settled_at_once(
     monkeypatch.setattr(
         objects.MigrationList, 'get_by_filters',
         classmethod(lambda cls, c, f, limit=None: [w.migration]))
-    settled = move_timeouts.fail_stuck_moves(w.ctxt, 600, w.scheduler)
+    settled = move_timeouts.fail_stuck_moves(w.ctxt, 600)
     if outcome == 'left':
         assert settled == [] and w.log == [] and w.faults == []
         return

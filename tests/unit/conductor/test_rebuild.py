@@ -246,12 +246,11 @@ def test_complete_evacuation_frees_the_source_once(w, monkeypatch):
     answers = [{'rp-src'}, None]
     monkeypatch.setattr(evacuate_records, 'complete_evacuation',
                         lambda c, m: answers.pop(0))
-    assert evacuate.complete_evacuation(w.ctxt, w.migration, w.scheduler)
+    assert evacuate.complete_evacuation(w.ctxt, w.migration)
     # The schedulers hear of it from the allocation write itself
     # (placement.changes), not from here.
     assert w.log == []
-    assert not evacuate.complete_evacuation(w.ctxt, w.migration,
-                                            w.scheduler)
+    assert not evacuate.complete_evacuation(w.ctxt, w.migration)
 
 
 # -- timeouts --------------------------------------------------------------
@@ -280,7 +279,7 @@ def test_a_stuck_rebuild_ends_in_error(w, monkeypatch):
                         lambda c, i, m: abandoned.append(i.uuid) or {'rp'})
     monkeypatch.setattr(objects.ServiceList, 'get_all',
                         classmethod(lambda cls, c: []))
-    settled = rebuild_timeouts.fail_stuck_rebuilds(w.ctxt, 60, w.scheduler)
+    settled = rebuild_timeouts.fail_stuck_rebuilds(w.ctxt, 60)
     assert settled == [UUID, evacuating.uuid]
     assert asked == [['rebuilding', 'rebuild_block_device_mapping',
                       'rebuild_spawning']]
@@ -325,7 +324,7 @@ def test_an_evacuation_whose_target_is_down_is_abandoned_at_once(
     abandoned = []
     monkeypatch.setattr(evacuate_records, 'abandon_evacuation',
                         lambda c, i, m: abandoned.append(i.uuid) or {'rp'})
-    settled = rebuild_timeouts.fail_stuck_rebuilds(w.ctxt, 60, w.scheduler)
+    settled = rebuild_timeouts.fail_stuck_rebuilds(w.ctxt, 60)
     assert settled == [evacuating.uuid] == abandoned
     assert w.saves == []
     assert len(w.faults) == 1 and 'its compute target went down' in \
