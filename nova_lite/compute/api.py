@@ -23,9 +23,11 @@ from oslo_utils import uuidutils
 
 from nova_lite.compute import action_api
 from nova_lite.compute import rpc_clients
+from nova_lite.conf import CONF
 from nova_lite import exception
 from nova_lite import objects
 from nova_lite.objects import fields
+from nova_lite import rpc
 
 LOG = logging.getLogger(__name__)
 
@@ -37,9 +39,10 @@ CONFIRM_RESIZE = 'confirmResize'
 # state or the missing record and stop).
 # So may a server action (the compute notices the deleting task state
 # when it saves and leaves the instance to the delete).
-# Seconds after which a delete asked again of a server still deleting is
-# sent again (the first may have been lost).
-DELETE_RESEND_AFTER = 10
+# A delete asked again of a server deleting for more than [conductor]
+# delete_resend_after seconds is sent again (the first may have been
+# lost); a conductor does the same unasked (conductor/tasks/
+# stuck_deletes.py).
 
 
 def _deleting_for(instance, seconds):
@@ -234,7 +237,8 @@ class API(rpc_clients.RPCClients):
         """
         action_api.check_lock(context, instance)
         if instance.task_state == fields.TaskState.DELETING:
-            if not _deleting_for(instance, DELETE_RESEND_AFTER):
+            resend_after = CONF.conductor.delete_resend_after
+            if not _deleting_for(instance, resend_after):
                 LOG.info('Instance %s is already being deleted',
                          instance.uuid)
                 return
@@ -243,7 +247,7 @@ class API(rpc_clients.RPCClients):
             # twice finds the VM and the record gone.
             LOG.warning('Instance %s has been deleting for more than %d s; '
                         'sending its delete again', instance.uuid,
-                        DELETE_RESEND_AFTER)
+                        resend_after)
             self._send_delete(context, instance)
             return
         # Only a move waiting for its decision is confirmed; one still
@@ -272,7 +276,14 @@ class API(rpc_clients.RPCClients):
                 context, instance.host):
             self._local_delete(context, instance)
             return
-        self.compute_rpcapi.terminate_instance(context, instance)
+        try:
+            self.compute_rpcapi.terminate_instance(context, instance)
+        except rpc.REFUSED as exc:
+            # Recorded (deleting) but not sent: a conductor sends it once
+            # the bus takes messages again, so the delete is accepted.
+            LOG.warning('The bus refused the delete of instance %s (%s); '
+                        'a conductor will send it again within [conductor] '
+                        'delete_resend_after seconds', instance.uuid, exc)
 
     def _confirm_on_deleting(self, context, instance):
         """As Nova, a server waiting in VERIFY_RESIZE is confirmed before

@@ -32,6 +32,7 @@ from nova_lite.conductor.tasks import provision
 from nova_lite.conductor.tasks import rebuild
 from nova_lite.conductor.tasks import rebuild_timeouts
 from nova_lite.conductor.tasks import resize_outcome
+from nova_lite.conductor.tasks import stuck_deletes
 from nova_lite.conductor.tasks import timeouts
 from nova_lite.conductor.tasks import unshelve
 from nova_lite.conf import CONF
@@ -296,6 +297,8 @@ class ConductorManager(manager.Manager):
                             CONF.conductor.lost_build_grace)
         lost_casts.settle(context, self.scheduler_api, self.compute_api,
                           CONF.conductor.lost_cast_grace)
+        stuck_deletes.resend(context, self.compute_api,
+                             CONF.conductor.delete_resend_after)
 
     @periodic_task.periodic_task(
         spacing=CONF.conductor.build_timeout_check_interval)

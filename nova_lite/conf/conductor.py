@@ -18,13 +18,23 @@ conductor_opts = [
     cfg.IntOpt('select_destinations_retries', mutable=True,
                default=2, min=0,
                help='Times the conductor asks the scheduler again when a '
-                    'select_destinations call got no answer within '
-                    'rpc_response_timeout (its reply was lost, or the '
-                    'scheduler died and came back), after releasing any '
-                    'allocation the unanswered call may have claimed. 0 '
-                    'fails the build at the first timeout. Keep '
-                    '(retries + 1) x rpc_response_timeout well below '
-                    'build_timeout.'),
+                    'build\'s select_destinations call got no answer '
+                    'within select_destinations_timeout (its reply was '
+                    'lost, or the scheduler died and came back), after '
+                    'releasing any allocation the unanswered call may '
+                    'have claimed. 0 fails the build at the first '
+                    'timeout.'),
+    cfg.IntOpt('select_destinations_timeout', mutable=True,
+               default=10, min=1,
+               help='Seconds the conductor waits for the scheduler\'s '
+                    'answer to a build\'s select_destinations call before '
+                    'asking again (see select_destinations_retries). A '
+                    'decision takes milliseconds; a call that waits '
+                    'longer was lost with a scheduler that died, and a '
+                    'short wait lets the build go on within seconds of '
+                    'a scheduler coming back. Raise it only for '
+                    'requests of thousands of servers at once on a '
+                    'very large fleet. Moves wait rpc_response_timeout.'),
     cfg.IntOpt('task_timeout', mutable=True,
                default=600, min=1,
                help='Seconds a server may stay in the task_state of a '
@@ -88,6 +98,18 @@ conductor_opts = [
                     'seconds after the first cast instead of at '
                     'build_timeout. 0 fails a build at its first '
                     'unacknowledged cast.'),
+    cfg.IntOpt('delete_resend_after', mutable=True,
+               default=5, min=1,
+               help='Seconds a server may stay deleting before a '
+                    'conductor sends its delete again (checked every '
+                    'lost_build_check_interval seconds): to its compute '
+                    'if that is up, else by deleting its records itself. '
+                    'A delete whose cast the bus refused, or whose API '
+                    'was killed before it cast, so ends within seconds '
+                    'instead of waiting for its owner to delete it '
+                    'again. Too short only costs duplicate deletes, '
+                    'which a compute ignores. The API also sends a '
+                    'repeated DELETE of such a server again.'),
     cfg.IntOpt('workers',
                default=1, min=1,
                help='Conductor worker processes, forked once the '

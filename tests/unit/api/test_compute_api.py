@@ -6,6 +6,7 @@ Lives with the API tests because only the API process uses it.
 import datetime
 from unittest import mock
 
+import oslo_messaging as messaging
 from oslo_utils import timeutils
 import pytest
 
@@ -215,6 +216,19 @@ class TestDelete:
             CTXT, instance)
         assert saved['destroy'] == 0
 
+    def test_a_cast_the_bus_refused_is_accepted(self, api, saved,
+                                                monkeypatch):
+        # Recorded as deleting: a conductor sends it once the bus is back.
+        monkeypatch.setattr(objects.Service, 'get_by_host_and_binary',
+                            mock.Mock(return_value=_service(True)))
+        api._compute.terminate_instance.side_effect = (
+            messaging.MessageDeliveryFailure('vhost refused'))
+        instance = fakes.instance(host='h1', vm_state='active',
+                                  task_state=None)
+        api.delete(CTXT, instance)
+        assert instance.task_state == 'deleting'
+        assert saved['destroy'] == 0
+
     @pytest.mark.parametrize('lookup', [
         mock.Mock(return_value=_service(False)),
         mock.Mock(side_effect=exception.ServiceNotFound(service_id='h1')),
@@ -239,7 +253,7 @@ class TestDelete:
                             mock.Mock(return_value=_service(True)))
         instance = fakes.instance(host='h1', task_state='deleting')
         instance.updated_at = timeutils.utcnow() - datetime.timedelta(
-            seconds=compute_api.DELETE_RESEND_AFTER + 1)
+            seconds=compute_api.CONF.conductor.delete_resend_after + 1)
         api.delete(CTXT, instance)
         assert saved['save'] == []
         api._compute.terminate_instance.assert_called_once_with(
