@@ -249,18 +249,24 @@ class ComputeManager(manager.Manager):
             self.driver.spawn(context, instance,
                               _image_meta(request_spec), node)
             spawned = time.monotonic()
-            build_outcome.save_active(instance, self.host)
+            build_outcome.save_active(instance)
         except _GONE:
             LOG.info('Instance %s was deleted during its build; stopping',
                      instance.uuid)
             self._abandon(context, instance, claim, spawn_tried)
             return
         except build_outcome.BuildOutcomeUnknown as exc:
-            # Never undo what may be committed ACTIVE: keep the VM and
-            # the claim; the conductor's build timeout ends it.
-            LOG.error('Instance %s: whether it was saved ACTIVE is unknown '
-                      '(%s); keeping its VM for the conductor to settle',
-                      instance.uuid, exc)
+            if spawn_tried:
+                # Never undo what may be committed ACTIVE: keep the VM
+                # and the claim; the conductor's build timeout ends it.
+                LOG.error('Instance %s: whether it was saved ACTIVE is '
+                          'unknown (%s); keeping its VM for the conductor '
+                          'to settle', instance.uuid, exc)
+                return
+            # No VM yet: give the claim back and hand the build back.
+            self._abandon(context, instance, claim, spawn_tried)
+            self._reschedule(context, instance, node, request_spec,
+                             host_list, exc)
             return
         except Exception as exc:
             self._abandon(context, instance, claim, spawn_tried)
@@ -285,7 +291,7 @@ class ComputeManager(manager.Manager):
             if zone:
                 instance.availability_zone = zone
         instance.task_state = fields.TaskState.SPAWNING
-        instance.save(expected_task_state=fields.TaskState.SCHEDULING)
+        build_outcome.save(instance, fields.TaskState.SCHEDULING)
 
     def _build_succeeded(self, context, instance, node):
         """Bookkeeping after ACTIVE is committed: a failure here must not
@@ -321,11 +327,16 @@ class ComputeManager(manager.Manager):
         instance.compute_node_uuid = None
         instance.task_state = fields.TaskState.SCHEDULING
         try:
-            instance.save(expected_task_state=[fields.TaskState.SCHEDULING,
-                                               fields.TaskState.SPAWNING])
+            build_outcome.save(instance, [fields.TaskState.SCHEDULING,
+                                          fields.TaskState.SPAWNING])
         except _GONE:
             LOG.info('Instance %s was deleted during its build; not '
                      'rescheduling', instance.uuid)
+            return
+        except build_outcome.BuildOutcomeUnknown as exc:
+            LOG.error('Instance %s: no conductor answered its hand-back '
+                      '(%s); leaving it to the conductor\'s build timeout',
+                      instance.uuid, exc)
             return
         self.rt.build_failed(node)
         alternates = list(host_list[1:]) if host_list else []
@@ -339,9 +350,12 @@ class ComputeManager(manager.Manager):
         traceback of ``cause`` as its details."""
         details = ''.join(traceback.format_exception(cause)).strip()
         try:
-            objects.InstanceFault.from_exception(
-                context, instance.uuid, fault_error, host=self.host,
-                details=details).create()
+            # Not worth rpc_response_timeout of the build's time.
+            with conductor_rpcapi.call_timeout(
+                    CONF.build_save_attempt_timeout):
+                objects.InstanceFault.from_exception(
+                    context, instance.uuid, fault_error, host=self.host,
+                    details=details).create()
         except Exception:
             # The reschedule or delete matters more than the record of why.
             LOG.exception('Recording the fault of instance %s failed',

@@ -25,17 +25,29 @@ compute_opts = [
                     'wait behind builds.'),
     cfg.IntOpt('build_outcome_retries', mutable=True,
                default=5, min=1,
-               help='When the save that makes a build ACTIVE gets no '
-                    'answer within rpc_response_timeout (a stalled '
-                    'conductor or database, a lost reply), the compute '
-                    'reads the instance again through the conductor, up '
-                    'to this many times a second apart, and saves again '
-                    'only if it is still spawning: ACTIVE committed keeps '
-                    'the VM, anything else undoes the build. If no read '
-                    'is answered, the VM and its claim are kept and the '
-                    'conductor\'s build timeout settles the instance: a '
-                    'VM is never destroyed while its ACTIVE state may '
-                    'have been committed.'),
+               help='When a save of a build (spawning, ACTIVE, or back to '
+                    'scheduling) gets no answer within '
+                    'build_save_attempt_timeout (a conductor killed while '
+                    'it held the call, a stalled database, a lost reply), '
+                    'the compute reads the instance again through the '
+                    'conductor, up to this many times a second apart, and '
+                    'saves again only if it is still in the task state '
+                    'the save expects: a committed save is kept, anything '
+                    'else undoes the build. If no read is answered after '
+                    'the VM was spawned, the VM and its claim are kept '
+                    'and the conductor\'s build timeout settles the '
+                    'instance: a VM is never destroyed while its ACTIVE '
+                    'state may have been committed.'),
+    cfg.IntOpt('build_save_attempt_timeout', mutable=True,
+               default=5, min=1,
+               help='Seconds each attempt at a build\'s save through the '
+                    'conductor, and each read that follows an unanswered '
+                    'one, waits for its answer (at most '
+                    'rpc_response_timeout). Short, so that a conductor '
+                    'killed while it held the call costs the build '
+                    'seconds: the next attempt reaches another conductor, '
+                    'or the same one restarted. Too short only costs '
+                    'reads and conditional saves sent again.'),
     cfg.StrOpt('instance_name_template',
                default='instance-%08x',
                help='Template of an instance\'s internal name, formatted '

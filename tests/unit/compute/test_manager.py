@@ -36,7 +36,9 @@ def env(conf):
 
     def save(inst, expected_task_state=None, expected_vm_state=None):
         ns.saves.append({'expected': expected_task_state,
-                         'changes': inst.obj_get_changes()})
+                         'changes': inst.obj_get_changes(),
+                         'timeout': compute_manager.conductor_rpcapi
+                         ._call_timeout()})
         error = ns.save_errors.get(len(ns.saves))
         if error is not None:
             raise error
@@ -454,6 +456,54 @@ def test_no_answer_at_all_keeps_the_vm_and_claim(env, reads, conf):
     assert env.manager.rt.usage('host1-n0')['VCPU'] == 2
     assert not env.faults
     env.manager._conductor_api.build_instances.assert_not_called()
+
+
+def test_each_save_of_a_build_waits_the_attempt_timeout(env, conf):
+    conf.config(build_save_attempt_timeout=3)
+    _build(env, fakes.instance())
+    assert [s['timeout'] for s in env.saves] == [3, 3]
+
+
+def test_spawning_save_unanswered_but_committed_goes_on(env, reads):
+    """The conductor that took the save died after committing it."""
+    inst = fakes.instance()
+    env.save_errors[1] = _timeout()
+    reads.answers = [_committed(inst, node='host1-n0')]
+    _build(env, inst, alternates=1)
+    assert reads.count == 1
+    assert [s['expected'] for s in env.saves] == ['scheduling',
+                                                  'spawning']
+    assert env.manager.driver.list_instance_uuids() == [inst.uuid]
+    env.manager._conductor_api.build_instances.assert_not_called()
+
+
+def test_spawning_save_never_answered_hands_the_build_back(env, reads,
+                                                           conf):
+    conf.config(build_outcome_retries=2)
+    inst = fakes.instance(vcpus=2)
+    env.save_errors[1] = _timeout()
+    reads.answers = [_timeout(), _timeout(), _committed(
+        inst, host=None, task_state='scheduling')]
+    with mock.patch.object(env.manager.driver, 'spawn') as spawn:
+        _build(env, inst, alternates=1)
+    spawn.assert_not_called()
+    assert env.manager.rt.usage('host1-n0')['VCPU'] == 0
+    assert env.saves[-1]['expected'] == ['scheduling', 'spawning']
+    env.manager._conductor_api.build_instances.assert_called_once()
+
+
+def test_hand_back_save_unanswered_but_committed_is_handed_back(env, reads,
+                                                                conf):
+    conf.config(group='fake_driver', fail_spawn_nodes=['0'])
+    env.manager.driver.init_host('host1')
+    inst = fakes.instance()
+    env.save_errors[2] = _timeout()
+    reads.answers = [_committed(inst, host=None, node=None,
+                                task_state='scheduling')]
+    _build(env, inst, alternates=1)
+    assert len(env.saves) == 2
+    (call,) = env.manager._conductor_api.build_instances.call_args_list
+    assert [h.service_host for h in call[1]['host_lists'][0]] == ['host2']
 
 
 def test_usage_bookkeeping_failing_after_active_undoes_nothing(env):
