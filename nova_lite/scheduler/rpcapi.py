@@ -30,14 +30,16 @@ class SchedulerAPI:
         self.client = rpc.get_client(target, pin=rpc_pins.Pin('scheduler'))
 
     def select_destinations(self, context, spec_obj, instance_uuids,
-                            return_alternates=True):
+                            return_alternates=True, timeout=None):
         """Choose and claim a host per instance (call).
 
         Returns a list with one list of Selection per instance uuid, in
         order: the first Selection is claimed, the rest are alternates.
         Raises NoValidHost, whose message explains each filter's effect.
+        ``timeout``: seconds to wait for the answer (else
+        rpc_response_timeout).
         """
-        cctxt = self.client.prepare(version='1.0')
+        cctxt = self.client.prepare(version='1.0', timeout=timeout)
         return cctxt.call(context, 'select_destinations', spec_obj=spec_obj,
                           instance_uuids=instance_uuids,
                           return_alternates=return_alternates)

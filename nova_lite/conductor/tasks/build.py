@@ -142,7 +142,8 @@ class BuildTask:
             try:
                 host_lists = self.scheduler_api.select_destinations(
                     self.context, self.request_spec, uuids,
-                    return_alternates=True)
+                    return_alternates=True,
+                    timeout=CONF.conductor.select_destinations_timeout)
             except messaging.MessagingTimeout as exc:
                 self._release_claims(uuids)
                 if attempt == retries:

@@ -74,8 +74,12 @@ def test_a_lost_reply_is_asked_again_after_releasing_its_claim(
         return selected
 
     task, scheduler, compute = _task([instance], answer_after_timeout)
+    conf.config(group='conductor', select_destinations_timeout=7)
     task.execute()
     assert scheduler.select_destinations.call_count == 2
+    # Each call waits the short timeout, not rpc_response_timeout.
+    assert {c[1]['timeout'] for c in
+            scheduler.select_destinations.call_args_list} == {7}
     compute.build_and_run_instance.assert_called_once()
     assert placement.held[instance.uuid] == {RP: {'VCPU': 1}}
     placement.replace.assert_not_called()

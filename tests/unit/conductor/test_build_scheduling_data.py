@@ -57,7 +57,7 @@ def test_group_is_filled_before_scheduling(monkeypatch):
     task, scheduler, compute = _task(spec, [instance])
     seen = {}
 
-    def select(ctxt, spec_obj, uuids, return_alternates):
+    def select(ctxt, spec_obj, uuids, return_alternates, timeout=None):
         seen['group'] = (list(spec_obj.instance_group.members),
                          list(spec_obj.instance_group.hosts))
         return [[_selection('h1'), _selection('h2')]]
