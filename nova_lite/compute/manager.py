@@ -153,6 +153,7 @@ class ComputeManager(manager.Manager):
         self.rebuilds.destroy_evacuated_instances(ctxt)
         recovery.reconcile_builds(ctxt, self.host, self.driver,
                                   self.conductor_api)
+        recovery.reap_deleted(ctxt, self.host, self.driver)
         try:
             self.rt.update_available_resource(ctxt, startup=True)
         except Exception:

@@ -1,4 +1,7 @@
-"""What a compute does at start about the builds its last run left behind.
+"""What a compute does at start about what its last run left behind.
+
+The VMs of instances deleted while it was away are destroyed
+(``reap_deleted``, at the end of this module). And the builds:
 
 A compute acknowledges a build when the message arrives, so a compute
 that is killed loses the builds it was running, and nothing else would
@@ -28,7 +31,10 @@ touched here (a cast this compute never acknowledged is cast again by a
 conductor, see conductor/tasks/lost_casts.py).
 
     recovery.reconcile_builds(context, host, driver, conductor_api)
+    recovery.reap_deleted(context, host, driver)
 """
+
+import copy
 
 from oslo_log import log as logging
 from oslo_utils import timeutils
@@ -146,3 +152,41 @@ def _hand_back(context, host, conductor_api, instance, power):
     conductor_api.build_instances(context, [instance], None,
                                   host_lists=[[]])
     return 'handed back'
+
+
+def reap_deleted(context, host, driver):
+    """Destroy the VMs of instances deleted while this compute was away.
+
+    A server whose compute is down is deleted without it (the API or a
+    conductor removes its records), so its VM outlives it here. At start,
+    every VM whose instance is deleted, or unknown, is destroyed, as
+    Nova's running-deleted reaper does. A VM of a live instance recorded
+    on another host is left alone (a move in flight; an evacuation has its
+    own clean-up). Never raises; returns the uuids destroyed.
+    """
+    try:
+        strays = set(driver.list_instance_uuids()) - {
+            inst.uuid for inst in objects.InstanceList.get_by_host(
+                context, host)}
+        if not strays:
+            return []
+        with_deleted = copy.copy(context)
+        with_deleted.read_deleted = 'yes'
+        known = {inst.uuid: inst for inst in
+                 objects.InstanceList.get_by_filters(
+                     with_deleted, {'uuid': sorted(strays)})}
+    except Exception:
+        LOG.exception('Cannot list the VMs of deleted instances on %s: '
+                      'they are left running', host)
+        return []
+    reaped = []
+    for uuid in sorted(strays):
+        instance = known.get(uuid)
+        if instance is not None and not instance.deleted:
+            continue
+        LOG.warning('Instance %s was deleted while %s was away; destroying '
+                    'its VM', uuid, host)
+        _destroy(context, driver, instance or objects.Instance(
+            context, uuid=uuid))
+        reaped.append(uuid)
+    return reaped

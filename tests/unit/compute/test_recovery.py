@@ -147,3 +147,48 @@ def test_init_host_reconciles_before_it_reports(env):
     env.conductor.build_instances.assert_called_once_with(
         mock.ANY, [lost], None, host_lists=[[]])
     manager.cleanup_host()
+
+
+# VMs of instances deleted while the compute was away.
+
+def _reap(env, known):
+    """reap_deleted with ``known`` as what a read with deleted rows
+    finds; returns (reaped, the filters it read with)."""
+    seen = []
+
+    def get_by_filters(ctxt, filters):
+        seen.append((ctxt.read_deleted, filters))
+        return [inst for inst in known if inst.uuid in filters['uuid']]
+
+    with mock.patch.object(objects.InstanceList, 'get_by_filters',
+                           side_effect=get_by_filters):
+        return recovery.reap_deleted(env.ctxt, 'host1', env.driver), seen
+
+
+def test_vms_of_deleted_or_unknown_instances_are_destroyed(env):
+    live = _on_host(env, task_state=None, vm_state=fields.VMState.ACTIVE)
+    _with_vm(env, live)
+    deleted = fakes.instance(host='host1', node='host1-n0')
+    _with_vm(env, deleted)
+    deleted.deleted = True
+    unknown = fakes.instance(host='host1', node='host1-n0')
+    _with_vm(env, unknown)
+    reaped, seen = _reap(env, [deleted])
+    assert sorted(reaped) == sorted([deleted.uuid, unknown.uuid])
+    assert env.driver.list_instance_uuids() == [live.uuid]
+    assert seen == [('yes', {'uuid': sorted([deleted.uuid, unknown.uuid])})]
+
+
+def test_a_vm_of_a_live_instance_of_another_host_is_kept(env):
+    moving = fakes.instance(host='host2', node='host2-n0')
+    moving.deleted = False
+    _with_vm(env, moving)
+    reaped, _ = _reap(env, [moving])
+    assert reaped == []
+    assert env.driver.list_instance_uuids() == [moving.uuid]
+
+
+def test_nothing_is_read_when_every_vm_is_accounted_for(env):
+    live = _on_host(env, task_state=None, vm_state=fields.VMState.ACTIVE)
+    _with_vm(env, live)
+    assert _reap(env, []) == ([], [])
