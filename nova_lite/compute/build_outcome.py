@@ -68,9 +68,9 @@ def save_active(instance, sleep=time.sleep):
 
 def save(instance, expected, sleep=time.sleep):
     """Save the changes of ``instance`` on condition that its task_state
-    is ``expected`` (or one of them, a list), surviving a lost answer as described above
-    (the build's other saves, to spawning and back to scheduling, are
-    made the same way). Each attempt waits ``[DEFAULT]
+    is ``expected`` (or one of them, a list), surviving a lost answer as
+    described above (the build's other saves, to spawning and back to
+    scheduling, are made the same way). Each attempt waits ``[DEFAULT]
     build_save_attempt_timeout`` seconds at most, so a conductor killed
     while it held the save costs seconds, not rpc_response_timeout."""
     wanted = {name: getattr(instance, name)
