@@ -4,10 +4,32 @@ The API reads the database itself but writes only through the conductor.
 ``ReadLocallyConductorAPI`` is its indirection API: remotable class methods
 (which only read, by the objects' contract) run in-process, and remotable
 instance methods (create, save, destroy: the writes) go to the conductor.
+
+A write whose answer does not come (the conductor that took it was
+killed, or its reply was lost) would hold the request for
+rpc_response_timeout and leave its first steps done: a server put in a
+task whose cast was never sent. The writes an action is made of can be
+sent again safely, so they wait ``[api] write_attempt_timeout`` seconds
+and, unanswered, are read back here (the API reads the database itself):
+
+* committed (the row holds what was written; the action of this request
+  exists): done, with what was committed;
+* not committed: sent again, on the same condition for a conditional
+  save; a condition no longer met is the save's own error (409);
+
+up to ``[api] write_attempts`` attempts, after which the timeout is
+raised (503 with Retry-After). Other writes wait rpc_response_timeout.
 """
 
+from oslo_log import log as logging
+import oslo_messaging as messaging
+
 from nova_lite.conductor import rpcapi
+from nova_lite.conf import CONF
+from nova_lite import exception
 from nova_lite.objects import base as objects_base
+
+LOG = logging.getLogger(__name__)
 
 
 class ReadLocallyConductorAPI(rpcapi.ConductorAPI):
@@ -20,6 +42,108 @@ class ReadLocallyConductorAPI(rpcapi.ConductorAPI):
         # Call the undecorated method so it runs here instead of recursing
         # into this indirection API.
         return method.original_fn(objclass, context, *args, **kwargs)
+
+    def object_action(self, context, objinst, objmethod, args, kwargs):
+        read_back = _READ_BACK.get((objinst.obj_name(), objmethod))
+        if read_back is None:
+            return super().object_action(context, objinst, objmethod, args,
+                                         kwargs)
+        # The changes to compare with, before an attempt can reset them.
+        written = {name: getattr(objinst, name)
+                   for name in objinst.obj_what_changed()
+                   if name in _COMPARED}
+        attempts = CONF.api.write_attempts
+        for attempt in range(1, attempts + 1):
+            try:
+                with rpcapi.call_timeout(CONF.api.write_attempt_timeout):
+                    return super().object_action(context, objinst,
+                                                 objmethod, args, kwargs)
+            except messaging.MessagingTimeout:
+                if attempt == attempts:
+                    raise
+            committed = read_back(context, objinst, written, args, kwargs)
+            if committed is not None:
+                LOG.info('%s.%s of %s: its answer was lost, and it had '
+                         'committed', objinst.obj_name(), objmethod,
+                         _name(objinst))
+                return _updates(committed), None
+            LOG.warning('%s.%s of %s got no answer within %d s and did not '
+                        'commit; sending it again (%d of %d)',
+                        objinst.obj_name(), objmethod, _name(objinst),
+                        CONF.api.write_attempt_timeout, attempt + 1,
+                        attempts)
+
+
+# The fields a read-back compares: plain values the row keeps as written
+# (not stamps, nor structured fields a save may store differently).
+_COMPARED = frozenset((
+    'vm_state', 'task_state', 'power_state', 'host', 'node', 'locked',
+    'locked_by', 'locked_reason', 'display_name', 'description', 'status',
+    'action', 'request_id', 'instance_uuid'))
+
+
+def _name(objinst):
+    return getattr(objinst, 'uuid', None) or getattr(
+        objinst, 'instance_uuid', '?')
+
+
+def _holds(current, written):
+    return all(getattr(current, name) == value
+               for name, value in written.items())
+
+
+def _instance_saved(context, instance, written, args, kwargs):
+    """The instance as committed if it holds ``written``; None if the
+    save may be sent again. Raises as the save would when its condition
+    no longer holds (or the instance is gone)."""
+    current = type(instance).get_by_uuid(context, instance.uuid)
+    if written and _holds(current, written):
+        return current
+    expected = kwargs.get('expected_task_state', args[0] if args else None)
+    if expected is not None and current.task_state not in (
+            expected if isinstance(expected, list) else [expected]):
+        raise exception.UnexpectedTaskStateError(
+            instance_uuid=instance.uuid, expected=expected,
+            actual=current.task_state)
+    expected = kwargs.get('expected_vm_state',
+                          args[1] if len(args) > 1 else None)
+    if expected is not None and current.vm_state not in (
+            expected if isinstance(expected, list) else [expected]):
+        raise exception.InstanceInvalidState(
+            instance_uuid=instance.uuid, attr='vm_state',
+            state=current.vm_state, method='save')
+    return None
+
+
+def _migration_saved(context, migration, written, args, kwargs):
+    current = type(migration).get_by_uuid(context, migration.uuid)
+    return current if written and _holds(current, written) else None
+
+
+def _action_created(context, action, written, args, kwargs):
+    try:
+        current = type(action).get_by_request_id(
+            context, action.instance_uuid, action.request_id)
+    except exception.InstanceActionNotFound:
+        return None
+    return current if current.action == action.action else None
+
+
+_READ_BACK = {
+    ('Instance', 'save'): _instance_saved,
+    ('Migration', 'save'): _migration_saved,
+    ('InstanceAction', 'create'): _action_created,
+}
+
+
+def _updates(committed):
+    """The committed object as the updates of an object_action answer."""
+    return {name: field.to_primitive(committed, name,
+                                     getattr(committed, name))
+            for name, field in committed.fields.items()
+            if committed.obj_attr_is_set(name)
+            and not isinstance(getattr(committed, name),
+                               objects_base.NovaLiteObject)}
 
 
 def make_indirection_api():

@@ -83,6 +83,22 @@ api_opts = [
                     'accepts them (the listen backlog). Too small a value '
                     'makes a burst of clients see connection resets; the '
                     'kernel caps it at net.core.somaxconn.'),
+    cfg.IntOpt('write_attempt_timeout', mutable=True,
+               default=5, min=1,
+               help='Seconds each attempt at one of the API\'s writes that '
+                    'can be sent again (an instance, migration or instance '
+                    'action save) waits for the conductor\'s answer. An '
+                    'unanswered one (a conductor killed while it held '
+                    'the call, a lost reply) is read back where it is '
+                    'conditional and sent again, up to write_attempts '
+                    'times, so a killed conductor costs a request seconds '
+                    'and never leaves a server in a task nothing will '
+                    'do. Other writes wait rpc_response_timeout.'),
+    cfg.IntOpt('write_attempts', mutable=True,
+               default=3, min=1,
+               help='Attempts at a write that can be sent again (see '
+                    'write_attempt_timeout) before the request is answered '
+                    '503 with Retry-After.'),
     cfg.IntOpt('server_threads',
                default=32, min=1,
                help='Worker threads of the API\'s WSGI server (cheroot): '
