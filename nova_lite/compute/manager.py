@@ -154,6 +154,7 @@ class ComputeManager(manager.Manager):
         recovery.reconcile_builds(ctxt, self.host, self.driver,
                                   self.conductor_api)
         recovery.reap_deleted(ctxt, self.host, self.driver)
+        recovery.resume_actions(ctxt, self.host, self.driver)
         try:
             self.rt.update_available_resource(ctxt, startup=True)
         except Exception:

@@ -1,7 +1,9 @@
 """What a compute does at start about what its last run left behind.
 
 The VMs of instances deleted while it was away are destroyed
-(``reap_deleted``, at the end of this module). And the builds:
+(``reap_deleted``), and the server actions it was performing are
+performed again (``resume_actions``), both at the end of this module.
+And the builds:
 
 A compute acknowledges a build when the message arrives, so a compute
 that is killed loses the builds it was running, and nothing else would
@@ -32,6 +34,7 @@ conductor, see conductor/tasks/lost_casts.py).
 
     recovery.reconcile_builds(context, host, driver, conductor_api)
     recovery.reap_deleted(context, host, driver)
+    recovery.resume_actions(context, host, driver)
 """
 
 import copy
@@ -39,6 +42,7 @@ import copy
 from oslo_log import log as logging
 from oslo_utils import timeutils
 
+from nova_lite.compute import power
 from nova_lite import exception
 from nova_lite import objects
 from nova_lite.objects import fields
@@ -190,3 +194,44 @@ def reap_deleted(context, host, driver):
             context, uuid=uuid))
         reaped.append(uuid)
     return reaped
+
+
+def resume_actions(context, host, driver):
+    """Perform again the server actions (reboot, stop, start, pause, ...)
+    that this host's last run took and did not finish: their cast was
+    acknowledged as it arrived, so it is lost, and the server would stay
+    in the action's task until ``[conductor] task_timeout``. As Nova's
+    compute does at start-up, each is performed again (the driver's
+    actions bring a VM to a state, so doing one twice is harmless) and
+    its outcome saved, conditional on the task as usual. Never raises;
+    returns {uuid: method}.
+    """
+    try:
+        instances = objects.InstanceList.get_by_host(context, host)
+    except Exception:
+        LOG.exception('Cannot list the instances of host %s: actions '
+                      'interrupted by the last stop are left to the '
+                      "conductor's task timeout", host)
+        return {}
+    resumed = {}
+    for instance in instances:
+        method = _ACTION_OF_TASK.get(instance.task_state)
+        if method is None:
+            continue
+        kwargs = ({'reboot_type': 'HARD' if instance.task_state ==
+                   fields.TaskState.REBOOTING_HARD else 'SOFT'}
+                  if method == 'reboot_instance' else {})
+        LOG.warning('Instance %s was %s when %s stopped; doing it again',
+                    instance.uuid, instance.task_state, host)
+        try:
+            power.run(context, driver, host, instance, method, **kwargs)
+        except Exception:
+            LOG.exception('Resuming %s of instance %s failed', method,
+                          instance.uuid)
+            continue
+        resumed[instance.uuid] = method
+    return resumed
+
+
+_ACTION_OF_TASK = {task: action.method for action in power.ACTIONS.values()
+                   for task in action.task_states if task is not None}

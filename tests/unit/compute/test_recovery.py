@@ -192,3 +192,43 @@ def test_nothing_is_read_when_every_vm_is_accounted_for(env):
     live = _on_host(env, task_state=None, vm_state=fields.VMState.ACTIVE)
     _with_vm(env, live)
     assert _reap(env, []) == ([], [])
+
+
+# Server actions the last run did not finish.
+
+def test_an_interrupted_stop_is_done_again_at_start(env):
+    inst = _on_host(env, task_state=fields.TaskState.POWERING_OFF,
+                    vm_state=fields.VMState.ACTIVE)
+    _with_vm(env, inst)
+    done = recovery.resume_actions(env.ctxt, 'host1', env.driver)
+    assert done == {inst.uuid: 'stop_instance'}
+    assert env.driver.get_info(inst) == fields.PowerState.SHUTDOWN
+    (saved,) = env.saves
+    assert saved[1] == [fields.TaskState.POWERING_OFF]
+    assert saved[2]['vm_state'] == fields.VMState.STOPPED
+    assert saved[2]['task_state'] is None
+
+
+def test_an_interrupted_hard_reboot_is_done_again_hard(env):
+    inst = _on_host(env, task_state=fields.TaskState.REBOOTING_HARD,
+                    vm_state=fields.VMState.ACTIVE)
+    _with_vm(env, inst)
+    with mock.patch.object(env.driver, 'reboot') as reboot:
+        recovery.resume_actions(env.ctxt, 'host1', env.driver)
+    assert reboot.call_args[1] == {'reboot_type': 'HARD'}
+
+
+def test_an_action_on_a_vm_that_is_gone_ends_with_a_fault(env):
+    inst = _on_host(env, task_state=fields.TaskState.POWERING_ON,
+                    vm_state=fields.VMState.STOPPED)
+    recovery.resume_actions(env.ctxt, 'host1', env.driver)
+    assert len(env.faults) == 1
+    (saved,) = env.saves
+    assert saved[2] == {'task_state': None}
+
+
+def test_servers_with_no_action_or_building_are_left_alone(env):
+    _on_host(env, task_state=None, vm_state=fields.VMState.ACTIVE)
+    _on_host(env)  # a build: reconcile_builds' business
+    assert recovery.resume_actions(env.ctxt, 'host1', env.driver) == {}
+    assert env.saves == []
