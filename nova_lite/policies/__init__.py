@@ -25,6 +25,7 @@ from nova_lite.policies import server_actions
 from nova_lite.policies import server_groups
 from nova_lite.policies import server_metadata
 from nova_lite.policies import server_moves
+from nova_lite.policies import server_network_actions
 from nova_lite.policies import server_rebuild
 from nova_lite.policies import server_shelve
 from nova_lite.policies import servers
@@ -54,6 +55,7 @@ def list_rules():
         server_groups.list_rules(),
         server_metadata.list_rules(),
         server_moves.list_rules(),
+        server_network_actions.list_rules(),
         server_rebuild.list_rules(),
         server_shelve.list_rules(),
         server_tags.list_rules(),

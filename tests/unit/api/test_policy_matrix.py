@@ -116,6 +116,14 @@ MATRIX = [
         ('servers:create_image', {'createImage': {'name': 'snap'}}),
         ('os-shelve:shelve', {'shelve': None}),
         ('os-shelve:unshelve', {'unshelve': None})]],
+    # The network proxy's actions (until 2.43).
+    *[_row('POST', '/servers/{server_id}/action', _C % rule, OWNER_MEMBERS,
+           body=body, hidden=True) for rule, body in [
+        ('os-multinic:add', {'addFixedIp': {'networkId': 'net1'}}),
+        ('os-multinic:remove', {'removeFixedIp': {'address': '10.0.0.4'}}),
+        ('os-floating-ips:add', {'addFloatingIp': {'address': '10.0.0.9'}}),
+        ('os-floating-ips:remove',
+         {'removeFloatingIp': {'address': '10.0.0.9'}})]],
     _row('POST', '/servers/{server_id}/action',
          _C % 'servers:trigger_crash_dump', OWNER_MEMBERS,
          body={'trigger_crash_dump': None}, hidden=True, version='2.17'),
