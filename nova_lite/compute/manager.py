@@ -20,6 +20,7 @@ from oslo_service import periodic_task
 
 from nova_lite.compute import build_outcome
 from nova_lite.compute import build_receipts
+from nova_lite.compute import diagnostics
 from nova_lite.compute import live_migration
 from nova_lite.compute import moves
 from nova_lite.compute import power
@@ -535,6 +536,17 @@ class ComputeManager(manager.Manager):
     def live_migration_force_complete(self, context, instance, migration):
         return self.live.live_migration_force_complete(
             context, instance, migration=migration)
+
+    # Diagnostics and host uptime (RPC 1.7): read-only, no lock needed.
+
+    def get_diagnostics(self, context, instance):
+        return diagnostics.driver_diagnostics(self.driver, instance)
+
+    def get_instance_diagnostics(self, context, instance):
+        return diagnostics.instance_diagnostics(self.driver, instance)
+
+    def get_host_uptime(self, context):
+        return self.driver.get_host_uptime()
 
 
 # Attempts at deleting a record through the conductors, and how long each
