@@ -140,6 +140,8 @@ MATRIX = [
          body={'migrate': {'host': 'host1'}}, hidden=True),
     _row('GET', '/servers/{server_id}/migrations',
          _C % 'servers:migrations:index', ADMIN, hidden=True),
+    _row('GET', '/servers/{server_id}/diagnostics',
+         _C % 'os-server-diagnostics', ADMIN, hidden=True),
     _row('GET', '/os-migrations', _C % 'os-migrations:index', ADMIN),
     _row('POST', '/servers/{server_id}/action',
          _C % 'os-migrate-server:migrate_live', ADMIN,
