@@ -475,6 +475,13 @@ class ComputeManager(manager.Manager):
         return self._run_shelve(context, instance, 'snapshot_instance',
                                 image_id=image_id)
 
+    # RPC 1.8.
+    def backup_instance(self, context, instance, image_id, backup_type,
+                        rotation):
+        return self._run_shelve(context, instance, 'backup_instance',
+                                image_id=image_id, backup_type=backup_type,
+                                rotation=rotation)
+
     def shelve_instance(self, context, instance, image_id,
                         clean_shutdown=True):
         return self._run_shelve(context, instance, 'shelve_instance',

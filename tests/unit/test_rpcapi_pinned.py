@@ -211,6 +211,12 @@ _DIAGNOSTICS = {
 }
 CALLS.update(_DIAGNOSTICS)
 NEWER_THAN_ACORN |= set(_DIAGNOSTICS)
+# Backups (compute 1.8): refused when pinned to acorn too.
+_BACKUP = {(compute_rpcapi.ComputeAPI, 'backup_instance'): {
+    'instance': _instance(), 'image_id': UUID, 'backup_type': 'daily',
+    'rotation': 2}}
+CALLS.update(_BACKUP)
+NEWER_THAN_ACORN |= set(_BACKUP)
 # Build receipts (conductor 1.6): not sent at all when pinned to acorn (a
 # compute's receipt is a hint; an acorn conductor has no use for it).
 _RECEIPTS = {
