@@ -22,6 +22,7 @@ from nova_lite.policies import limits
 from nova_lite.policies import migrations
 from nova_lite.policies import quota_sets
 from nova_lite.policies import server_actions
+from nova_lite.policies import server_backup
 from nova_lite.policies import server_diagnostics
 from nova_lite.policies import server_groups
 from nova_lite.policies import server_metadata
@@ -53,6 +54,7 @@ def list_rules():
         migrations.list_rules(),
         quota_sets.list_rules(),
         server_actions.list_rules(),
+        server_backup.list_rules(),
         server_diagnostics.list_rules(),
         server_groups.list_rules(),
         server_metadata.list_rules(),

@@ -114,6 +114,8 @@ MATRIX = [
         ('servers:revert_resize', {'revertResize': None}),
         ('servers:rebuild', {'rebuild': {'imageRef': IMAGE}}),
         ('servers:create_image', {'createImage': {'name': 'snap'}}),
+        ('os-create-backup', {'createBackup': {
+            'name': 'b', 'backup_type': 'daily', 'rotation': 1}}),
         ('os-shelve:shelve', {'shelve': None}),
         ('os-shelve:unshelve', {'unshelve': None})]],
     # The network proxy's actions (until 2.43).
