@@ -21,7 +21,11 @@ POWER_STATE_NAMES = {
 
 
 def _check_running(driver, instance, method):
-    power_state = driver.get_info(instance)
+    try:
+        power_state = driver.get_info(instance)
+    except exception.InstanceNotFound:
+        # No VM here (yet, or any more): Nova's "no state", pending.
+        power_state = _P.NOSTATE
     if power_state != _P.RUNNING:
         raise exception.InstanceInvalidState(
             instance_uuid=instance.uuid, attr='power_state',

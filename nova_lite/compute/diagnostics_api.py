@@ -7,8 +7,11 @@ without the call is a 501. While the computes are pinned below 1.7 (a
 rolling upgrade), the standardized diagnostics of 2.48 are Nova's 400
 ("compute node is too old"), and the others, which such a compute cannot
 give either, the 501 of a driver without them. The uptime of a host whose
-compute service is down is Nova's 400.
+compute service is down is Nova's 400; a compute that does not answer in
+time is a 503 naming its host.
 """
+
+import oslo_messaging as messaging
 
 from nova_lite.compute import rpc_clients
 from nova_lite.compute import rpcapi as compute_rpcapi
@@ -38,6 +41,8 @@ class DiagnosticsAPI(rpc_clients.RPCClients):
                   else self.compute_rpcapi.get_diagnostics)
         try:
             return method(context, instance)
+        except messaging.MessagingTimeout:
+            raise _no_answer(instance.host)
         except exception.InstanceInvalidState as exc:
             raise exception.InstanceActionInvalidState(
                 action=GET_DIAGNOSTICS, instance_uuid=instance.uuid,
@@ -60,7 +65,14 @@ class DiagnosticsAPI(rpc_clients.RPCClients):
         try:
             return self.compute_rpcapi.get_host_uptime(context,
                                                        service.host)
+        except messaging.MessagingTimeout:
+            raise _no_answer(service.host)
         except NotImplementedError:
             raise exception.HypervisorUptimeNotAvailable(
                 hypervisor_id=hypervisor_id,
                 reason='its virt driver has no such call')
+
+
+def _no_answer(host):
+    return exception.ServiceUnavailable(
+        what='The compute service of host %s' % host)

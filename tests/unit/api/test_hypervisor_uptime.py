@@ -7,6 +7,7 @@ compute cannot say (pinned below RPC 1.7, or a driver without the call).
 import datetime
 
 import jsonschema
+import oslo_messaging as messaging
 from oslo_utils import timeutils
 import pytest
 from tempest.lib.api_schema.response.compute.v2_1 import (
@@ -113,3 +114,14 @@ def test_non_administrators_are_refused(api, world):
     resp = api()('GET', '/os-hypervisors/7/uptime')
     assert resp.status_int == 403
     assert world.rpc.asked == []
+
+
+def test_a_compute_that_does_not_answer_is_503_naming_it(api, world,
+                                                        monkeypatch):
+    def silent(context, host):
+        raise messaging.MessagingTimeout('no reply')
+    monkeypatch.setattr(world.rpc, 'get_host_uptime', silent)
+    resp = api(ADMIN)('GET', '/os-hypervisors/7/uptime')
+    assert resp.status_int == 503
+    assert 'compute service of host cpu1' in resp.text
+    assert resp.headers['Retry-After']

@@ -5,6 +5,7 @@ the computes are pinned below RPC 1.7, 501 for a driver without the
 call. The compute's answers come from the fake driver itself."""
 
 import jsonschema
+import oslo_messaging as messaging
 import pytest
 from tempest.lib.api_schema.response.compute.v2_1 import servers as v2_1
 from tempest.lib.api_schema.response.compute.v2_48 import servers as v2_48
@@ -155,3 +156,13 @@ def test_a_driver_without_diagnostics_is_501(api, at_version, world,
     assert resp.status_int == 501
     assert 'virt driver has no such call' in resp.text
 
+
+
+def test_a_compute_that_does_not_answer_is_503_naming_it(
+        api, at_version, world, monkeypatch):
+    def silent(context, instance):
+        raise messaging.MessagingTimeout('no reply')
+    monkeypatch.setattr(world.rpc, 'get_diagnostics', silent)
+    resp = _get(api, at_version, '2.1')
+    assert resp.status_int == 503
+    assert 'compute service of host host1' in resp.text

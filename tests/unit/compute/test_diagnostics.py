@@ -60,3 +60,12 @@ def test_a_driver_without_diagnostics_says_so():
     assert driver.get_info(instance) == fields.PowerState.RUNNING
     with pytest.raises(NotImplementedError):
         diagnostics.instance_diagnostics(driver, instance)
+
+
+def test_a_server_the_driver_does_not_have_is_pending(driver):
+    """Nova reads no VM as "no state": refused as pending, not a 404."""
+    instance = _spawned(driver)
+    driver.destroy(None, instance)
+    with pytest.raises(exception.InstanceInvalidState) as err:
+        diagnostics.instance_diagnostics(driver, instance)
+    assert err.value.kwargs['state'] == 'pending'
