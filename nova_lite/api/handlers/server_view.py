@@ -14,14 +14,11 @@ import hashlib
 from nova_lite.api import common
 from nova_lite.api import server_states
 from nova_lite import objects
-from nova_lite.objects import fields
 from nova_lite.policies import flavor_extra_specs as extra_spec_policies
 from nova_lite.policies import servers as policies
 
 COMPUTE_BINARY = 'nova-lite-compute'
 
-_V = fields.VMState
-_T = fields.TaskState
 _PROGRESS_STATUSES = ('ACTIVE', 'BUILD', 'REBUILD', 'RESIZE',
                       'VERIFY_RESIZE', 'MIGRATING')
 _FAULT_STATUSES = ('ERROR', 'DELETED')
