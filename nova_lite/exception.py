@@ -484,9 +484,34 @@ class ServiceUnavailable(NovaLiteException):
 
 class HypervisorUptimeNotAvailable(NovaLiteException):
     msg_fmt = ('The compute of hypervisor %(hypervisor_id)s does not report '
-               'its uptime.')
+               'its uptime: %(reason)s')
     code = 501
     safe = True
+
+
+class ComputeServiceUnavailable(Invalid):
+    """Nova's 400 for a question to a compute that is down."""
+    msg_fmt = ('The compute service of host %(host)s is down; it cannot '
+               'be asked at this time.')
+
+
+class InstanceNotReady(Conflict):
+    msg_fmt = ('Instance %(instance_id)s is not ready: it has no host yet.')
+
+
+class DiagnosticsNotSupported(NovaLiteException):
+    msg_fmt = ('The compute of server %(instance_uuid)s cannot report its '
+               'diagnostics: %(reason)s')
+    code = 501
+    safe = True
+
+
+class ComputeTooOldForDiagnostics(Invalid):
+    """Nova's 400 when a compute cannot give 2.48's standardized
+    diagnostics during an upgrade."""
+    msg_fmt = ('The computes are pinned ([upgrade_levels] compute) below '
+               'RPC version %(version)s, which standardized diagnostics '
+               '(microversion 2.48) need; complete the upgrade first.')
 
 
 class HostActionNotSupported(NovaLiteException):

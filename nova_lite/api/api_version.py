@@ -152,7 +152,8 @@ VERSIONS = [
     #       disk, ephemeral, swap, original_name; extra_specs to callers
     #       allowed to list them), not its id and link.
     '2.47',
-    # 2.48: standard server diagnostics (not served here: no change).
+    # 2.48: standard server diagnostics (Nova's fields, not the
+    #       driver's own dict).
     '2.48',
     # 2.49: tagged interface and volume attach (no networks or volumes
     #       here: no change).

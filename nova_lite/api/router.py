@@ -33,6 +33,7 @@ from nova_lite.api.handlers import migrations
 from nova_lite.api.handlers import openapi
 from nova_lite.api.handlers import quota_sets
 from nova_lite.api.handlers import server_actions
+from nova_lite.api.handlers import server_diagnostics
 from nova_lite.api.handlers import server_groups
 from nova_lite.api.handlers import server_live_migrate
 from nova_lite.api.handlers import server_metadata
@@ -55,6 +56,7 @@ ROUTES = {
     '/servers/{server_id}': {'GET': servers.show, 'PUT': servers.update,
                              'DELETE': servers.delete},
     '/servers/{server_id}/action': {'POST': server_actions.action},
+    '/servers/{server_id}/diagnostics': {'GET': server_diagnostics.index},
     '/servers/{server_id}/metadata': {
         'GET': server_metadata.index, 'POST': server_metadata.create,
         'PUT': server_metadata.update_all},

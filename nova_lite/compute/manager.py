@@ -20,6 +20,7 @@ from oslo_service import periodic_task
 
 from nova_lite.compute import build_outcome
 from nova_lite.compute import build_receipts
+from nova_lite.compute import diagnostics
 from nova_lite.compute import live_migration
 from nova_lite.compute import moves
 from nova_lite.compute import power
@@ -490,6 +491,13 @@ class ComputeManager(manager.Manager):
         return self._run_shelve(context, instance, 'snapshot_instance',
                                 image_id=image_id)
 
+    # RPC 1.8.
+    def backup_instance(self, context, instance, image_id, backup_type,
+                        rotation):
+        return self._run_shelve(context, instance, 'backup_instance',
+                                image_id=image_id, backup_type=backup_type,
+                                rotation=rotation)
+
     def shelve_instance(self, context, instance, image_id,
                         clean_shutdown=True):
         return self._run_shelve(context, instance, 'shelve_instance',
@@ -551,6 +559,17 @@ class ComputeManager(manager.Manager):
     def live_migration_force_complete(self, context, instance, migration):
         return self.live.live_migration_force_complete(
             context, instance, migration=migration)
+
+    # Diagnostics and host uptime (RPC 1.7): read-only, no lock needed.
+
+    def get_diagnostics(self, context, instance):
+        return diagnostics.driver_diagnostics(self.driver, instance)
+
+    def get_instance_diagnostics(self, context, instance):
+        return diagnostics.instance_diagnostics(self.driver, instance)
+
+    def get_host_uptime(self, context):
+        return self.driver.get_host_uptime()
 
 
 # Attempts at deleting a record through the conductors, and how long each

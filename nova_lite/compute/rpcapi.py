@@ -21,14 +21,18 @@ API version history:
         rollback_live_migration_at_destination, live_migration_abort,
         live_migration_force_complete.
 * 1.6 - Crash dumps (release "bramble"): trigger_crash_dump.
+* 1.7 - Diagnostics and host uptime (release "bramble"): get_diagnostics,
+        get_instance_diagnostics, get_host_uptime (calls).
+* 1.8 - Backups (release "bramble"): backup_instance.
 
 A client pinned below 1.1 refuses the 1.1 methods with
 UnsupportedRPCVersion (a compute of that release cannot do them); the API
 checks ``can_send_actions`` first to answer 409 instead. The 1.2 moves
 likewise, with ``can_send_moves``, the 1.3 snapshots and shelving with
 ``can_send_shelve``, the 1.4 rebuild with ``can_send_rebuild``, the
-1.5 live migration with ``can_send_live_migration`` and the 1.6 crash
-dump with ``can_send_crash_dump``.
+1.5 live migration with ``can_send_live_migration``, the 1.6 crash
+dump with ``can_send_crash_dump`` and the 1.7 diagnostics and uptime
+with ``can_send_diagnostics``, the 1.8 backups with ``can_send_backup``.
 """
 
 import oslo_messaging as messaging
@@ -38,7 +42,7 @@ from nova_lite import rpc
 from nova_lite import rpc_pins
 
 RPC_TOPIC = 'compute'
-RPC_VERSION = '1.6'
+RPC_VERSION = '1.8'
 # The version that brought the server actions.
 ACTIONS_VERSION = '1.1'
 # The version that brought resize and cold migration.
@@ -51,6 +55,10 @@ SHELVE_VERSION = '1.3'
 LIVE_MIGRATION_VERSION = '1.5'
 # The version that brought trigger_crash_dump.
 CRASH_DUMP_VERSION = '1.6'
+# The version that brought server diagnostics and the host's uptime.
+DIAGNOSTICS_VERSION = '1.7'
+# The version that brought createBackup.
+BACKUP_VERSION = '1.8'
 
 VERSION_ALIASES = releases.rpc_aliases('compute')
 
@@ -329,3 +337,50 @@ class ComputeAPI:
         cctxt = self.client.prepare(server=instance.host,
                                     version=CRASH_DUMP_VERSION)
         cctxt.cast(context, 'trigger_crash_dump', instance=instance)
+
+    # -- 1.7: diagnostics and host uptime (see compute/diagnostics.py) ---
+
+    def can_send_diagnostics(self):
+        """Whether the pin lets this client ask for diagnostics and the
+        host's uptime."""
+        return self.client.can_send_version(DIAGNOSTICS_VERSION)
+
+    def get_diagnostics(self, context, instance):
+        """The driver's own diagnostics of the running ``instance``, a
+        flat dict (call to its host); InstanceInvalidState unless it is
+        running."""
+        cctxt = self.client.prepare(server=instance.host,
+                                    version=DIAGNOSTICS_VERSION)
+        return cctxt.call(context, 'get_diagnostics', instance=instance)
+
+    def get_instance_diagnostics(self, context, instance):
+        """The standardized diagnostics of the running ``instance`` (a
+        dict of Nova's 2.48 fields; call to its host);
+        InstanceInvalidState unless it is running."""
+        cctxt = self.client.prepare(server=instance.host,
+                                    version=DIAGNOSTICS_VERSION)
+        return cctxt.call(context, 'get_instance_diagnostics',
+                          instance=instance)
+
+    def get_host_uptime(self, context, host):
+        """The uptime line of compute ``host``, in the format of the
+        ``uptime`` command (call)."""
+        cctxt = self.client.prepare(server=host,
+                                    version=DIAGNOSTICS_VERSION)
+        return cctxt.call(context, 'get_host_uptime')
+
+    # -- 1.8: backups (see compute/shelve.py) ---------------------------
+
+    def can_send_backup(self):
+        """Whether the pin lets this client send backup_instance."""
+        return self.client.can_send_version(BACKUP_VERSION)
+
+    def backup_instance(self, context, instance, image_id, backup_type,
+                        rotation):
+        """Snapshot ``instance`` into the queued backup ``image_id``, then
+        keep only the newest ``rotation`` backups of ``backup_type`` (cast
+        to its host)."""
+        self.client.prepare(
+            server=instance.host, version=BACKUP_VERSION).cast(
+            context, 'backup_instance', instance=instance,
+            image_id=image_id, backup_type=backup_type, rotation=rotation)

@@ -7,6 +7,11 @@ takes the snapshot, in Nova's order of task states:
   image_pending_upload -> image_uploading -> None; the image becomes
   active with its size. On failure the image is deleted and the server
   keeps its state, with a fault.
+* ``backup_instance`` (``createBackup``): image_backup ->
+  image_pending_upload -> image_uploading -> None as a snapshot, then the
+  server's backups of that type beyond the newest ``rotation`` are
+  deleted, oldest first (with rotation 0, the one just taken too: Nova's
+  rotation).
 * ``shelve_instance``: shelving -> shelving_image_pending_upload ->
   shelving_image_uploading, the VM powered off, then SHELVED (with
   shelved_at, shelved_image_id, shelved_host), and at once offloaded
@@ -87,6 +92,35 @@ class Shelving:
         power.event_finish(context, instance, event)
         LOG.info('Snapshot of instance %s saved as image %s', instance.uuid,
                  image_id)
+        return True
+
+    # createBackup
+
+    def backup_instance(self, context, instance, image_id, backup_type,
+                        rotation):
+        event = 'compute_backup_instance'
+        power.event_start(context, instance, event, self.host)
+        try:
+            self._upload(context, instance, image_id, _T.IMAGE_BACKUP,
+                         _T.IMAGE_PENDING_UPLOAD, _T.IMAGE_UPLOADING)
+            instance.task_state = None
+            instance.save(expected_task_state=[_T.IMAGE_UPLOADING])
+        except Exception as exc:
+            self._failed(context, instance, event, exc, image_id)
+            return False
+        try:
+            deleted = objects.Image.rotate_backups(
+                context, instance.uuid, backup_type, rotation)
+        except Exception as exc:
+            # The backup is taken; a rotation that failed leaves extra
+            # images, never a failed action.
+            LOG.warning('Rotating the %s backups of instance %s failed: %s',
+                        backup_type, instance.uuid, power._message(exc))
+            deleted = []
+        power.event_finish(context, instance, event)
+        LOG.info('Backup of instance %s saved as image %s; rotation %d '
+                 'deleted %s', instance.uuid, image_id, rotation,
+                 ', '.join(deleted) or 'nothing')
         return True
 
     def _upload(self, context, instance, image_id, first, pending,

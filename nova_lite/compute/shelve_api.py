@@ -1,13 +1,14 @@
-"""The compute API for snapshots and shelving, API side.
+"""The compute API for snapshots, backups and shelving, API side.
 
-``create_image`` and ``shelve`` register the image first (queued, shown
-SAVING), as Nova does with Glance, then set the task state and cast to
-the server's compute (``compute/shelve.py``); ``shelve_offload`` casts
-there too. ``unshelve`` powers a SHELVED server on where it is, or hands
-an offloaded one to the conductor (``conductor/tasks/unshelve.py``),
-which schedules it again. Each checks, in Nova's order, the lock, the
-services' RPC pins (409 while a rolling upgrade has not reached them),
-then the server's state (Nova's 409).
+``create_image``, ``backup`` and ``shelve`` register the image first
+(queued, shown SAVING), as Nova does with Glance, then set the task
+state and cast to the server's compute (``compute/shelve.py``);
+``shelve_offload`` casts there too. ``unshelve`` powers a SHELVED server
+on where it is, or hands an offloaded one to the conductor
+(``conductor/tasks/unshelve.py``), which schedules it again. Each
+checks, in Nova's order, the lock, the services' RPC pins (409 while a
+rolling upgrade has not reached them), then the server's state (Nova's
+409).
 """
 
 from oslo_log import log as logging
@@ -29,6 +30,7 @@ _V = fields.VMState
 
 # Nova's instance action names.
 CREATE_IMAGE, SHELVE = 'createImage', 'shelve'
+CREATE_BACKUP = 'createBackup'
 SHELVE_OFFLOAD, UNSHELVE = 'shelveOffload', 'unshelve'
 # Where a snapshot or a shelve may start from (Nova's lists).
 SNAPSHOT_VM_STATES = (_V.ACTIVE, _V.STOPPED, _V.PAUSED, _V.SUSPENDED)
@@ -78,6 +80,29 @@ class ShelveAPI(rpc_clients.RPCClients):
         self.compute_rpcapi.snapshot_instance(context, instance, image.id)
         return image
 
+    def backup(self, context, instance, name, backup_type, rotation,
+               metadata=None, check_metadata_quota=True):
+        """Back ``instance`` up into a new image ``name`` (image_type
+        backup, with ``backup_type``), keeping only the newest
+        ``rotation`` backups of that type once it is taken; returns the
+        image (queued). 403 and 409 as ``create_image``; 409 too while
+        the computes are pinned below RPC 1.8."""
+        if not self.compute_rpcapi.can_send_backup():
+            raise exception.ComputeTooOldForAction(
+                action=CREATE_BACKUP, instance_uuid=instance.uuid,
+                version=compute_rpcapi.BACKUP_VERSION)
+        self._needs_host(instance, CREATE_BACKUP)
+        action_api.check_state(instance, CREATE_BACKUP, SNAPSHOT_VM_STATES)
+        if check_metadata_quota:
+            _check_metadata_quota(context, instance, metadata or {})
+        properties = dict(metadata or {}, backup_type=backup_type)
+        image = self._start(context, instance, CREATE_BACKUP,
+                            SNAPSHOT_VM_STATES, _T.IMAGE_BACKUP, name,
+                            properties, image_type='backup')
+        self.compute_rpcapi.backup_instance(context, instance, image.id,
+                                            backup_type, rotation)
+        return image
+
     def shelve(self, context, instance, clean_shutdown=True):
         """Start shelving ``instance`` into the image "<name>-shelved";
         409 when locked or in a state Nova refuses."""
@@ -92,13 +117,14 @@ class ShelveAPI(rpc_clients.RPCClients):
                                             clean_shutdown=clean_shutdown)
 
     def _start(self, context, instance, action, vm_states, task_state,
-               name, metadata):
+               name, metadata, image_type='snapshot'):
         """Register the queued image, then set the task (the image is
         deleted again if that is refused) and record the action."""
         image = objects.Image.create_snapshot(
             context, name, instance.project_id,
             *_snapshot_sizes(context, instance),
-            properties=_snapshot_properties(context, instance, metadata))
+            properties=_snapshot_properties(context, instance, metadata,
+                                            image_type))
         try:
             action_api.start_task(instance, action, vm_states, task_state)
         except Exception:
@@ -196,16 +222,17 @@ def _snapshot_sizes(context, instance):
             base.get('min_ram', 0))
 
 
-def _snapshot_properties(context, instance, metadata):
-    """The inherited base image properties, Nova's snapshot properties,
-    then the caller's ``metadata``."""
+def _snapshot_properties(context, instance, metadata, image_type):
+    """The inherited base image properties, Nova's snapshot properties
+    (``image_type`` snapshot or backup), then the caller's
+    ``metadata``."""
     base = _base_image(context, instance) or {}
     properties = {key: value
                   for key, value in (base.get('properties') or {}).items()
                   if key not in _NOT_INHERITED}
     properties.update({'instance_uuid': instance.uuid,
                        'user_id': str(context.user_id),
-                       'image_type': 'snapshot',
+                       'image_type': image_type,
                        'base_image_ref': instance.image_ref or ''})
     properties.update(metadata or {})
     return properties

@@ -68,7 +68,8 @@ def get_all(context, limit=None, marker=None, filters=None):
     """Visible images, newest first, at most ``limit`` after ``marker``.
 
     ``filters``: name, status, visibility, owner (exact), min_disk and
-    min_ram (images needing at least that much).
+    min_ram (images needing at least that much), properties (a dict of
+    property values an image must all have).
     """
     return backend().get_all(context, limit=limit, marker=marker,
                              filters=filters)

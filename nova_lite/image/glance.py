@@ -60,10 +60,15 @@ def from_glance(image):
 
 
 def _matches(image, filters):
-    """min_disk/min_ram are "at least" filters Glance's list lacks."""
+    """min_disk/min_ram are "at least" filters Glance's list lacks; the
+    properties are checked again (Glance ignores a filter on a property
+    it does not index)."""
+    properties = image.get('properties') or {}
     return all(image[key] >= int(filters[key])
                for key in ('min_disk', 'min_ram')
-               if filters.get(key) is not None)
+               if filters.get(key) is not None) and all(
+        properties.get(name) == value
+        for name, value in (filters.get('properties') or {}).items())
 
 
 class GlanceBackend:
@@ -95,6 +100,8 @@ class GlanceBackend:
         filters = filters or {}
         params = {k: filters[k] for k in ('name', 'status', 'visibility',
                                           'owner') if filters.get(k)}
+        # Glance filters on any property given as a query parameter.
+        params.update(filters.get('properties') or {})
         params.update(sort_key='created_at', sort_dir='desc',
                       limit=min(limit or _PAGE, _PAGE))
         if marker is not None:

@@ -177,8 +177,9 @@ def get_all(context, limit=None, marker=None, filters=None):
     """Visible images, newest first, at most ``limit`` after ``marker``.
 
     ``filters``: name (exact), status, min_disk / min_ram (images needing
-    at least that much), visibility, owner. A marker that is not a visible
-    image raises MarkerNotFound (400).
+    at least that much), visibility, owner, properties (a dict: images
+    with every one of these properties at that value). A marker that is
+    not a visible image raises MarkerNotFound (400).
     """
     model = models.Image
     query = _visible(sa.select(model), context)
@@ -199,6 +200,11 @@ def _apply_filters(query, filters):
         query = query.where(model.min_disk >= int(filters['min_disk']))
     if filters.get('min_ram') is not None:
         query = query.where(model.min_ram >= int(filters['min_ram']))
+    prop = models.ImageProperty
+    for name, value in (filters.get('properties') or {}).items():
+        query = query.where(sa.exists().where(
+            prop.image_id == model.id, prop.name == name,
+            prop.value == value))
     return query
 
 

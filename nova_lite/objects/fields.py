@@ -73,6 +73,7 @@ class TaskState(Enum):
     IMAGE_SNAPSHOT = 'image_snapshot'
     IMAGE_PENDING_UPLOAD = 'image_pending_upload'
     IMAGE_UPLOADING = 'image_uploading'
+    IMAGE_BACKUP = 'image_backup'
     # Moves: resize and cold migration, live migration, evacuation.
     RESIZE_PREP = 'resize_prep'
     RESIZE_MIGRATING = 'resize_migrating'
@@ -98,7 +99,7 @@ class TaskState(Enum):
         RESIZE_MIGRATED, RESIZE_FINISH, RESIZE_REVERTING, RESIZE_CONFIRMING,
         MIGRATING, REBUILD_BLOCK_DEVICE_MAPPING, SHELVING,
         SHELVING_IMAGE_UPLOADING, SHELVING_OFFLOADING, UNSHELVING,
-        IMAGE_PENDING_UPLOAD, SHELVING_IMAGE_PENDING_UPLOAD)
+        IMAGE_PENDING_UPLOAD, SHELVING_IMAGE_PENDING_UPLOAD, IMAGE_BACKUP)
 
     def __init__(self):
         super().__init__(valid_values=TaskState.ALL)

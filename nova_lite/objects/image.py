@@ -14,7 +14,8 @@ from nova_lite.objects import fields
 
 @base.NovaLiteObjectRegistry.register
 class Image(base.NovaLiteObject):
-    # Version 1.0: Initial version
+    # Version 1.0: Initial version (bramble; rotate_backups added before
+    #              its release)
     VERSION = '1.0'
 
     fields = {
@@ -56,3 +57,20 @@ class Image(base.NovaLiteObject):
     def delete_by_id(cls, context, image_id):
         """Delete image ``image_id``; False if it was already gone."""
         return image_api.delete(context, image_id)
+
+    @classmethod
+    @base.remotable
+    def rotate_backups(cls, context, instance_uuid, backup_type, rotation):
+        """Delete the oldest backups of server ``instance_uuid`` of type
+        ``backup_type`` beyond the newest ``rotation`` (all of them for
+        0), as Nova rotates them; returns the ids deleted. One already
+        gone is not an error."""
+        backups = image_api.get_all(context, filters={'properties': {
+            'image_type': 'backup', 'backup_type': backup_type,
+            'instance_uuid': instance_uuid}})
+        deleted = []
+        # Newest first: the excess is at the end.
+        for image in backups[rotation:]:
+            if image_api.delete(context, image['id']):
+                deleted.append(image['id'])
+        return deleted

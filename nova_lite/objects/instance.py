@@ -53,7 +53,7 @@ class Instance(base.NovaLiteObject, base.NovaLitePersistentObject):
     # Version 1.1: locked, locked_by, locked_reason, description,
     #              old_flavor, new_flavor, shelved_at, shelved_image_id,
     #              shelved_host; the vm_states and task_states of server
-    #              actions, moves and shelving
+    #              actions, moves, shelving and backups
     VERSION = '1.1'
 
     fields = {

@@ -34,8 +34,9 @@ SERVICE_VERSION_HISTORY = (
     # and conductor RPC 1.4 (live migration); conductor RPC 1.5
     # (provision_instances starts the build), compute RPC 1.6 (crash
     # dumps), conductor RPC 1.6 (build receipts: computes acknowledge
-    # their builds).
-    {'compute_rpc': '1.6', 'conductor_rpc': '1.6', 'scheduler_rpc': '1.1'},
+    # their builds), compute RPC 1.7 (diagnostics, host uptime), compute
+    # RPC 1.8 (backups).
+    {'compute_rpc': '1.8', 'conductor_rpc': '1.6', 'scheduler_rpc': '1.1'},
 )
 
 

@@ -22,9 +22,12 @@ from nova_lite.policies import limits
 from nova_lite.policies import migrations
 from nova_lite.policies import quota_sets
 from nova_lite.policies import server_actions
+from nova_lite.policies import server_backup
+from nova_lite.policies import server_diagnostics
 from nova_lite.policies import server_groups
 from nova_lite.policies import server_metadata
 from nova_lite.policies import server_moves
+from nova_lite.policies import server_network_actions
 from nova_lite.policies import server_rebuild
 from nova_lite.policies import server_shelve
 from nova_lite.policies import servers
@@ -51,9 +54,12 @@ def list_rules():
         migrations.list_rules(),
         quota_sets.list_rules(),
         server_actions.list_rules(),
+        server_backup.list_rules(),
+        server_diagnostics.list_rules(),
         server_groups.list_rules(),
         server_metadata.list_rules(),
         server_moves.list_rules(),
+        server_network_actions.list_rules(),
         server_rebuild.list_rules(),
         server_shelve.list_rules(),
         server_tags.list_rules(),

@@ -214,6 +214,33 @@ class ComputeDriver:
         recreate that raised leaves nothing here to clean up."""
         raise NotImplementedError()
 
+    # Diagnostics (GET /servers/{id}/diagnostics) and the host's uptime.
+    # A driver without them leaves NotImplementedError (the API's 501).
+
+    def get_diagnostics(self, instance):
+        """The running ``instance``'s diagnostics in the driver's own
+        terms: a flat dict of names to numbers (shown below microversion
+        2.48)."""
+        raise NotImplementedError()
+
+    def get_instance_diagnostics(self, instance):
+        """The running ``instance``'s diagnostics in Nova's standard
+        fields (microversion 2.48): a dict with state, driver, hypervisor,
+        hypervisor_os, uptime (seconds), config_drive, num_cpus,
+        num_disks, num_nics, memory_details {maximum, used} (MiB), and
+        the lists cpu_details [{id, time, utilisation}], disk_details
+        [{read_bytes, read_requests, write_bytes, write_requests,
+        errors_count}] and nic_details [{mac_address, rx_octets, rx_errors,
+        rx_drop, rx_packets, rx_rate, tx_octets, tx_errors, tx_drop,
+        tx_packets, tx_rate}]; a value the driver cannot know is None."""
+        raise NotImplementedError()
+
+    def get_host_uptime(self):
+        """This host's uptime line, in the format of the ``uptime``
+        command (" 08:32:11 up 93 days, 18:25, 12 users,  load average:
+        0.20, 0.12, 0.14")."""
+        raise NotImplementedError()
+
     # Snapshots and shelving. The image record is the registry's; the
     # driver only produces the data.
 

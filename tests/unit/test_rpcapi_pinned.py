@@ -201,6 +201,22 @@ _CRASH_DUMP = {(compute_rpcapi.ComputeAPI, 'trigger_crash_dump'): {
     'instance': _instance()}}
 CALLS.update(_CRASH_DUMP)
 NEWER_THAN_ACORN |= set(_CRASH_DUMP)
+# Diagnostics and host uptime (compute 1.7): refused when pinned to
+# acorn too (the API checks can_send_diagnostics first).
+_DIAGNOSTICS = {
+    (compute_rpcapi.ComputeAPI, 'get_diagnostics'): {'instance': _instance()},
+    (compute_rpcapi.ComputeAPI, 'get_instance_diagnostics'): {
+        'instance': _instance()},
+    (compute_rpcapi.ComputeAPI, 'get_host_uptime'): {'host': 'compute1'},
+}
+CALLS.update(_DIAGNOSTICS)
+NEWER_THAN_ACORN |= set(_DIAGNOSTICS)
+# Backups (compute 1.8): refused when pinned to acorn too.
+_BACKUP = {(compute_rpcapi.ComputeAPI, 'backup_instance'): {
+    'instance': _instance(), 'image_id': UUID, 'backup_type': 'daily',
+    'rotation': 2}}
+CALLS.update(_BACKUP)
+NEWER_THAN_ACORN |= set(_BACKUP)
 # Build receipts (conductor 1.6): not sent at all when pinned to acorn (a
 # compute's receipt is a hint; an acorn conductor has no use for it).
 _RECEIPTS = {

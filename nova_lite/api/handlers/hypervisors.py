@@ -14,11 +14,13 @@ from nova_lite.api import common
 from nova_lite.api.schemas import hypervisors as schema
 from nova_lite.api import validation
 from nova_lite.api import wsgi
+from nova_lite.compute import diagnostics_api
 from nova_lite import exception
 from nova_lite import objects
 from nova_lite.policies import hypervisors as policies
 
 COMPUTE_BINARY = 'nova-lite-compute'
+host_api = diagnostics_api.DiagnosticsAPI()
 _TOTALS = ('vcpus', 'memory_mb', 'local_gb', 'vcpus_used', 'memory_mb_used',
            'local_gb_used', 'running_vms', 'free_ram_mb', 'free_disk_gb',
            'current_workload', 'disk_available_least')
@@ -150,13 +152,19 @@ def statistics(req):
 
 
 def uptime(req, hypervisor_id):
-    """501: Nova asks the compute for its host's uptime; nova_lite's
-    computes have no such call (Nova answers the same for a driver
-    without one). 404 for an unknown id."""
-    for node, _svc in _nodes(req, 'uptime'):
+    """200 {"hypervisor": {id, hypervisor_hostname, state, status,
+    uptime}}, the uptime line its compute reports (as the ``uptime``
+    command prints it); 404 for an unknown id, 400 when its compute
+    service is down, 501 when the compute cannot say (pinned below RPC
+    1.7, or a driver without the call)."""
+    for node, svc in _nodes(req, 'uptime'):
         if str(node.id) == hypervisor_id:
-            raise exception.HypervisorUptimeNotAvailable(
-                hypervisor_id=hypervisor_id)
+            if svc is None:
+                raise exception.ComputeServiceUnavailable(host=node.host)
+            view = basic_view(node, svc)
+            view['uptime'] = host_api.get_host_uptime(
+                req.context, svc, hypervisor_id)
+            return wsgi.json_response({'hypervisor': view})
     raise exception.ComputeNodeNotFound(node=hypervisor_id)
 
 

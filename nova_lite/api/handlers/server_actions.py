@@ -13,6 +13,7 @@ message. A handler ``handler(req, instance, body)`` checks policy and
 returns the response (202 with no body for most).
 """
 
+from nova_lite.api.handlers import server_backup
 from nova_lite.api.handlers import server_live_migrate
 from nova_lite.api.handlers import server_moves
 from nova_lite.api.handlers import server_network_actions
@@ -32,7 +33,7 @@ REMOVED_AT = {}
 # Action modules, each with an ACTIONS dict {name: (schema, handler)}
 # and, if Nova removed their actions, REMOVED_AT (a version).
 ACTION_MODULES = (server_power, server_moves, server_rebuild, server_shelve,
-                  server_live_migrate, server_network_actions)
+                  server_backup, server_live_migrate, server_network_actions)
 
 
 def register(actions, removed_at=None):
@@ -74,10 +75,11 @@ def action(req, server_id):
     """202 with no body (most actions); 400 for an
     unknown action or bad arguments, 404 for an unknown server, 409 for a
     state the action cannot start from or a locked server. As in Nova,
-    ``rebuild`` answers 202 with the server, ``createImage`` 202 with its
-    Location (or, from 2.45, the image id), ``evacuate`` 200 (with
-    ``adminPass`` before 2.14) and ``confirmResize`` 204. An action
-    Nova removed (the network ones at 2.44) is a 404 from then."""
+    ``rebuild`` answers 202 with the server, ``createImage`` and
+    ``createBackup`` 202 with its Location (or, from 2.45, the image
+    id), ``evacuate`` 200 (with ``adminPass`` before 2.14) and
+    ``confirmResize`` 204. An action Nova removed (the network ones at
+    2.44) is a 404 from then."""
     body = validation.parse_json_body(req)
     name = _action_name(req, body)
     validator, handler = ACTIONS[name]

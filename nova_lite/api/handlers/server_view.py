@@ -12,53 +12,13 @@ OS-EXT-SRV-ATTR fields.
 import hashlib
 
 from nova_lite.api import common
+from nova_lite.api import server_states
 from nova_lite import objects
-from nova_lite.objects import fields
 from nova_lite.policies import flavor_extra_specs as extra_spec_policies
 from nova_lite.policies import servers as policies
 
 COMPUTE_BINARY = 'nova-lite-compute'
 
-_V = fields.VMState
-_T = fields.TaskState
-STATUS_BY_VM_STATE = {
-    _V.BUILDING: 'BUILD',
-    _V.ACTIVE: 'ACTIVE',
-    _V.STOPPED: 'SHUTOFF',
-    _V.PAUSED: 'PAUSED',
-    _V.SUSPENDED: 'SUSPENDED',
-    _V.RESCUED: 'RESCUE',
-    _V.RESIZED: 'VERIFY_RESIZE',
-    _V.SHELVED: 'SHELVED',
-    _V.SHELVED_OFFLOADED: 'SHELVED_OFFLOADED',
-    _V.ERROR: 'ERROR',
-    _V.DELETED: 'DELETED',
-}
-VM_STATE_BY_STATUS = {v: k for k, v in STATUS_BY_VM_STATE.items()}
-# Nova's statuses that a task shows over an active (or stopped) server.
-STATUS_BY_TASK_STATE = {
-    _T.REBOOTING: 'REBOOT',
-    _T.REBOOTING_HARD: 'HARD_REBOOT',
-    _T.REBUILDING: 'REBUILD',
-    _T.REBUILD_BLOCK_DEVICE_MAPPING: 'REBUILD',
-    _T.REBUILD_SPAWNING: 'REBUILD',
-    _T.RESIZE_PREP: 'RESIZE',
-    _T.RESIZE_MIGRATING: 'RESIZE',
-    _T.RESIZE_MIGRATED: 'RESIZE',
-    _T.RESIZE_FINISH: 'RESIZE',
-    _T.RESIZE_REVERTING: 'REVERT_RESIZE',
-    _T.MIGRATING: 'MIGRATING',
-}
-# Every status Nova's API knows (a ``status`` filter naming none of them
-# is a 400 from 2.38); PASSWORD and SOFT_DELETED never show here but are
-# not invalid.
-KNOWN_STATUSES = frozenset(STATUS_BY_VM_STATE.values()).union(
-    STATUS_BY_TASK_STATE.values(), ('PASSWORD', 'SOFT_DELETED'))
-# (A revert shows over VERIFY_RESIZE too, as Nova's REVERT_RESIZE.)
-_TASK_STATUS_VM_STATES = (_V.ACTIVE, _V.STOPPED, _V.RESIZED)
-# A server in ERROR shows REBUILD while rebuilt or evacuated (Nova's map).
-_REBUILD_TASK_STATES = (_T.REBUILDING, _T.REBUILD_BLOCK_DEVICE_MAPPING,
-                        _T.REBUILD_SPAWNING)
 _PROGRESS_STATUSES = ('ACTIVE', 'BUILD', 'REBUILD', 'RESIZE',
                       'VERIFY_RESIZE', 'MIGRATING')
 _FAULT_STATUSES = ('ERROR', 'DELETED')
@@ -70,17 +30,10 @@ _UPDATE_KEYS = frozenset((
 
 
 def server_status(instance):
-    """The API status of an instance (Nova's map): its vm_state's, or
-    for an active or stopped server in a reboot, rebuild, resize or
-    migration, that task's (REBOOT, HARD_REBOOT, RESIZE, ...). Other tasks
-    (deleting included) do not change it."""
-    task_status = STATUS_BY_TASK_STATE.get(instance.task_state)
-    if task_status and instance.vm_state in _TASK_STATUS_VM_STATES:
-        return task_status
-    if (instance.vm_state == _V.ERROR
-            and instance.task_state in _REBUILD_TASK_STATES):
-        return task_status
-    return STATUS_BY_VM_STATE.get(instance.vm_state, 'UNKNOWN')
+    """The API status of an instance (Nova's map, api/server_states.py):
+    its vm_state's, or the one a task in progress shows over it (REBOOT,
+    HARD_REBOOT, RESIZE, REBUILD, MIGRATING, REVERT_RESIZE)."""
+    return server_states.status_of(instance.vm_state, instance.task_state)
 
 
 def host_id(host, project_id):

@@ -13,6 +13,7 @@ from nova_lite.api.handlers import flavors
 from nova_lite.api.handlers import server_checks
 from nova_lite.api.handlers import server_view
 from nova_lite.api.schemas import servers as schema
+from nova_lite.api import server_states
 from nova_lite.api import validation
 from nova_lite.api import wsgi
 from nova_lite.compute import api as compute_api
@@ -151,22 +152,25 @@ def create(req, body):
 
 # -- list ----------------------------------------------------------------
 
-def _status_filter(req, context):
-    """vm_state values for ?status=, or None for "matches nothing"; from
-    2.38 a filter naming no status Nova knows is a 400."""
+def _status_filters(req, context):
+    """{vm_state[, task_state]} filters for ?status= (Nova's map: a status
+    a task shows matches servers in that task), or None for "matches
+    nothing"; from 2.38 a filter naming no status Nova knows is a 400."""
     statuses = [s.upper() for s in req.GET.getall('status')]
     if (req.api_version_request.matches('2.38') and
-            server_view.KNOWN_STATUSES.isdisjoint(statuses)):
+            server_states.KNOWN_STATUSES.isdisjoint(statuses)):
         raise exception.ValidationError(
             detail='Invalid status value: %s' % ', '.join(statuses))
-    vm_states = [server_view.VM_STATE_BY_STATUS[s] for s in statuses
-                 if s in server_view.VM_STATE_BY_STATUS]
-    if len(vm_states) < len(statuses):
+    vm_states, task_states = server_states.states_for(statuses)
+    if not vm_states:
         return None
     if fields.VMState.DELETED in vm_states and not context.is_admin:
         raise exception.Forbidden(
             reason='only administrators may list deleted instances')
-    return vm_states
+    filters = {'vm_state': vm_states}
+    if task_states is not None:
+        filters['task_state'] = task_states
+    return filters
 
 
 def _list_filters(req, context, all_tenants):
@@ -215,10 +219,10 @@ def _get_servers(req, action, expected_attrs=None):
     if _address_filtered(req, context):
         return []
     if req.GET.getall('status'):
-        vm_states = _status_filter(req, context)
-        if not vm_states:
+        status_filters = _status_filters(req, context)
+        if status_filters is None:
             return []
-        filters['vm_state'] = vm_states
+        filters.update(status_filters)
     limit, marker = common.get_limit_and_marker(req)
     return compute.get_all(context, filters, limit=limit, marker=marker,
                            sort_key=sort_key, sort_dir=sort_dir,

@@ -82,9 +82,8 @@ def test_bodyless_answers_declare_no_content(document):
     action = document['paths']['/servers/{server_id}/action']['post']
     assert 'content' not in action['responses']['202']
     uptime = document['paths']['/os-hypervisors/{hypervisor_id}/uptime'][
-        'get']['responses']['501']
-    assert uptime['content']['application/json']['schema'] == {
-        '$ref': '#/components/schemas/Fault'}
+        'get']['responses']
+    assert 'content' in uptime['200']
     fault = document['paths']['/servers']['get']['responses']['default']
     assert fault['content']['application/json']['schema'] == {
         '$ref': '#/components/schemas/Fault'}

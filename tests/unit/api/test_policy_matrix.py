@@ -114,8 +114,18 @@ MATRIX = [
         ('servers:revert_resize', {'revertResize': None}),
         ('servers:rebuild', {'rebuild': {'imageRef': IMAGE}}),
         ('servers:create_image', {'createImage': {'name': 'snap'}}),
+        ('os-create-backup', {'createBackup': {
+            'name': 'b', 'backup_type': 'daily', 'rotation': 1}}),
         ('os-shelve:shelve', {'shelve': None}),
         ('os-shelve:unshelve', {'unshelve': None})]],
+    # The network proxy's actions (until 2.43).
+    *[_row('POST', '/servers/{server_id}/action', _C % rule, OWNER_MEMBERS,
+           body=body, hidden=True) for rule, body in [
+        ('os-multinic:add', {'addFixedIp': {'networkId': 'net1'}}),
+        ('os-multinic:remove', {'removeFixedIp': {'address': '10.0.0.4'}}),
+        ('os-floating-ips:add', {'addFloatingIp': {'address': '10.0.0.9'}}),
+        ('os-floating-ips:remove',
+         {'removeFloatingIp': {'address': '10.0.0.9'}})]],
     _row('POST', '/servers/{server_id}/action',
          _C % 'servers:trigger_crash_dump', OWNER_MEMBERS,
          body={'trigger_crash_dump': None}, hidden=True, version='2.17'),
@@ -132,6 +142,8 @@ MATRIX = [
          body={'migrate': {'host': 'host1'}}, hidden=True),
     _row('GET', '/servers/{server_id}/migrations',
          _C % 'servers:migrations:index', ADMIN, hidden=True),
+    _row('GET', '/servers/{server_id}/diagnostics',
+         _C % 'os-server-diagnostics', ADMIN, hidden=True),
     _row('GET', '/os-migrations', _C % 'os-migrations:index', ADMIN),
     _row('POST', '/servers/{server_id}/action',
          _C % 'os-migrate-server:migrate_live', ADMIN,

@@ -175,7 +175,12 @@ def test_description_shown_from_2_19(api, world, at_version):
 @pytest.mark.parametrize('vm_state,task_state,status', [
     ('active', 'rebooting', 'REBOOT'),
     ('active', 'rebooting_hard', 'HARD_REBOOT'),
-    ('stopped', 'rebooting_hard', 'HARD_REBOOT'),
+    # Nova's map has no reboot over SHUTOFF: a stopped server hard
+    # rebooted shows SHUTOFF until it is ACTIVE.
+    ('stopped', 'rebooting_hard', 'SHUTOFF'),
+    ('paused', 'migrating', 'MIGRATING'),
+    ('resized', 'resize_reverting', 'REVERT_RESIZE'),
+    ('error', 'rebuilding', 'REBUILD'),
     ('active', 'powering-off', 'ACTIVE'),
     ('paused', None, 'PAUSED'), ('suspended', None, 'SUSPENDED'),
     ('stopped', None, 'SHUTOFF'), ('resized', None, 'VERIFY_RESIZE'),

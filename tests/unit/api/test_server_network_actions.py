@@ -56,3 +56,34 @@ def test_404_from_2_44(api, at_version, compute, body):
 def test_unknown_actions_stay_400(api, at_version, compute):
     resp = _act(api, at_version, '2.44', {'fly': {}})
     assert resp.status_int == 400
+
+
+_ACTIONS = [{'addFixedIp': {'networkId': 'net1'}},
+            {'removeFixedIp': {'address': '10.0.0.4'}},
+            {'addFloatingIp': {'address': '172.24.4.9'}},
+            {'removeFloatingIp': {'address': '172.24.4.9'}}]
+
+
+@pytest.mark.parametrize('body', _ACTIONS)
+def test_a_reader_of_the_project_is_refused(api, compute, body):
+    """Nova's os-multinic and os-floating-ips defaults: members and
+    administrators only; what the action would say stays unsaid."""
+    reader = conftest.make_context('viewer', 'proj1', ['reader'])
+    resp = api(reader)('POST', '/servers/%s/action' % UUID, body)
+    assert resp.status_int == 403, resp.text
+    assert 'os_compute_api:os-' in resp.text
+
+
+@pytest.mark.parametrize('body', _ACTIONS)
+def test_another_projects_server_is_404(api, compute, body):
+    other = conftest.make_context('eve', 'proj2')
+    resp = api(other)('POST', '/servers/%s/action' % UUID, body)
+    assert resp.status_int == 404
+    assert UUID in resp.text
+
+
+@pytest.mark.parametrize('body', _ACTIONS)
+def test_an_administrator_gets_novas_answer(api, compute, body):
+    resp = api(ADMIN)('POST', '/servers/%s/action' % UUID, body)
+    assert resp.status_int in (400, 404)
+    assert 'Policy' not in resp.text

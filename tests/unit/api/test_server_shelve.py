@@ -1,4 +1,5 @@
-"""createImage, shelve, shelveOffload and unshelve through the API: every
+"""createImage, createBackup, shelve, shelveOffload and unshelve through
+the API: every
 transition the API makes, every 409, the microversion gates (tested with
 the API's maximum patched up to them) and the image registered.
 
@@ -10,11 +11,16 @@ nothing touches a database or a bus.
 import types
 
 import pytest
+from tempest.lib.api_schema.response.compute.v2_1 import (
+    servers as servers_21)
 from tempest.lib.api_schema.response.compute.v2_45 import (
     images as images_245)
+from tempest.lib.api_schema.response.compute.v2_45 import (
+    servers as servers_245)
 
 from nova_lite.api import api_version
 from nova_lite.api.handlers import server_actions
+from nova_lite.api.handlers import server_backup
 from nova_lite.api.handlers import server_shelve
 from nova_lite.compute import shelve_api
 from nova_lite import exception
@@ -42,6 +48,9 @@ class FakeRPC:
     def can_send_shelve(self):
         return self.speaks
 
+    def can_send_backup(self):
+        return self.speaks
+
     def __getattr__(self, name):
         def send(context, instance, *args, **kwargs):
             self.sent.append((name, instance.uuid, args, kwargs))
@@ -61,6 +70,7 @@ def world(monkeypatch):
                         fakes.FakeComputeAPI([w.instance]))
     monkeypatch.setattr(server_shelve.api, '_compute', w.compute)
     monkeypatch.setattr(server_shelve.api, '_conductor', w.conductor)
+    monkeypatch.setattr(server_backup.api, '_compute', w.compute)
 
     def save(self, expected_task_state=None, expected_vm_state=None):
         if expected_task_state is not None and (
@@ -253,6 +263,112 @@ def test_snapshots_and_shelving_are_409_while_pinned(api, world):
     resp = _act(api, {'unshelve': None})
     assert resp.status_int == 409 and 'upgrade_levels' in resp.text
     assert world.images == {} and world.saves == []
+
+
+# -- createBackup ----------------------------------------------------------
+
+def _backup(name='nightly', backup_type='daily', rotation=2, **extra):
+    return {'createBackup': dict(name=name, backup_type=backup_type,
+                                 rotation=rotation, **extra)}
+
+
+@pytest.mark.parametrize('vm_state', [V.ACTIVE, V.STOPPED, V.PAUSED,
+                                      V.SUSPENDED])
+def test_create_backup_registers_a_backup_image_and_casts(api, world,
+                                                          vm_state):
+    world.set_state(vm_state)
+    resp = _act(api, _backup(metadata={'purpose': 'dr'}), context=MEMBER)
+    shapes.check_shape(resp, servers_21.create_backup)
+    assert resp.headers['Location'].endswith('/images/' + SNAPSHOT)
+    assert resp.body == b''
+    image = world.images[SNAPSHOT]
+    assert image['name'] == 'nightly'
+    assert image['owner'] == 'proj1'
+    props = image['properties']
+    assert (props['image_type'], props['backup_type']) == ('backup',
+                                                           'daily')
+    assert props['instance_uuid'] == UUID and props['purpose'] == 'dr'
+    assert world.saves == [{'task_state': T.IMAGE_BACKUP}]
+    assert world.actions == ['createBackup']
+    assert world.compute.sent == [('backup_instance', UUID,
+                                   (SNAPSHOT, 'daily', 2), {})]
+
+
+def test_create_backup_rotation_0_has_no_location_before_2_45(api, world):
+    """Nova's answer: the backup is deleted by its own rotation, so
+    there is nothing to point at."""
+    resp = _act(api, _backup(rotation='0'))
+    assert resp.status_int == 202
+    assert 'Location' not in resp.headers
+    assert world.compute.sent[0][2] == (SNAPSHOT, 'daily', 0)
+
+
+def test_create_backup_from_2_45_answers_the_image_id(api, world,
+                                                     max_version):
+    max_version('2.45')
+    for rotation in (0, 3):
+        resp = _act(api, _backup(rotation=rotation), version='2.45')
+        assert resp.status_int == 202
+        assert resp.json == {'image_id': SNAPSHOT}
+        assert 'Location' not in resp.headers
+        shapes.check_shape(resp, servers_245.create_backup)
+        world.set_state(V.ACTIVE)
+
+
+@pytest.mark.parametrize('vm_state,task_state', [
+    (V.BUILDING, T.SCHEDULING), (V.ERROR, None), (V.SHELVED, None),
+    (V.ACTIVE, T.REBOOTING), (V.RESIZED, None)])
+def test_create_backup_from_a_wrong_state_is_409(api, world, vm_state,
+                                                 task_state):
+    world.set_state(vm_state, task_state)
+    resp = _act(api, _backup())
+    assert resp.status_int == 409
+    assert "Cannot 'createBackup' instance %s" % UUID in resp.text
+    assert world.images == {} and world.compute.sent == []
+
+
+@pytest.mark.parametrize('body,words', [
+    ({'name': 'b', 'backup_type': 'daily'}, "'rotation' is a required"),
+    ({'name': 'b', 'rotation': 1}, "'backup_type' is a required"),
+    ({'backup_type': 'daily', 'rotation': 1}, "'name' is a required"),
+    ({'name': 'b', 'backup_type': 'daily', 'rotation': -1}, 'rotation'),
+    ({'name': 'b', 'backup_type': 'daily', 'rotation': 'two'},
+     'rotation'),
+    ({'name': ' b', 'backup_type': 'daily', 'rotation': 1}, 'name'),
+    ({'name': 'b', 'backup_type': 7, 'rotation': 1}, 'backup_type'),
+    ({'name': 'b', 'backup_type': 'daily', 'rotation': 1, 'x': 1}, 'x'),
+])
+def test_create_backup_bad_body_is_400_saying_why(api, world, body, words):
+    resp = _act(api, {'createBackup': body})
+    assert resp.status_int == 400
+    assert words in resp.text, resp.text
+    assert world.images == {}
+
+
+def test_create_backup_metadata_counts_until_2_39(api, world, max_version):
+    world.metadata_items = 1
+    body = _backup(metadata={'a': '1', 'b': '2'})
+    resp = _act(api, body)
+    assert resp.status_int == 403 and 'metadata' in resp.text.lower()
+    max_version('2.39')
+    assert _act(api, body, version='2.39').status_int == 202
+
+
+def test_create_backup_is_409_while_computes_are_pinned(api, world):
+    world.compute.speaks = False
+    resp = _act(api, _backup())
+    assert resp.status_int == 409
+    assert 'upgrade_levels' in resp.text
+    assert world.images == {} and world.saves == []
+
+
+def test_create_backup_of_another_project_is_404(api, world):
+    other = conftest.make_context('eve', 'proj2')
+    assert _act(api, _backup(), context=other).status_int == 404
+    reader = conftest.make_context('viewer', 'proj1', ['reader'])
+    resp = _act(api, _backup(), context=reader)
+    assert resp.status_int == 403
+    assert 'os_compute_api:os-create-backup' in resp.text
 
 
 # -- shelve / shelveOffload ------------------------------------------------

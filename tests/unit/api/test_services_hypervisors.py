@@ -132,7 +132,7 @@ def test_hypervisors_need_admin(api, nodes):
         assert api()('GET', path).status_int == 403
 
 
-# -- uptime, search and servers -------------------------------------------
+# -- search and servers (uptime: test_hypervisor_uptime.py) ------------
 
 def test_hypervisor_search(api, nodes):
     resp = api(ADMIN)('GET', '/os-hypervisors/node1/search')
@@ -167,13 +167,6 @@ def test_hypervisor_servers(api, nodes, monkeypatch):
     [hypervisor] = api(ADMIN)('GET', '/os-hypervisors/cpu1/servers').json[
         'hypervisors']
     assert 'servers' not in hypervisor
-
-
-def test_hypervisor_uptime_is_not_reported(api, nodes):
-    resp = api(ADMIN)('GET', '/os-hypervisors/7/uptime')
-    assert resp.status_int == 501
-    assert 'uptime' in resp.json['notImplemented']['message']
-    assert api(ADMIN)('GET', '/os-hypervisors/8/uptime').status_int == 404
 
 
 @pytest.mark.parametrize('path', ['/os-hypervisors/7/uptime',

@@ -1,7 +1,8 @@
-"""compute/shelve.py: the task states of a snapshot and a shelve, the
-offload (now, on request, after shelved_offload_time), both unshelves and
-what each failure leaves. No database: saves, images, faults and events
-are fakes; the driver is a mock."""
+"""compute/shelve.py: the task states of a snapshot, a backup (and its
+rotation) and a shelve, the offload (now, on request, after
+shelved_offload_time), both unshelves and what each failure leaves. No
+database: saves, images, faults and events are fakes; the driver is a
+mock."""
 
 import datetime
 from unittest import mock
@@ -269,3 +270,62 @@ def test_the_manager_routes_shelving_and_polls_only_when_positive(conf):
     conf.config(shelved_offload_time=30, shelved_poll_interval=10)
     mgr._poll_shelved_instances(None)
     mgr.shelving.offload_expired.assert_called_once_with(None, 30)
+
+
+# -- createBackup (RPC 1.8) --------------------------------------------
+
+class _Rotations(list):
+    """The rotations asked for; ``result`` is what the next returns (or
+    raises)."""
+    result = ['old-1']
+
+
+@pytest.fixture
+def rotations(monkeypatch):
+    calls = _Rotations()
+
+    def rotate(cls, context, instance_uuid, backup_type, rotation):
+        calls.append((instance_uuid, backup_type, rotation))
+        if isinstance(calls.result, Exception):
+            raise calls.result
+        return calls.result
+    monkeypatch.setattr(objects.Image, 'rotate_backups',
+                        classmethod(rotate))
+    return calls
+
+
+def test_backup_walks_novas_task_states_then_rotates(rec, shelving,
+                                                     rotations):
+    instance = _instance(V.ACTIVE, T.IMAGE_BACKUP)
+    assert shelving.backup_instance(None, instance, IMAGE, 'daily', 2)
+    assert _task_walk(rec) == [
+        (T.IMAGE_PENDING_UPLOAD, [T.IMAGE_BACKUP]),
+        (T.IMAGE_UPLOADING, [T.IMAGE_PENDING_UPLOAD]),
+        (None, [T.IMAGE_UPLOADING])]
+    assert rec.images == [(IMAGE, 'saving', None), (IMAGE, 'active', 4096)]
+    assert rotations == [(instance.uuid, 'daily', 2)]
+    assert rec.events[-1] == ('finish', 'compute_backup_instance',
+                              'Success')
+
+
+def test_a_failed_backup_deletes_its_image_and_does_not_rotate(
+        rec, shelving, rotations):
+    shelving.driver.snapshot.side_effect = exception.InstanceOperationFailed(
+        operation='snapshot', instance_uuid='x', reason='injected')
+    instance = _instance(V.STOPPED, T.IMAGE_BACKUP)
+    assert not shelving.backup_instance(None, instance, IMAGE, 'daily', 0)
+    assert rec.images[-1] == (IMAGE, 'deleted', None)
+    assert rec.saves[-1] == ({'task_state': None}, [T.IMAGE_UPLOADING])
+    assert instance.vm_state == V.STOPPED
+    assert rotations == []
+    assert rec.events[-1] == ('finish', 'compute_backup_instance', 'Error')
+
+
+def test_a_failed_rotation_keeps_the_backup(rec, shelving, rotations):
+    rotations.result = exception.ImageServiceUnavailable(reason='down')
+    instance = _instance(V.ACTIVE, T.IMAGE_BACKUP)
+    assert shelving.backup_instance(None, instance, IMAGE, 'weekly', 1)
+    assert (IMAGE, 'deleted', None) not in rec.images
+    assert rec.faults == []
+    assert rec.events[-1] == ('finish', 'compute_backup_instance',
+                              'Success')

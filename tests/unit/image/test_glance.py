@@ -284,3 +284,17 @@ def test_glance_refusal_is_explained_without_html():
         glance.GlanceBackend(client=client).create(_ctx(), 'x')
     assert '<' not in str(err.value)
     assert 'Invalid disk format' in str(err.value)
+
+
+def test_get_all_filters_on_properties_in_glance_and_again_here():
+    """Glance is asked by property; an image it returned that lacks one
+    (a property Glance does not filter on) is dropped here."""
+    body = {'images': [_doc(id='a', image_type='backup', backup_type='d'),
+                       _doc(id='b', image_type='snapshot')]}
+    client = FakeClient({('GET', '/v2/images'): _Resp(200, body)})
+    found = glance.GlanceBackend(client=client).get_all(
+        _ctx(), filters={'properties': {'image_type': 'backup',
+                                        'backup_type': 'd'}})
+    assert [i['id'] for i in found] == ['a']
+    params = client.calls[0][2]['params']
+    assert (params['image_type'], params['backup_type']) == ('backup', 'd')

@@ -106,3 +106,15 @@ def test_filters_sql():
     assert "images.name = 'cirros'" in sql
     assert 'images.min_ram >= 64' in sql
     assert 'status' not in sql.split('WHERE')[1]
+
+
+def test_property_filters_need_every_property():
+    """What a backup rotation lists: images with all these properties."""
+    query = image_api._apply_filters(sa.select(models.Image), {
+        'properties': {'image_type': 'backup', 'backup_type': 'daily'}})
+    sql = str(query.compile(compile_kwargs={'literal_binds': True}))
+    where = sql.split('WHERE', 1)[1]
+    assert where.count('EXISTS') == 2
+    assert "image_properties.name = 'image_type'" in where
+    assert "image_properties.value = 'backup'" in where
+    assert "image_properties.value = 'daily'" in where
