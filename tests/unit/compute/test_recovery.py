@@ -221,7 +221,8 @@ def test_an_interrupted_hard_reboot_is_done_again_hard(env):
 def test_an_action_on_a_vm_that_is_gone_ends_with_a_fault(env):
     inst = _on_host(env, task_state=fields.TaskState.POWERING_ON,
                     vm_state=fields.VMState.STOPPED)
-    recovery.resume_actions(env.ctxt, 'host1', env.driver)
+    done = recovery.resume_actions(env.ctxt, 'host1', env.driver)
+    assert done == {inst.uuid: 'start_instance'}
     assert len(env.faults) == 1
     (saved,) = env.saves
     assert saved[2] == {'task_state': None}
