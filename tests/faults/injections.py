@@ -63,6 +63,24 @@ def sigterm(name):
     return inject
 
 
+def compute_gone(name):
+    """``name`` killed and not restarted: what it held must end within
+    ``service_down_time`` (as seen by the run) and the recovery bar.
+    Returns when it is seen down; ``heal`` restarts it afterwards."""
+    def inject(deploy):
+        deploy.kill(deploy.daemon(name))
+        time.sleep(deploy.service_down_time + 1)
+        return time.monotonic()
+
+    def heal(deploy):
+        binary, conf = _restart_conf(name)
+        deploy.start_daemon(binary, name, conf)
+
+    inject.__name__ = '%s gone' % name
+    inject.heal = heal
+    return inject
+
+
 def _rabbitmqctl(*args):
     subprocess.run(['rabbitmqctl', *args], check=True, timeout=60,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -118,5 +136,5 @@ def all_faults(computes):
     faults = [sigkill(first), sigkill('conductor'), sigkill('scheduler')]
     faults += [sigterm(name) for name in
                (first, 'conductor', 'scheduler', 'api')]
-    faults += [rabbit_outage, database_blip]
+    faults += [rabbit_outage, database_blip, compute_gone(first)]
     return faults

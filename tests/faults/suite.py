@@ -2,18 +2,21 @@
 
     tools/fault-suite [--backend postgresql] [--workers 4] [--only NAME]
 
-For each fault: the workload runs a few seconds, the fault is injected
-and healed, the workload runs on until a boot sent after the heal is
-ACTIVE (3 to 6 s) and stops; then the
-invariants are checked and everything left is deleted. It prints a table
+For each fault: the workload (boots and deletes; every other worker
+also reboots, stops, starts, resizes and migrates) runs a few seconds,
+the fault is injected and healed, the workload runs on until a boot
+sent after the heal is ACTIVE (3 to 6 s) and stops; then the invariants
+are checked and everything left is deleted. It prints a table
 (requests, statuses, recovery time, each invariant) and exits 1 if any
-invariant failed. Recovery time is from the failed part's return to the
-first server booted after it being seen ACTIVE.
+invariant failed. Recovery time is from the failed part's return (for
+a compute that does not return, from when it is seen down) to the first
+server booted after it being seen ACTIVE.
 """
 
 import argparse
 import collections
 import concurrent.futures
+import os
 import shutil
 import signal
 import sys
@@ -39,8 +42,13 @@ OVERCOMMIT = (
     'GROUP BY a.resource_provider_id, a.resource_class, i.total, '
     'i.reserved, i.allocation_ratio '
     'HAVING SUM(a.used) > (i.total - i.reserved) * i.allocation_ratio')
+# The flavor the lifecycle workers resize to.
+RESIZE_FLAVOR = 'tiny2'
 COLUMNS = ('fault', 'reqs', 'recovery', 'answered', 'settled', 'quota',
-           'placement', 'overcommit', 'gone')
+           'placement', 'overcommit', 'driver', 'gone')
+# Servers that must have a VM on their host's driver (an ERROR server
+# may or may not have one).
+WITH_VM = ('active', 'stopped', 'paused', 'suspended')
 
 
 def _setup(workdir, backend):
@@ -58,10 +66,11 @@ def _setup(workdir, backend):
     try:
         deploy.start()
         deploy.image_id = deploy.register_image()
-        status, _, body = deploy.admin_api.post('/flavors', {'flavor': {
-            'name': 'tiny', 'id': 'tiny', 'ram': 256, 'vcpus': 1,
-            'disk': 1}})
-        assert status == 200, body
+        for name, disk in (('tiny', 1), (RESIZE_FLAVOR, 2)):
+            status, _, body = deploy.admin_api.post('/flavors', {'flavor': {
+                'name': name, 'id': name, 'ram': 256, 'vcpus': 1,
+                'disk': disk}})
+            assert status == 200, body
         _warm_up(deploy)
     except Exception:
         print(deploy.logs())
@@ -134,6 +143,41 @@ def _delete_all(deploy):
     return _leftovers(deploy)
 
 
+def _driver_disagreements(deploy):
+    """Where the records and the drivers of the running computes
+    disagree: a server recorded on a host whose driver has no VM for it,
+    or a VM no server on that host accounts for. The fake driver keeps
+    its VMs in files (virt/fake_vms.py), read here as a hypervisor's
+    list of guests would be."""
+    rows = deploy.sql('SELECT uuid, host, vm_state FROM instances '
+                      'WHERE deleted = 0 AND host IS NOT NULL')
+    problems = []
+    for daemon in deploy.daemons:
+        if not daemon.name.startswith('compute'):
+            continue
+        host = daemon.name
+        vms = _vms(deploy, host)
+        mine = {uuid: state for uuid, on, state in rows if on == host}
+        problems += ['%s %s on %s has no VM there' % (uuid, state, host)
+                     for uuid, state in sorted(mine.items())
+                     if state in WITH_VM and uuid not in vms]
+        problems += ['a VM of %s on %s, which no server there accounts '
+                     'for' % (uuid, host)
+                     for uuid in sorted(vms - set(mine))]
+    return problems
+
+
+def _vms(deploy, host):
+    directory = os.path.join(deploy.workdir, 'state', 'fake_driver',
+                             '%s.vms' % host)
+    try:
+        names = os.listdir(directory)
+    except FileNotFoundError:
+        return set()
+    return {name[:-len('.json')] for name in names
+            if name.endswith('.json')}
+
+
 def _answered(records):
     bad = [r for r in records if r.failed and r.status not in (
         503, 'refused') and not (isinstance(r.status, int) and
@@ -175,8 +219,11 @@ def run_fault(deploy, fault, workers):
     began = time.monotonic()
     pool = workload.Pool('http://127.0.0.1:%d/v2.1' % deploy.port,
                          'demo:demo')
+    admin = workload.Pool('http://127.0.0.1:%d/v2.1' % deploy.port,
+                          'admin:admin')
     load = workload.Workload(pool, deploy.image_id, 'tiny', workers,
-                             lambda: fault.__name__)
+                             lambda: fault.__name__,
+                             moves=(admin, RESIZE_FLAVOR, lambda: True))
     load.start()
     time.sleep(WARM)
     returned = fault(deploy)
@@ -187,6 +234,7 @@ def run_fault(deploy, fault, workers):
     answered, bad = _answered(load.records)
     settled = _settle(deploy, stopped)
     quota, placement = _checks(deploy)
+    disagree = _driver_disagreements(deploy)
     result = collections.OrderedDict([
         ('fault', fault.__name__),
         ('reqs', len(load.records)),
@@ -198,11 +246,14 @@ def run_fault(deploy, fault, workers):
         ('quota', quota),
         ('placement', placement),
         ('overcommit', not deploy.sql(OVERCOMMIT)),
+        ('driver', not disagree),
     ])
     left = _delete_all(deploy)
     result['gone'] = not left
+    if hasattr(fault, 'heal'):
+        fault.heal(deploy)  # the part that stayed away, for what follows
     result['statuses'] = collections.Counter(r.status for r in load.records)
-    result['bad'] = bad[:5] + load.stuck[:5] + (
+    result['bad'] = bad[:5] + load.stuck[:5] + disagree[:5] + (
         ['left after deleting: %s' % left] if left else [])
     result['ok'] = recovery is not None and all(
         result[c] for c in COLUMNS[3:])
@@ -211,7 +262,7 @@ def run_fault(deploy, fault, workers):
 
 
 def render(results):
-    widths = (18, 5, 9, 9, 8, 6, 10, 11, 5)
+    widths = (18, 5, 9, 9, 8, 6, 10, 11, 7, 5)
     line = ' '.join('%-*s' % (w, c)
                     for w, c in zip(widths, COLUMNS, strict=True))
     lines = [line, '-' * len(line)]
@@ -232,7 +283,7 @@ def _parse(argv):
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     parser.add_argument('--backend', default='postgresql',
                         choices=('postgresql', 'mysql'))
-    parser.add_argument('--workers', type=int, default=4)
+    parser.add_argument('--workers', type=int, default=5)
     parser.add_argument('--only', action='append',
                         help='run only the faults whose name contains this')
     parser.add_argument('--keep', action='store_true',

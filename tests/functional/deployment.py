@@ -39,6 +39,9 @@ BIN = os.path.dirname(sys.executable)
 RABBIT = os.environ.get('NOVA_LITE_TEST_RABBIT',
                         'rabbit://guest:guest@127.0.0.1:5672')
 READY_TIMEOUT = float(os.environ.get('NOVA_LITE_TEST_READY_TIMEOUT', 90))
+# Seconds without a heartbeat before a service is down (short, so tests
+# about a service that stays away do not wait a minute).
+SERVICE_DOWN_TIME = 20
 
 
 def free_port():
@@ -283,7 +286,8 @@ class Deployment:
         sections = {
             'DEFAULT': {'transport_url': transport_url,
                         'state_path': os.path.join(self.workdir, 'state'),
-                        'report_interval': 2, 'service_down_time': 20,
+                        'report_interval': 2,
+                        'service_down_time': SERVICE_DOWN_TIME,
                         'osapi_compute_listen': '127.0.0.1',
                         'osapi_compute_listen_port': self.port,
                         'rpc_response_timeout': 30,
@@ -368,6 +372,12 @@ class Deployment:
     @property
     def api(self):
         return ApiClient('http://127.0.0.1:%d/v2.1' % self.port)
+
+    @property
+    def service_down_time(self):
+        """The daemons' service_down_time, in seconds."""
+        return int(self.extra_conf.get('DEFAULT', {}).get(
+            'service_down_time', SERVICE_DOWN_TIME))
 
     @property
     def admin_api(self):
