@@ -5,9 +5,11 @@ Random fleets (seeded: a failure names its seed) on one long-lived,
 owned Population, with host changes between rounds as notices bring
 them (instances placed, moved and gone, hosts renamed nowhere): every
 input's ``of_population`` column equals its ``of_host`` read host by
-host, and every built-in filter stated on inputs keeps exactly the
+host, every built-in filter stated on inputs keeps exactly the
 hosts its ``host_passes`` keeps on random requests, with the reasons
-its ``rejection_reason`` gives.
+its ``rejection_reason`` gives, and every weigher stated on inputs
+weighs the rows in play as its per-host method does (or refuses the
+same first host with the same error).
 """
 
 import os
@@ -16,11 +18,14 @@ import random
 import numpy as np
 import pytest
 
+from nova_lite import exception
 from nova_lite.scheduler import filters
 from nova_lite.scheduler.filters import rules
 from nova_lite.scheduler import host_inputs
 from nova_lite.scheduler import host_state
 from nova_lite.scheduler import population as population_mod
+from nova_lite.scheduler import weighers
+from nova_lite.scheduler.weighers import rules as weigher_rules
 
 from . import random_fleet
 
@@ -153,3 +158,67 @@ def test_input_filters_answer_the_same_on_both_paths(conf, cls):
             assert passed == [r is None for r in reasons], 'seed %d' % seed
             rejected += sum(r is not None for r in reasons)
     assert rejected
+
+
+INPUT_WEIGHERS = [cls for cls in weighers.all_weighers()
+                  if issubclass(cls, weigher_rules.InputsWeigher)]
+
+
+def test_the_input_weighers():
+    # As above, for the weighers whose rule reads host inputs.
+    assert {cls.__name__ for cls in INPUT_WEIGHERS} == {
+        'ServerGroupSoftAffinityWeigher',
+        'ServerGroupSoftAntiAffinityWeigher', 'MetricsWeigher'}
+
+
+def _metrics_settings(rng, conf):
+    conf.config(group='metrics', required=rng.random() < 0.3,
+                weight_setting=rng.choice(
+                    [[], ['cpu.percent=1.0'], ['mem.free=0.0'],
+                     ['cpu.percent=-1.0', 'mem.free=0.5']]),
+                weight_multiplier=rng.choice([1.0, -1.0, 0.0]),
+                weight_of_unavailable=rng.choice([-10000.0, 3.0]))
+
+
+def _weights(call, *args):
+    """The raw weights ``call(*args)`` gives, or the exception's class
+    and text."""
+    try:
+        return [float(w) for w in call(*args)]
+    except exception.NovaLiteException as exc:
+        return type(exc).__name__, exc.format_message()
+
+
+def _both_paths(weigher, population, among, spec):
+    hosts = population.hosts_at(among.nonzero()[0])
+    per_host = _weights(weigher.weigh_objects,
+                        [weighers.WeighedHost(h, 0.0) for h in hosts], spec)
+    column = _weights(lambda: np.broadcast_to(
+        weigher.weigh_population(population, spec, among),
+        (population.size,))[among])
+    return per_host, column
+
+
+@pytest.mark.parametrize('cls', INPUT_WEIGHERS, ids=lambda c: c.__name__)
+def test_input_weighers_weigh_the_same_on_both_paths(conf, cls):
+    weigher = cls()
+    outcomes = set()
+    for seed in range(FLEETS):
+        for rng, states, population in _rounds(seed):
+            _metrics_settings(rng, conf)
+            spec, _uuids = random_fleet.request(rng, states)
+            if rng.random() < 0.5:
+                spec.instance_group = random_fleet.group(
+                    rng, sorted({s.host for s in states}), 'p1',
+                    cls.__name__ == 'ServerGroupSoftAffinityWeigher'
+                    and 'soft-affinity' or 'soft-anti-affinity')
+            among = population.mask() & (np.arange(population.size) % 3 > 0
+                                         if rng.random() < 0.3 else True)
+            per_host, column = _both_paths(weigher, population, among, spec)
+            assert column == per_host, 'seed %d' % seed
+            outcomes.add(per_host[0] if isinstance(per_host, tuple)
+                         else len(set(per_host)) > 1)
+    # Hosts weigh differently, and (for the metrics) some are refused.
+    assert True in outcomes
+    if cls.__name__ == 'MetricsWeigher':
+        assert 'ComputeHostMetricNotFound' in outcomes
