@@ -122,6 +122,31 @@ class RuleFilter(filters.BaseHostFilter):
         counts.pop(None, None)
         return filters.format_counts(counts)
 
+    def summarize_population(self, population, rejected, spec_obj):
+        """``summarize_rejections`` of the rows of ``rejected`` (a bool
+        mask over ``population``'s rows), one host per key of the
+        partition the filter ran on; None when it has none."""
+        request = self.parse_request(spec_obj)
+        if request is EVERY_HOST or isinstance(request, Refused):
+            return None
+        name, key_fn = self.partition(request)
+        # Hosts changed since the filter ran (the claims of a request's
+        # earlier instances) are re-keyed first.
+        population.sync()
+        try:
+            part = population.partition(name, key_fn)
+        except TypeError:
+            return None
+        rows = np.flatnonzero(rejected)
+        _codes, first, sizes = np.unique(
+            part.codes[rows], return_index=True, return_counts=True)
+        counts = collections.Counter()
+        for at, size in zip(first, sizes, strict=True):
+            host = population.hosts[rows[at]]
+            counts[self.failure(host, request)] += int(size)
+        counts.pop(None, None)
+        return filters.format_counts(counts)
+
 
 class InputsFilter(filters.BaseHostFilter):
     """A filter whose rule is ``fails(request, *values)`` of the host
