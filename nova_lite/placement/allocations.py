@@ -19,7 +19,6 @@ import sqlalchemy as sa
 from nova_lite.db import api as db_api
 from nova_lite.db import models
 from nova_lite import exception
-from nova_lite.placement import changes
 from nova_lite.placement import generation
 from nova_lite.placement import providers
 
@@ -170,9 +169,13 @@ def move_in_session(session, from_consumer, to_consumer, project_id,
 
     A move's source allocations pass between the instance and its
     migration this way: the usage of each provider is the same before and
-    after, so nothing is checked and no generation changes.
-    ``to_consumer`` must hold nothing yet (a consumer's allocations on a
-    provider are one row per class).
+    after, so no capacity is checked. The providers' generations move
+    all the same, as for any write of their allocations (Nova's does
+    too): which instances a host holds changed (the server group filters
+    read it), and a scheduler that missed the notice finds the host
+    stale only by its generation (``host_digest``). ``to_consumer`` must
+    hold nothing yet (a consumer's allocations on a provider are one row
+    per class).
     """
     model = models.Allocation
     touched = set(session.scalars(
@@ -185,8 +188,7 @@ def move_in_session(session, from_consumer, to_consumer, project_id,
         _ensure_consumer(session, to_consumer, project_id, user_id)
     session.execute(sa.delete(models.Consumer).where(
         models.Consumer.uuid == from_consumer))
-    # No generation moves, but the instances on these hosts do.
-    changes.note_provider_ids(session, touched)
+    generation.touch(session, touched)
     return _uuids(session, touched)
 
 

@@ -33,6 +33,8 @@ from nova_lite.scheduler import utils
 from nova_lite.scheduler import weighers
 
 _TRUST = {}
+# A filter's summary of rejected hosts and its whole-population twin.
+_SUMMARY_TWINS = (('summarize_rejections', 'summarize_population'),)
 _TAKES_AMONG = {}
 
 
@@ -99,6 +101,17 @@ class MaskStep(filters.FilterStep):
     def rejected(self):
         rows = np.flatnonzero(self.hosts_in & ~self.hosts_out)
         return self.population.hosts_at(rows)
+
+    def summarize(self, spec_obj):
+        # A NoValidHost may reject most of a large fleet: a filter whose
+        # rule partitions the hosts summarises them a key at a time.
+        flt = self.filter_obj
+        if self.fast and trusted(flt, _SUMMARY_TWINS):
+            summary = flt.summarize_population(
+                self.population, self.hosts_in & ~self.hosts_out, spec_obj)
+            if summary is not None:
+                return summary
+        return super().summarize(spec_obj)
 
 
 def _per_host_filter(filter_obj, population, mask, spec_obj):

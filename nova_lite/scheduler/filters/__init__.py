@@ -195,13 +195,17 @@ class FilterStep:
         kept = set(map(id, self.hosts_out))
         return [host for host in self.hosts_in if id(host) not in kept]
 
+    def summarize(self, spec_obj):
+        """The filter's summary of the hosts it rejected."""
+        return self.filter_obj.summarize_rejections(self.rejected(),
+                                                    spec_obj)
+
     def describe(self, spec_obj):
         count_in, count_out = self.count_in(), self.count_out()
         text = '%s: %d -> %d' % (self.name, count_in, count_out)
         if count_out < count_in:
             try:
-                reasons = self.filter_obj.summarize_rejections(
-                    self.rejected(), spec_obj)
+                reasons = self.summarize(spec_obj)
             except Exception:
                 # An explanation must never hide the NoValidHost itself.
                 LOG.exception('Summarizing rejections of %s failed',

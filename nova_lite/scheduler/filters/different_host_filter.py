@@ -13,4 +13,4 @@ class DifferentHostFilter(same_host_filter.HintedInstancesFilter):
 
     hint = 'different_host'
     together = False
-    reason = 'run a different_host instance'
+    reason_text = 'run a different_host instance'

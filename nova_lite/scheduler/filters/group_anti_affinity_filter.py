@@ -23,7 +23,7 @@ class GroupAntiAffinityFilter(
 
     policy_name = 'anti-affinity'
     together = False
-    reason = 'a host of group %s'
+    reason_text = 'a host of group %s'
     _warned = False
 
     def __init__(self):

@@ -12,10 +12,6 @@ def weighed_metric_names():
         name='[metrics] weight_setting')}
 
 
-def has_metric(name, host_state):
-    return name in (getattr(host_state, 'metrics', None) or {})
-
-
 def metric_names_key(host_state):
     """What ``MetricsFilter`` reads of a host: its metrics' names."""
     return frozenset(getattr(host_state, 'metrics', None) or ())

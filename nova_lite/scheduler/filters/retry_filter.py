@@ -1,7 +1,8 @@
 """RetryFilter: not the hosts a rescheduled build already failed on
 (seed 002)."""
 
-from nova_lite.scheduler import filters
+from nova_lite.scheduler.filters import rules
+from nova_lite.scheduler import host_inputs
 from nova_lite.scheduler import utils
 
 
@@ -14,7 +15,7 @@ def _pair(entry):
             getattr(entry, 'hypervisor_hostname', None))
 
 
-class RetryFilter(filters.BaseHostFilter):
+class RetryFilter(rules.InputsFilter):
     """Passes nodes not in ``spec_obj.retry.hosts``, the [host, node]
     pairs a rescheduled request was already tried on; a request that was
     never rescheduled passes every node. Only useful with
@@ -24,24 +25,18 @@ class RetryFilter(filters.BaseHostFilter):
 
     run_filter_once_per_request = True
 
-    @staticmethod
-    def _tried(spec_obj):
+    def parse_request(self, spec_obj):
+        """The (host, node) pairs tried, or EVERY_HOST."""
         retry = utils.spec_field(spec_obj, 'retry')
         hosts = utils.spec_field(retry, 'hosts') if retry else None
-        return {_pair(entry) for entry in hosts or ()}
+        tried = {_pair(entry) for entry in hosts or ()}
+        return tried or rules.EVERY_HOST
 
-    def host_passes(self, host_state, spec_obj):
-        return self.rejection_reason(host_state, spec_obj) is None
+    def reads(self, tried):
+        return (host_inputs.NodeNamed(tried),)
 
-    def filter_population(self, population, spec_obj, among=None):
-        tried = False
-        for pair in self._tried(spec_obj):
-            if len(pair) == 2:
-                tried = tried | (population.hosts_named([pair[0]])
-                                 & population.nodes_named([pair[1]]))
-        return True if tried is False else ~tried
+    def fails(self, tried, was_tried):
+        return was_tried
 
-    def rejection_reason(self, host_state, spec_obj):
-        tried = (host_state.host, host_state.nodename) in self._tried(
-            spec_obj)
-        return 'already tried' if tried else None
+    def reason(self, tried, was_tried):
+        return 'already tried'

@@ -20,6 +20,17 @@ on the request states its rule once, as a ``RuleFilter``:
 an equal ``cache_key``) all derive from those, so they cannot disagree.
 A subclass that overrides ``failure`` without ``partition`` is filtered
 host by host (``population_twins``).
+
+A built-in filter whose rule reads a host property no partition key
+suits (which instances the host runs, its name among a request's list)
+states it as an ``InputsFilter``:
+
+* ``parse_request(spec_obj)``: as above (``EVERY_HOST`` or the request);
+* ``reads(request)``: the ``host_inputs.HostInput`` values the rule
+  reads of a host, each read one way for one host and for a column;
+* ``fails(request, *values)``: whether a host with those values fails,
+  written with operators that work on one value and on columns alike;
+* ``reason(request, *values)``: why one failing host fails.
 """
 
 import collections
@@ -110,3 +121,68 @@ class RuleFilter(filters.BaseHostFilter):
             counts[reason] += 1
         counts.pop(None, None)
         return filters.format_counts(counts)
+
+    def summarize_population(self, population, rejected, spec_obj):
+        """``summarize_rejections`` of the rows of ``rejected`` (a bool
+        mask over ``population``'s rows), one host per key of the
+        partition the filter ran on; None when it has none."""
+        request = self.parse_request(spec_obj)
+        if request is EVERY_HOST or isinstance(request, Refused):
+            return None
+        name, key_fn = self.partition(request)
+        # Hosts changed since the filter ran (the claims of a request's
+        # earlier instances) are re-keyed first.
+        population.sync()
+        try:
+            part = population.partition(name, key_fn)
+        except TypeError:
+            return None
+        rows = np.flatnonzero(rejected)
+        _codes, first, sizes = np.unique(
+            part.codes[rows], return_index=True, return_counts=True)
+        counts = collections.Counter()
+        for at, size in zip(first, sizes, strict=True):
+            host = population.hosts[rows[at]]
+            counts[self.failure(host, request)] += int(size)
+        counts.pop(None, None)
+        return filters.format_counts(counts)
+
+
+class InputsFilter(filters.BaseHostFilter):
+    """A filter whose rule is ``fails(request, *values)`` of the host
+    inputs ``reads(request)``; see the module docstring."""
+
+    population_twins = filters.BaseHostFilter.population_twins + (
+        ('rejection_reason', 'filter_population'),)
+
+    def parse_request(self, spec_obj):
+        raise NotImplementedError()
+
+    def reads(self, request):
+        raise NotImplementedError()
+
+    def fails(self, request, *values):
+        raise NotImplementedError()
+
+    def reason(self, request, *values):
+        raise NotImplementedError()
+
+    def rejection_reason(self, host_state, spec_obj):
+        request = self.parse_request(spec_obj)
+        if request is EVERY_HOST:
+            return None
+        values = [read.of_host(host_state) for read in self.reads(request)]
+        if not self.fails(request, *values):
+            return None
+        return self.reason(request, *values)
+
+    def host_passes(self, host_state, spec_obj):
+        return self.rejection_reason(host_state, spec_obj) is None
+
+    def filter_population(self, population, spec_obj, among=None):
+        request = self.parse_request(spec_obj)
+        if request is EVERY_HOST:
+            return True
+        values = [read.of_population(population)
+                  for read in self.reads(request)]
+        return np.logical_not(self.fails(request, *values))

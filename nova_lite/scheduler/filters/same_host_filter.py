@@ -2,8 +2,8 @@
 
 import numpy as np
 
-from nova_lite.scheduler import filters
-from nova_lite.scheduler import utils
+from nova_lite.scheduler.filters import rules
+from nova_lite.scheduler import host_inputs
 
 
 def hinted_uuids(spec_obj, hint):
@@ -14,36 +14,29 @@ def hinted_uuids(spec_obj, hint):
     return [uuids] if isinstance(uuids, str) else uuids
 
 
-class HintedInstancesFilter(filters.BaseHostFilter):
+class HintedInstancesFilter(rules.InputsFilter):
     """Passes hosts running (``together``) or not running any of the
     instances the ``hint`` scheduler hint lists; without the hint, every
-    host. The rule, ``_fails``, is stated once for one host's answer to
-    "runs one of them" and for the population's column of answers."""
+    host."""
 
     # Where the hinted instances run does not change within a request.
     run_filter_once_per_request = True
     hint = None
     together = None
-    reason = None
+    reason_text = None
 
-    def _fails(self, runs_hinted):
+    def parse_request(self, spec_obj):
+        uuids = hinted_uuids(spec_obj, self.hint)
+        return rules.EVERY_HOST if uuids is None else uuids
+
+    def reads(self, uuids):
+        return (host_inputs.RunsAny(uuids),)
+
+    def fails(self, uuids, runs_hinted):
         return np.not_equal(runs_hinted, self.together)
 
-    def host_passes(self, host_state, spec_obj):
-        return self.rejection_reason(host_state, spec_obj) is None
-
-    def filter_population(self, population, spec_obj, among=None):
-        uuids = hinted_uuids(spec_obj, self.hint)
-        if uuids is None:
-            return True
-        return ~self._fails(population.index.any_per_row(uuids))
-
-    def rejection_reason(self, host_state, spec_obj):
-        uuids = hinted_uuids(spec_obj, self.hint)
-        if uuids is None or not self._fails(
-                utils.instance_uuids_overlap(host_state, uuids)):
-            return None
-        return self.reason
+    def reason(self, uuids, runs_hinted):
+        return self.reason_text
 
 
 class SameHostFilter(HintedInstancesFilter):
@@ -55,4 +48,4 @@ class SameHostFilter(HintedInstancesFilter):
 
     hint = 'same_host'
     together = True
-    reason = 'run none of same_host'
+    reason_text = 'run none of same_host'

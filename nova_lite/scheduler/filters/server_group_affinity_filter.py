@@ -2,7 +2,8 @@
 
 import numpy as np
 
-from nova_lite.scheduler import filters
+from nova_lite.scheduler.filters import rules
+from nova_lite.scheduler import host_inputs
 from nova_lite.scheduler import utils
 
 
@@ -16,42 +17,35 @@ def group_name(group):
     return utils.spec_field(group, 'name') or utils.spec_field(group, 'uuid')
 
 
-class GroupHostsFilter(filters.BaseHostFilter):
+def group_members(group):
+    """The uuids of the group's members."""
+    return utils.spec_field(group, 'members') or ()
+
+
+class GroupHostsFilter(rules.InputsFilter):
     """Passes, for a request in a server group with the ``policy_name``
     policy, the hosts in (``together``) or out of the group's host list
     (``instance_group.hosts``); every host when the request has no such
-    group or the group no hosts. The rule, ``_fails``, is stated once
-    for one host's answer to "is a host of the group" and for the
-    population's column of answers."""
+    group or the group no hosts."""
 
     policy_name = None
     together = None
-    reason = None
+    reason_text = None
 
-    def _group_hosts(self, spec_obj):
-        """(group, its hosts), or None when this filter does not
-        apply."""
+    def parse_request(self, spec_obj):
+        """(group, its hosts), or EVERY_HOST."""
         group = group_of(spec_obj, self.policy_name)
         hosts = utils.spec_field(group, 'hosts') if group else None
-        return (group, hosts) if hosts else None
+        return (group, hosts) if hosts else rules.EVERY_HOST
 
-    def _fails(self, in_group_hosts):
+    def reads(self, request):
+        return (host_inputs.HostNamed(request[1]),)
+
+    def fails(self, request, in_group_hosts):
         return np.not_equal(in_group_hosts, self.together)
 
-    def host_passes(self, host_state, spec_obj):
-        return self.rejection_reason(host_state, spec_obj) is None
-
-    def filter_population(self, population, spec_obj, among=None):
-        found = self._group_hosts(spec_obj)
-        if found is None:
-            return True
-        return ~self._fails(population.hosts_named(found[1]))
-
-    def rejection_reason(self, host_state, spec_obj):
-        found = self._group_hosts(spec_obj)
-        if found is None or not self._fails(host_state.host in found[1]):
-            return None
-        return self.reason % group_name(found[0])
+    def reason(self, request, in_group_hosts):
+        return self.reason_text % group_name(request[0])
 
 
 class ServerGroupAffinityFilter(GroupHostsFilter):
@@ -64,4 +58,4 @@ class ServerGroupAffinityFilter(GroupHostsFilter):
 
     policy_name = 'affinity'
     together = True
-    reason = 'not a host of group %s'
+    reason_text = 'not a host of group %s'

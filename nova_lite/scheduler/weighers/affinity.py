@@ -1,34 +1,34 @@
 """ServerGroupSoftAffinityWeigher: soft-affinity groups prefer hosts with
 their members."""
 
+import numpy as np
+
+from nova_lite.scheduler import host_inputs
 from nova_lite.scheduler import utils
 from nova_lite.scheduler.weighers import rules
 
 
-def members_on_host(host_state, spec_obj, policy_name):
-    """Members of the request's server group running on the host, or 0
-    when the request has no group with ``policy_name``."""
-    group = utils.spec_field(spec_obj, 'instance_group')
-    if utils.group_policy(group) != policy_name:
-        return 0
-    members = utils.spec_field(group, 'members') or ()
-    instances = getattr(host_state, 'instances', None) or {}
-    return sum(1 for uuid in set(members) if uuid in instances)
+class _SoftAffinityWeigherBase(rules.PositiveMultiplier,
+                               rules.InputsWeigher):
+    """Weighs a host by how many members of the request's server group
+    (with ``policy_name``) it runs, that number negated when
+    ``together`` is False; 0.0 for requests without such a group."""
 
-
-class _SoftAffinityWeigherBase(rules.PositiveMultiplier):
     policy_name = None
+    together = True
 
-    def _weigh_object(self, host_state, weight_properties):
-        return members_on_host(host_state, weight_properties,
-                               self.policy_name)
-
-    def weigh_population(self, population, spec_obj, among=None):
+    def parse_request(self, spec_obj):
+        """The group's member uuids, or None."""
         group = utils.spec_field(spec_obj, 'instance_group')
         if utils.group_policy(group) != self.policy_name:
-            return 0.0
-        members = set(utils.spec_field(group, 'members') or ())
-        return population.index.count_per_row(members).astype(float)
+            return None
+        return utils.spec_field(group, 'members') or ()
+
+    def reads(self, members):
+        return (host_inputs.CountRunning(members),)
+
+    def weight(self, members, count):
+        return np.multiply(count, 1.0 if self.together else -1.0)
 
 
 class ServerGroupSoftAffinityWeigher(_SoftAffinityWeigherBase):

@@ -14,9 +14,4 @@ class ServerGroupSoftAntiAffinityWeigher(affinity._SoftAffinityWeigherBase):
 
     policy_name = 'soft-anti-affinity'
     multiplier_key = 'soft_anti_affinity_weight_multiplier'
-
-    def _weigh_object(self, host_state, weight_properties):
-        return -super()._weigh_object(host_state, weight_properties)
-
-    def weigh_population(self, population, spec_obj, among=None):
-        return -super().weigh_population(population, spec_obj, among)
+    together = False

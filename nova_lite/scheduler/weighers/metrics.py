@@ -1,12 +1,10 @@
 """MetricsWeigher: weigh hosts by the metrics their computes report."""
 
-import functools
-
 import numpy as np
 
 from nova_lite.conf import CONF
 from nova_lite import exception
-from nova_lite.scheduler.filters import metrics_filter
+from nova_lite.scheduler import host_inputs
 from nova_lite.scheduler import utils
 from nova_lite.scheduler.weighers import rules
 
@@ -17,11 +15,7 @@ def weight_setting():
                                name='[metrics] weight_setting')
 
 
-def metric_value(name, host_state):
-    return (getattr(host_state, 'metrics', None) or {}).get(name, 0.0)
-
-
-class MetricsWeigher(rules.AggregateMultiplier):
+class MetricsWeigher(rules.InputsWeigher):
     """Weighs a host by the sum of metric * ratio over ``[metrics]
     weight_setting`` ("cpu.percent=-1.0, mem.free=0.5"), read from
     ``host_state.metrics``; with the positive default
@@ -40,58 +34,37 @@ class MetricsWeigher(rules.AggregateMultiplier):
     def default_multiplier(self):
         return CONF.metrics.weight_multiplier
 
-    def weight_objects(self, weighed_obj_list, weight_properties):
-        # The option is parsed once per request, not per host.
-        setting = weight_setting()
-        return [self._weigh(w.obj, setting) for w in weighed_obj_list]
+    def parse_request(self, spec_obj):
+        """The weight setting (the options are read once per request),
+        or None when it is empty."""
+        return weight_setting() or None
 
-    def _weigh_object(self, host_state, weight_properties):
-        return self._weigh(host_state, weight_setting())
+    def reads(self, setting):
+        """The host's multiplier, then whether it has each metric, then
+        each metric's value."""
+        return ((rules.MultiplierOf(self),)
+                + tuple(host_inputs.HasMetric(name) for name, _r in setting)
+                + tuple(host_inputs.MetricValue(name)
+                        for name, _r in setting))
 
-    def _weigh(self, host_state, setting):
-        metrics = getattr(host_state, 'metrics', None) or {}
-        value = 0.0
-        for name, ratio in setting:
-            if name in metrics:
-                value += metrics[name] * ratio
-                continue
-            if CONF.metrics.required:
-                raise exception.ComputeHostMetricNotFound(
-                    host=host_state.host, node=host_state.nodename,
-                    name=name)
-            if ratio * self.weight_multiplier(host_state) != 0:
-                return CONF.metrics.weight_of_unavailable
-        return value
+    def refuses(self, setting, multiplier, *values):
+        if not CONF.metrics.required:
+            return False
+        return np.logical_not(np.logical_and.reduce(values[:len(setting)]))
 
-    def weigh_population(self, population, spec_obj, among=None):
-        setting = weight_setting()
-        if not setting:
-            return 0.0
-        if among is None:
-            among = population.mask()
-        presence = [population.derived(
-            ('has metric', name),
-            functools.partial(metrics_filter.has_metric, name), bool)
-            for name, _ratio in setting]
-        if CONF.metrics.required:
-            lacking = among & ~np.logical_and.reduce(presence)
-            if lacking.any():
-                self._raise_for_first(population, lacking, setting)
-        multiplier = self.multiplier_population(population)
-        value = np.zeros(population.size)
-        unavailable = np.zeros(population.size, bool)
-        for (name, ratio), present in zip(setting, presence, strict=True):
-            unavailable |= ~present & (ratio * multiplier != 0)
-            metric = population.derived(
-                ('metric', name), functools.partial(metric_value, name))
+    def refusal(self, setting, host_state):
+        name = next(name for name, _ratio in setting
+                    if not host_inputs.has_metric(name, host_state))
+        return exception.ComputeHostMetricNotFound(
+            host=host_state.host, node=host_state.nodename, name=name)
+
+    def weight(self, setting, multiplier, *values):
+        presence, metrics = values[:len(setting)], values[len(setting):]
+        value, unavailable = 0.0, False
+        for (_name, ratio), present, metric in zip(setting, presence,
+                                                    metrics, strict=True):
+            unavailable = np.logical_or(unavailable, np.logical_and(
+                np.logical_not(present), ratio * multiplier != 0))
             value = value + np.where(present, metric * ratio, 0.0)
         return np.where(unavailable, CONF.metrics.weight_of_unavailable,
                         value)
-
-    @staticmethod
-    def _raise_for_first(population, lacking, setting):
-        host = population.hosts[int(np.flatnonzero(lacking)[0])]
-        have = getattr(host, 'metrics', None) or {}
-        name = next(name for name, _ratio in setting if name not in have)
-        raise exception.ComputeHostMetricNotFound(
-            host=host.host, node=host.nodename, name=name)

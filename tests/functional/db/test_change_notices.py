@@ -125,6 +125,58 @@ def test_allocation_claim_replace_and_free(ctxt, sched, node):
     assert sched.states()[other.uuid].free_ram_mb == 4096
 
 
+def _instance(ctxt, node):
+    flavor = objects.Flavor(ctxt, flavorid='f1', name='f1', memory_mb=512,
+                            vcpus=1, root_gb=1, swap=0)
+    flavor.create()
+    instance = objects.Instance(
+        ctxt, uuid=uuidutils.generate_uuid(), project_id='p', user_id='u',
+        display_name='vm', flavor=flavor, image_ref='img',
+        vm_state='active', task_state=None, host=node.host,
+        node=node.hypervisor_hostname, compute_node_uuid=node.uuid)
+    instance.create()
+    allocations.claim(ctxt, instance.uuid, 'p', 'u',
+                      {node.uuid: {'MEMORY_MB': 512}})
+    return instance
+
+
+@db_api.writer
+def _move(context, from_consumer, to_consumer):
+    allocations.move_in_session(context.session, from_consumer,
+                                to_consumer, 'p', 'u')
+
+
+def test_moves_between_instance_and_migration_consumers(ctxt, sched, node):
+    """A resize hands the source allocation to its migration and a
+    revert hands it back: usage is unchanged, but which instances the
+    host holds changes, and the scheduler hears it."""
+    instance = _instance(ctxt, node)
+    migration = uuidutils.generate_uuid()
+    sched.heard()
+    assert set(sched.states()[node.uuid].instances) == {instance.uuid}
+    before = sched.states()[node.uuid].generation
+    _move(ctxt, instance.uuid, migration)
+    assert sched.heard() == {node.uuid}
+    state = sched.states()[node.uuid]
+    # Held by the migration now: no instance of a server group there.
+    assert (set(state.instances), state.free_ram_mb) == (set(), 3584)
+    assert state.generation > before
+    _move(ctxt, migration, instance.uuid)
+    assert sched.heard() == {node.uuid}
+    assert set(sched.states()[node.uuid].instances) == {instance.uuid}
+
+
+def test_a_scheduler_that_lost_a_move_catches_up(ctxt, sched, node):
+    instance = _instance(ctxt, node)
+    sched.states()
+    sched.deaf = True
+    _move(ctxt, instance.uuid, uuidutils.generate_uuid())
+    assert set(sched.states()[node.uuid].instances) == {instance.uuid}
+    # The move moved the generation, so the digest shows the host stale.
+    assert sched.manager.catch_up(ctxt) == {node.uuid}
+    assert set(sched.states()[node.uuid].instances) == set()
+
+
 def test_traits_and_placement_aggregates(ctxt, sched, node):
     providers.set_traits(ctxt, node.uuid, {'CUSTOM_GPU'})
     assert sched.heard() == {node.uuid}

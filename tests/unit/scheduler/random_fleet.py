@@ -271,11 +271,12 @@ def _hints(rng, hosts):
     return hints
 
 
-def _group(rng, hosts, project_id):
+def group(rng, hosts, project_id, policy=None):
+    """A random server group (of ``policy``, else a random one)."""
     return objects.InstanceGroup(
         uuid=rng.choice(GROUPS), name='g',
-        policy=rng.choice(['affinity', 'anti-affinity', 'soft-affinity',
-                           'soft-anti-affinity']),
+        policy=policy or rng.choice(['affinity', 'anti-affinity',
+                                     'soft-affinity', 'soft-anti-affinity']),
         rules=rng.choice([{}, {'max_server_per_host': rng.randint(1, 3)},
                           {'max_server_per_host': '0'}]),
         project_id=project_id, user_id='u',
@@ -301,7 +302,7 @@ def request(rng, states):
     if rng.random() < 0.3:
         spec.availability_zone = rng.choice(['az1', 'az2', 'nova'])
     if rng.random() < 0.3:
-        spec.instance_group = _group(rng, hosts, project_id)
+        spec.instance_group = group(rng, hosts, project_id)
     if rng.random() < 0.15:
         spec.retry = objects.SchedulerRetries(num_attempts=1, hosts=[
             [state.host, state.nodename]

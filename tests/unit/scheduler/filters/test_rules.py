@@ -58,6 +58,10 @@ def test_answers_derive_from_the_one_failure(conf, cls):
     expected = filters.format_counts(
         collections.Counter(r for r in reasons if r))
     assert flt.summarize_rejections(rejected, spec) == expected
+    # The summary a NoValidHost gives from the population, a key at a
+    # time, says the same.
+    mask = np.array([r is not None for r in reasons])
+    assert flt.summarize_population(population, mask, spec) == expected
 
 
 class _ZoneCaseBlind(availability_zone_filter.AvailabilityZoneFilter):
