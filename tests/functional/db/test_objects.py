@@ -58,6 +58,31 @@ def test_single_reads_bring_every_extra_spec_and_property(ctxt):
     assert image_api.get(ctxt, image['id'])['properties'] == properties
 
 
+def test_image_read_gives_what_the_list_gives_to_whoever_may_see_it(ctxt):
+    # The read is one Core statement per kind of caller: every field as
+    # the list's ORM rows give it; a private image is not found by
+    # another project or a caller without one.
+    image_api.create(ctxt, 'pub', properties={'a': '1', 'b': '2'},
+                     min_disk=1, min_ram=64, size=5)
+    image_api.create(ctxt, 'priv', visibility='private', owner='p1')
+    owner = nl_context.RequestContext(user_id='u1', project_id='p1')
+    other = nl_context.RequestContext(user_id='u2', project_id='p2')
+    nobody = nl_context.RequestContext(user_id='u3', project_id=None)
+    listed = {image['name']: image for image in image_api.get_all(ctxt)}
+    for image in listed.values():
+        assert image_api.get(ctxt, image['id']) == image
+        assert image_api.get(owner, image['id']) == image
+    public = listed['pub']
+    assert public['properties'] == {'a': '1', 'b': '2'}
+    assert listed['priv']['properties'] == {}
+    for caller in (other, nobody):
+        assert image_api.get(caller, public['id']) == public
+        with pytest.raises(exception.ImageNotFound):
+            image_api.get(caller, listed['priv']['id'])
+    with pytest.raises(exception.ImageNotFound):
+        image_api.get(ctxt, 'no-such-image')
+
+
 def test_flavor_round_trip_and_duplicates(ctxt):
     _flavor(ctxt, extra_specs={'hw:cpu_policy': 'dedicated'})
     loaded = objects.Flavor.get_by_flavor_id(ctxt, '1')
