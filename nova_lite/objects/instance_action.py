@@ -17,6 +17,7 @@ import sqlalchemy as sa
 
 from nova_lite.db import api as db_api
 from nova_lite.db import models
+from nova_lite.db import queries
 from nova_lite import exception
 from nova_lite.objects import base
 from nova_lite.objects import fields
@@ -77,6 +78,14 @@ class InstanceAction(base.NovaLiteObject, base.NovaLiteTimestampObject):
                                               reason='already created')
         row = self._create_in_db(self._context, self.obj_get_changes())
         self._from_db_object(self._context, self, row)
+
+    @staticmethod
+    def create_all_in_session(session, actions):
+        """Write the new ``actions`` in the caller's transaction with one
+        Core INSERT (the conductor's provisioning, which needs neither
+        their ids nor their objects afterwards)."""
+        queries.insert_rows(session, models.InstanceAction, [
+            action.obj_get_changes() for action in actions])
 
     @staticmethod
     @db_api.reader

@@ -10,6 +10,7 @@ import sqlalchemy as sa
 
 from nova_lite.db import api as db_api
 from nova_lite.db import models
+from nova_lite.db import queries
 from nova_lite import exception
 from nova_lite.objects import base
 from nova_lite.objects import fields
@@ -177,6 +178,19 @@ class RequestSpec(base.NovaLiteObject):
         self.id = self._create_in_db(self._context, self.instance_uuid,
                                      self._to_json())
         self.obj_reset_changes(recursive=True)
+
+    @staticmethod
+    def create_all_in_session(session, specs):
+        """Write the new ``specs`` in the caller's transaction with one
+        Core INSERT (the conductor's provisioning, which needs neither
+        their ids nor their objects afterwards)."""
+        for spec in specs:
+            if spec.obj_attr_is_set('id'):
+                raise exception.ObjectActionError(action='create',
+                                                  reason='already created')
+        queries.insert_rows(session, models.RequestSpec, [
+            {'instance_uuid': spec.instance_uuid, 'spec': spec._to_json()}
+            for spec in specs])
 
     @staticmethod
     @db_api.writer

@@ -139,8 +139,8 @@ def reserve_in_session(session, project_id, user_id, per_unit, min_count,
                                 min_count, max_count, limits, resources,
                                 now)
     deltas = _deltas(per_unit, count)
-    usages.add_reserved(session, project_id, user_id, resources, deltas)
-    return _insert(session, project_id, user_id, count, deltas, now)
+    return _insert(session, project_id, user_id, count, deltas, now,
+                   reserve=resources)
 
 
 def _ticked(row):
@@ -203,15 +203,28 @@ def _record(session, rows, project_id, user_id, per_unit, count, now):
     return _insert(session, project_id, user_id, count, deltas, now)
 
 
-def _insert(session, project_id, user_id, count, deltas, now):
-    """Write the reservation's rows (one statement) and return it."""
+def _insert(session, project_id, user_id, count, deltas, now,
+            reserve=None):
+    """Write the reservation's rows (one statement) and return it.
+
+    With ``reserve`` (the locked resources), first add ``deltas`` to
+    their usage rows (``usages.add_reserved``), in the same statement
+    where the database allows it."""
     uuid = uuidutils.generate_uuid()
     expire = now + datetime.timedelta(seconds=CONF.quota.reservation_expire)
-    if deltas:
-        _write_rows(session, [
-            {'uuid': uuid, 'project_id': project_id, 'user_id': user_id,
+    rows = [{'uuid': uuid, 'project_id': project_id, 'user_id': user_id,
              'resource': resource, 'delta': delta, 'expire': expire}
-            for resource, delta in deltas.items()])
+            for resource, delta in deltas.items()]
+    if reserve is not None and rows and usages.joins_statements(session):
+        usages.add_reserved_and_insert(session, project_id, user_id,
+                                       reserve, deltas,
+                                       models.Reservation.__table__, rows)
+    else:
+        if reserve is not None:
+            usages.add_reserved(session, project_id, user_id, reserve,
+                                deltas)
+        if rows:
+            _write_rows(session, rows)
     LOG.debug('Reserved %s for %d unit(s) of project %s user %s: %s',
               uuid, count, project_id, user_id, deltas)
     return Reservation(uuid, project_id, user_id, count, deltas)
@@ -243,7 +256,7 @@ def _find(session, uuid):
                                  for r in found]
 
 
-def _take(session, uuid, known=None):
+def _take(session, uuid, known=None, apply=None):
     """Lock the usage rows a reservation touches, then delete its rows;
     return (project_id, [(user_id, resource, delta)] this transaction
     deleted). Nothing is returned if another transaction committed,
@@ -252,7 +265,9 @@ def _take(session, uuid, known=None):
     every row read here or none.
 
     ``known`` is (project_id, rows) when the caller holds the Reservation
-    that ``reserve`` returned: its rows are not read again.
+    that ``reserve`` returned: its rows are not read again. With
+    ``apply`` (True: commit, False: roll back) the delete also applies
+    the amounts (``usages.delete_and_apply_reserved``, one statement).
     """
     project_id, found = known or _find(session, uuid)
     if not found:
@@ -260,24 +275,39 @@ def _take(session, uuid, known=None):
     resources = quota_resources.sync_group({r for _u, r, _d in found})
     usages.lock_keys(session, project_id, {u for u, _r, _d in found},
                      resources)
-    deleted = session.execute(_DELETE, {'b_uuid': uuid}).rowcount
+    if apply is None:
+        deleted = session.execute(_DELETE, {'b_uuid': uuid}).rowcount
+    else:
+        # A reservation's rows all belong to one user.
+        deleted = usages.delete_and_apply_reserved(
+            session, project_id, found[0][0], _amounts(found), apply,
+            models.Reservation.__table__, uuid, len(found))
     if deleted != len(found):
         return project_id, []
     return project_id, found
 
 
+def _amounts(found):
+    amounts = {}
+    for _user_id, resource, delta in found:
+        amounts[resource] = amounts.get(resource, 0) + delta
+    return amounts
+
+
 def _apply(session, uuid, commit, known=None):
     """Take a reservation (``_take``) and move its amounts out of
-    ``reserved`` (into ``in_use`` if ``commit``) in one statement;
-    return what was taken."""
-    project_id, taken = _take(session, uuid, known)
-    amounts = {}
-    for _user_id, resource, delta in taken:
-        amounts[resource] = amounts.get(resource, 0) + delta
-    if taken:
+    ``reserved`` (into ``in_use`` if ``commit``); return what was taken.
+
+    Where the database allows it (``usages.joins_statements``) the
+    delete and the usage UPDATE are one statement, which updates only if
+    the delete took every row read; elsewhere two."""
+    joined = usages.joins_statements(session)
+    project_id, taken = _take(session, uuid, known,
+                              apply=commit if joined else None)
+    if taken and not joined:
         # A reservation's rows all belong to one user.
-        usages.apply_reserved(session, project_id, taken[0][0], amounts,
-                              commit)
+        usages.apply_reserved(session, project_id, taken[0][0],
+                              _amounts(taken), commit)
     return taken
 
 

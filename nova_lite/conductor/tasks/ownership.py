@@ -189,14 +189,6 @@ def _with_conductors(model):
                    model.host.is_(None))
 
 
-@db_api.writer
-def set_owner_in_session(context, uuids, owner):
-    """Name ``owner`` on new instances (the provision transaction)."""
-    model = models.Instance
-    context.session.execute(sa.update(model).where(
-        model.uuid.in_(list(uuids))).values(build_owner=owner))
-
-
 def _handed_off(model):
     """Handed to a compute, acknowledged (``-``) or not (``-<host>``)."""
     return model.build_owner.like(HANDED_OFF + '%')

@@ -101,24 +101,21 @@ def reserve_quota(context, template, min_count, max_count):
 @quota_usages.retry
 def _create_records(context, template, request_spec, reservation):
     count = reservation.count
-    instances = []
     track_owner = ownership.enabled(context)
     with db_api.writer.using(context) as session:
-        for index in range(count):
-            instance = _new_instance(context, template, index, count)
-            instance.create()
-            # As Nova, a server's history starts with its create.
-            objects.InstanceAction.for_request(
-                context, instance.uuid, 'create').create()
-            spec = request_spec.copy_for_instance(instance.uuid)
-            spec._context = context
-            spec.create()
-            instances.append(instance)
+        instances = [_new_instance(context, template, index, count)
+                     for index in range(count)]
+        # This conductor owns the builds until one takes their cast.
+        objects.Instance.create_all_in_session(
+            session, instances,
+            build_owner=ownership.token() if track_owner else None)
+        # As Nova, a server's history starts with its create.
+        objects.InstanceAction.create_all_in_session(session, [
+            objects.InstanceAction.for_request(context, i.uuid, 'create')
+            for i in instances])
+        objects.RequestSpec.create_all_in_session(session, [
+            request_spec.copy_for_instance(i.uuid) for i in instances])
         _join_server_group(context, request_spec, instances)
-        if track_owner:
-            # This conductor owns the builds until one takes their cast.
-            ownership.set_owner_in_session(
-                context, [i.uuid for i in instances], ownership.token())
         quota_reservations.commit_in_session(session, reservation)
     return instances, track_owner
 

@@ -13,6 +13,7 @@ import sqlalchemy as sa
 
 from nova_lite.conductor.tasks import lost_builds
 from nova_lite.conductor.tasks import ownership
+from nova_lite.conductor.tasks import provision
 from nova_lite import context as nl_context
 from nova_lite.db import api as db_api
 from nova_lite.db import models
@@ -84,6 +85,22 @@ def _dead_local_owner():
     proc.kill()
     proc.wait()
     return owner
+
+
+def test_provisioning_names_this_process_as_the_owner(ctxt, monkeypatch):
+    monkeypatch.setattr(ownership, 'enabled', lambda context: True)
+    flavor = objects.Flavor(ctxt, flavorid='1', name='m1', memory_mb=64,
+                            vcpus=1, root_gb=1)
+    flavor.create()
+    template = objects.Instance(ctxt, project_id='p1', user_id='u1',
+                                display_name='vm', flavor=flavor,
+                                vm_state='building',
+                                task_state='scheduling', metadata={})
+    spec = objects.RequestSpec(ctxt, project_id='p1', user_id='u1',
+                               flavor=flavor, num_instances=2)
+    made, owned = provision.provision(ctxt, template, spec, 2, 2)
+    assert owned
+    assert [_owner(ctxt, i.uuid) for i in made] == [ownership.token()] * 2
 
 
 def test_this_process_and_dead_ones(ctxt):

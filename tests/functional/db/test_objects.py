@@ -58,6 +58,31 @@ def test_single_reads_bring_every_extra_spec_and_property(ctxt):
     assert image_api.get(ctxt, image['id'])['properties'] == properties
 
 
+def test_image_read_gives_what_the_list_gives_to_whoever_may_see_it(ctxt):
+    # The read is one Core statement per kind of caller: every field as
+    # the list's ORM rows give it; a private image is not found by
+    # another project or a caller without one.
+    image_api.create(ctxt, 'pub', properties={'a': '1', 'b': '2'},
+                     min_disk=1, min_ram=64, size=5)
+    image_api.create(ctxt, 'priv', visibility='private', owner='p1')
+    owner = nl_context.RequestContext(user_id='u1', project_id='p1')
+    other = nl_context.RequestContext(user_id='u2', project_id='p2')
+    nobody = nl_context.RequestContext(user_id='u3', project_id=None)
+    listed = {image['name']: image for image in image_api.get_all(ctxt)}
+    for image in listed.values():
+        assert image_api.get(ctxt, image['id']) == image
+        assert image_api.get(owner, image['id']) == image
+    public = listed['pub']
+    assert public['properties'] == {'a': '1', 'b': '2'}
+    assert listed['priv']['properties'] == {}
+    for caller in (other, nobody):
+        assert image_api.get(caller, public['id']) == public
+        with pytest.raises(exception.ImageNotFound):
+            image_api.get(caller, listed['priv']['id'])
+    with pytest.raises(exception.ImageNotFound):
+        image_api.get(ctxt, 'no-such-image')
+
+
 def test_flavor_round_trip_and_duplicates(ctxt):
     _flavor(ctxt, extra_specs={'hw:cpu_policy': 'dedicated'})
     loaded = objects.Flavor.get_by_flavor_id(ctxt, '1')
@@ -121,21 +146,61 @@ def test_provision_writes_instances_and_specs_together(ctxt):
         assert spec.scheduler_hints == {'same_host': ['x']}
 
 
+def test_provisioned_instances_are_what_a_single_create_gives(ctxt):
+    # Provisioning writes the instances with one Core INSERT: each object
+    # must come out as Instance.create (the ORM's flush) leaves one, and
+    # its actions and request specs must be written with it.
+    flavor = _flavor(ctxt)
+    single = _template(ctxt, flavor, 'web')
+    single.uuid = uuidutils.generate_uuid()
+    single.create()
+    made = provision.provision_instances(
+        ctxt, _template(ctxt, flavor, 'web'), _spec(flavor), 2, 2)
+    assert len({i.id for i in made} | {single.id}) == 3
+
+    def value(instance, name):
+        found = getattr(instance, name)
+        return (found.obj_to_primitive()
+                if hasattr(found, 'obj_to_primitive') else found)
+    different = {'id', 'uuid', 'display_name', 'hostname', 'launch_index',
+                 'created_at'}
+    for instance in made:
+        assert instance.obj_what_changed() == set()
+        assert instance.created_at is not None
+        for name in set(instance.fields) - different:
+            assert (instance.obj_attr_is_set(name)
+                    == single.obj_attr_is_set(name)), name
+            if instance.obj_attr_is_set(name):
+                assert value(instance, name) == value(single, name), name
+        stored = objects.Instance.get_by_uuid(ctxt, instance.uuid)
+        for name in set(instance.fields) - {'created_at', 'fault'}:
+            if stored.obj_attr_is_set(name):
+                assert value(instance, name) == value(stored, name), name
+        [action] = objects.InstanceActionList.get_by_instance_uuid(
+            ctxt, instance.uuid)
+        assert (action.action, action.request_id) == ('create',
+                                                    ctxt.request_id)
+        spec = objects.RequestSpec.get_by_instance_uuid(ctxt, instance.uuid)
+        assert (spec.instance_uuid, spec.num_instances) == (instance.uuid,
+                                                            1)
+
+
 def test_provision_failure_leaves_nothing(ctxt, monkeypatch):
     flavor = _flavor(ctxt)
     calls = []
 
-    def failing_create(self):
-        calls.append(self.instance_uuid)
-        if len(calls) == 2:
-            raise exception.NovaLiteException('disk full')
-        return original(self)
+    def failing_create(session, specs):
+        calls.append([spec.instance_uuid for spec in specs])
+        original(session, specs)
+        raise exception.NovaLiteException('disk full')
 
-    original = objects.RequestSpec.create.original_fn
-    monkeypatch.setattr(objects.RequestSpec, 'create', failing_create)
+    original = objects.RequestSpec.create_all_in_session
+    monkeypatch.setattr(objects.RequestSpec, 'create_all_in_session',
+                        failing_create)
     with pytest.raises(exception.NovaLiteException):
         provision.provision_instances(ctxt, _template(ctxt, flavor),
                                       _spec(flavor), 1, 3)
+    assert len(calls) == 1 and len(calls[0]) == 3
     assert len(objects.InstanceList.get_by_filters(ctxt, {})) == 0
 
 

@@ -59,10 +59,10 @@ def events(monkeypatch):
             raise
         state.log.append('commit transaction')
 
-    def create_instance(self):
+    def create_instances(session, instances, build_owner=None):
         if state.fail_create:
             raise state.fail_create
-        state.log.append('create instance')
+        state.log.append(('create instances', session, len(instances)))
 
     monkeypatch.setattr(reservations, 'reserve', reserve)
     monkeypatch.setattr(reservations, 'commit_in_session',
@@ -72,11 +72,16 @@ def events(monkeypatch):
                         lambda ctxt, uuid: state.log.append(
                             ('rollback', uuid)))
     monkeypatch.setattr(provision.db_api.writer, 'using', using)
-    monkeypatch.setattr(objects.Instance, 'create', create_instance)
-    monkeypatch.setattr(objects.RequestSpec, 'create',
-                        lambda self: state.log.append('create spec'))
-    monkeypatch.setattr(objects.InstanceAction, 'create',
-                        lambda self: state.log.append(self.action))
+    monkeypatch.setattr(objects.Instance, 'create_all_in_session',
+                        create_instances)
+    monkeypatch.setattr(objects.RequestSpec, 'create_all_in_session',
+                        lambda session, specs: state.log.append(
+                            ('create specs', session,
+                             [s.num_instances for s in specs])))
+    monkeypatch.setattr(objects.InstanceAction, 'create_all_in_session',
+                        lambda session, actions: state.log.append(
+                            ('create actions', session,
+                             [a.action for a in actions])))
     monkeypatch.setattr(provision.quota_limits, 'get_limits',
                         lambda *a: (state.limits, state.limits))
     return state
@@ -93,8 +98,9 @@ def test_reserves_for_max_count_and_commits_with_the_records(events):
     assert len(created) == 2
     assert events.log == [
         ('reserve', {'instances': 1, 'cores': 2, 'ram': 2048}, 1, 2),
-        'begin', 'create instance', 'create', 'create spec',
-        'create instance', 'create', 'create spec',
+        'begin', ('create instances', 'session', 2),
+        ('create actions', 'session', ['create', 'create']),
+        ('create specs', 'session', [1, 1]),
         ('commit', 'session', 'r-1'), 'commit transaction']
 
 

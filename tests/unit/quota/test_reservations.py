@@ -90,6 +90,9 @@ def store(monkeypatch, clock):
     monkeypatch.setattr(usages, 'add_reserved', add_reserved)
     monkeypatch.setattr(usages, 'apply_reserved', apply_reserved)
     monkeypatch.setattr(usages, 'refresh', refresh)
+    # The statements PostgreSQL runs as one are the same fakes' work; the
+    # functional tests run both shapes.
+    monkeypatch.setattr(usages, 'joins_statements', lambda session: False)
     monkeypatch.setattr(quota_limits, 'read_limits',
                         lambda session, project_id, user_id, quota_class:
                         LIMITS[0])
@@ -176,7 +179,8 @@ def taken(monkeypatch, store):
     """``_take`` answers the reservation rows given here, once."""
     state = types.SimpleNamespace(rows=[], known=[])
 
-    def take(session, uuid, known=None):
+    def take(session, uuid, known=None, apply=None):
+        assert apply is None
         state.known.append(known)
         found, state.rows = state.rows, []
         return 'p1', found
