@@ -168,6 +168,12 @@ VERSIONS = [
     '2.51',
     # 2.52: tags at server create.
     '2.52',
+    # 2.53: services and hypervisors are named by uuid (their "id");
+    #       PUT /os-services/{id} replaces the enable, disable,
+    #       disable-log-reason and force-down actions; os-hypervisors
+    #       lists take hypervisor_hostname_pattern and with_servers (show
+    #       too), and {pattern}/search and /servers are gone.
+    '2.53',
 ]
 
 _FORMAT = re.compile(r'^([1-9]\d*)\.([1-9]\d*|0)$')
