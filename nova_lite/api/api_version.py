@@ -174,6 +174,11 @@ VERSIONS = [
     #       lists take hypervisor_hostname_pattern and with_servers (show
     #       too), and {pattern}/search and /servers are gone.
     '2.53',
+    # 2.54: rebuild takes key_name (null unsets it) and answers it.
+    '2.54',
+    # 2.55: flavors have a description (create, PUT /flavors/{id}, shown
+    #       in every flavor view).
+    '2.55',
 ]
 
 _FORMAT = re.compile(r'^([1-9]\d*)\.([1-9]\d*|0)$')

@@ -142,3 +142,17 @@ def removed_at(version):
             return fn(req, *args, **kwargs)
         return wrapper
     return decorator
+
+
+def added_at(version):
+    """Decorate a handler of an API Nova added at microversion
+    ``version``: before it the handler answers 404, as Nova does for a
+    method no handler of the version serves."""
+    def decorator(fn):
+        @functools.wraps(fn)
+        def wrapper(req, *args, **kwargs):
+            if not req.api_version_request.matches(version):
+                raise exception.NotFound()
+            return fn(req, *args, **kwargs)
+        return wrapper
+    return decorator

@@ -84,7 +84,8 @@ ROUTES = {
                                     'DELETE': keypairs.delete},
     '/flavors': {'GET': flavors.index, 'POST': flavors.create},
     '/flavors/detail': {'GET': flavors.detail},
-    '/flavors/{flavor_id}': {'GET': flavors.show, 'DELETE': flavors.delete},
+    '/flavors/{flavor_id}': {'GET': flavors.show, 'PUT': flavors.update,
+                             'DELETE': flavors.delete},
     '/flavors/{flavor_id}/os-extra_specs': {
         'GET': flavor_extra_specs.index, 'POST': flavor_extra_specs.create},
     '/flavors/{flavor_id}/os-extra_specs/{key}': {

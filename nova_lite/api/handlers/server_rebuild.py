@@ -54,7 +54,8 @@ def _validate_at_version(req, versions, body):
 
 
 def rebuild(req, instance, body):
-    """202 {"server": the server (REBUILD), with adminPass}; 400 for an
+    """202 {"server": the server (REBUILD), with adminPass (and from 2.54
+    key_name: a null one unsets the server's)}; 400 for an
     unknown image or key pair or an image the flavor cannot hold, 403
     past the metadata quota, 409 unless ACTIVE, SHUTOFF or ERROR with no
     task."""
@@ -69,6 +70,8 @@ def rebuild(req, instance, body):
                 preserve_ephemeral=common.to_bool(
                     args.get('preserve_ephemeral', False)))
     view = server_view.core_view(req, instance)
+    if req.api_version_request.matches('2.54'):
+        view['key_name'] = instance.key_name
     view['adminPass'] = new_pass
     return wsgi.json_response({'server': view}, status=202)
 

@@ -212,6 +212,8 @@ MATRIX = [
          body=_FLAVOR_BODY),
     _row('GET', '/flavors/detail', _C % 'flavors:index', ALL),
     _row('GET', '/flavors/{flavor_id}', _C % 'flavors:show', ALL),
+    _row('PUT', '/flavors/{flavor_id}', _C % 'os-flavor-manage:update',
+         ADMIN, body={'flavor': {'description': 'd'}}, version='2.55'),
     _row('DELETE', '/flavors/{flavor_id}', _C % 'os-flavor-manage:delete',
          ADMIN),
     _row('GET', '/flavors/{flavor_id}/os-extra_specs',
