@@ -179,6 +179,12 @@ VERSIONS = [
     # 2.55: flavors have a description (create, PUT /flavors/{id}, shown
     #       in every flavor view).
     '2.55',
+    # 2.56: migrate takes an optional host (400 before).
+    '2.56',
+    # 2.57: personality (file injection) is gone at create and rebuild;
+    #       rebuild takes user_data; quota sets, quota class sets and
+    #       limits lose the injected-file resources.
+    '2.57',
 ]
 
 _FORMAT = re.compile(r'^([1-9]\d*)\.([1-9]\d*|0)$')

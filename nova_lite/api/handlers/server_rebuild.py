@@ -55,7 +55,8 @@ def _validate_at_version(req, versions, body):
 
 def rebuild(req, instance, body):
     """202 {"server": the server (REBUILD), with adminPass (and from 2.54
-    key_name: a null one unsets the server's)}; 400 for an
+    key_name: a null one unsets the server's; from 2.57 user_data)}; 400
+    for an
     unknown image or key pair or an image the flavor cannot hold, 403
     past the metadata quota, 409 unless ACTIVE, SHUTOFF or ERROR with no
     task."""
@@ -72,6 +73,10 @@ def rebuild(req, instance, body):
     view = server_view.core_view(req, instance)
     if req.api_version_request.matches('2.54'):
         view['key_name'] = instance.key_name
+    if req.api_version_request.matches('2.57'):
+        # nova_lite keeps no user data (as OS-EXT-SRV-ATTR:user_data
+        # shows): none to show.
+        view['user_data'] = None
     view['adminPass'] = new_pass
     return wsgi.json_response({'server': view}, status=202)
 

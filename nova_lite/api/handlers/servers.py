@@ -119,6 +119,7 @@ def create(req, body):
     server_checks.check_device_tags(req, server)
     server_checks.check_networks(req, server)
     server_checks.check_tags(req, server)
+    server_checks.check_personality(req, server)
     zone, host, node = _parse_availability_zone(
         context, server.get('availability_zone'))
     context.can(policies.SERVERS % 'create',

@@ -130,7 +130,7 @@ MATRIX = [
          hidden=True),
     _row('POST', '/servers/{server_id}/action',
          _C % 'os-migrate-server:migrate:host', ADMIN,
-         body={'migrate': {'host': 'host1'}}, hidden=True),
+         body={'migrate': {'host': 'host1'}}, hidden=True, version='2.56'),
     _row('GET', '/servers/{server_id}/migrations',
          _C % 'servers:migrations:index', ADMIN, hidden=True),
     _row('GET', '/os-migrations', _C % 'os-migrations:index', ADMIN),

@@ -216,3 +216,25 @@ class TestTagsAtCreate:
         resp = self._create(api, at_version, '2.52', tags)
         assert resp.status_int == 400, resp.text
         assert compute.created == []
+
+
+class TestPersonalityAtCreate:
+    """File injection went at 2.57."""
+
+    def _create(self, api, at_version, version):
+        return at_version(api(), version)('POST', '/servers', {'server': {
+            'name': 'vm', 'flavorRef': '1', 'networks': 'none',
+            'imageRef': '70a599e0-31e7-49b7-b260-868f441e862b',
+            'personality': [{'path': '/etc/motd',
+                             'contents': 'aGVsbG8='}]}})
+
+    def test_accepted_before_2_57(self, api, at_version, compute):
+        resp = self._create(api, at_version, '2.56')
+        assert resp.status_int == 202, resp.text
+        assert len(compute.created) == 1
+
+    def test_refused_from_2_57(self, api, at_version, compute):
+        resp = self._create(api, at_version, '2.57')
+        assert resp.status_int == 400, resp.text
+        assert 'personality' in resp.text
+        assert compute.created == []

@@ -441,3 +441,14 @@ def test_rebuild_with_a_null_key_name_unsets_it(api, world, at_version):
         'POST', '/servers/%s/action' % UUID,
         {'rebuild': {'imageRef': NEW_IMAGE, 'key_name': ''}})
     assert resp.status_int == 400
+
+
+@pytest.mark.parametrize('version, shown', [('2.56', False),
+                                            ('2.57', True)])
+def test_rebuild_answers_user_data_from_2_57(api, world, at_version,
+                                             version, shown):
+    resp = at_version(api(ADMIN), version)(
+        'POST', '/servers/%s/action' % UUID,
+        {'rebuild': {'imageRef': NEW_IMAGE}})
+    assert resp.status_int == 202, resp.text
+    assert ('user_data' in resp.json['server']) is shown
