@@ -185,6 +185,9 @@ VERSIONS = [
     #       rebuild takes user_data; quota sets, quota class sets and
     #       limits lose the injected-file resources.
     '2.57',
+    # 2.58: instance actions show updated_at; their list pages (limit,
+    #       marker, changes-since) with a next link.
+    '2.58',
 ]
 
 _FORMAT = re.compile(r'^([1-9]\d*)\.([1-9]\d*|0)$')
