@@ -188,6 +188,9 @@ VERSIONS = [
     # 2.58: instance actions show updated_at; their list pages (limit,
     #       marker, changes-since) with a next link.
     '2.58',
+    # 2.59: migrations show their uuid; os-migrations pages (limit,
+    #       marker, changes-since) with a next link.
+    '2.59',
 ]
 
 _FORMAT = re.compile(r'^([1-9]\d*)\.([1-9]\d*|0)$')

@@ -5,6 +5,7 @@ import re
 from urllib import parse
 
 from oslo_utils import strutils
+from oslo_utils import timeutils
 
 from nova_lite.api import wsgi
 from nova_lite.conf import CONF
@@ -99,6 +100,21 @@ def collection_links(req, items, collection, id_key='id'):
     params.sort()
     href = '%s/%s?%s' % (self_base(req), collection, parse.urlencode(params))
     return [{'rel': 'next', 'href': href}]
+
+
+def changes_since_param(req, name='changes-since'):
+    """The naive UTC datetime of an ISO 8601 query parameter, or None;
+    400 if it is not one."""
+    value = last_param(req, name)
+    if value is None:
+        return None
+    try:
+        parsed = timeutils.parse_isotime(value)
+    except ValueError:
+        raise exception.ValidationError(
+            detail="Invalid input for query parameters %s. Value: %s. "
+                   "'%s' is not a 'date-time'" % (name, value, value))
+    return timeutils.normalize_time(parsed)
 
 
 def bool_param(req, name, default=None):

@@ -13,15 +13,12 @@ event's time) and the list pages (``limit``, ``marker`` a request id,
 
 import copy
 
-from oslo_utils import timeutils
-
 from nova_lite.api import common
 from nova_lite.api.handlers import server_view
 from nova_lite.api.schemas import instance_actions as schema
 from nova_lite.api import validation
 from nova_lite.api import wsgi
 from nova_lite.compute import api as compute_api
-from nova_lite import exception
 from nova_lite import objects
 from nova_lite.policies import instance_actions as policies
 
@@ -70,25 +67,12 @@ def _instance(req, server_id, action):
 _V258_QUERY = validation._validator(schema.INDEX_QUERY_V258)
 
 
-def _changes_since(req):
-    value = common.last_param(req, 'changes-since')
-    if value is None:
-        return None
-    try:
-        parsed = timeutils.parse_isotime(value)
-    except ValueError:
-        raise exception.ValidationError(
-            detail="Invalid input for query parameters changes-since. "
-                   "Value: %s. '%s' is not a 'date-time'" % (value, value))
-    return timeutils.normalize_time(parsed)
-
-
 def _page(req, instance):
     validation.validate(_V258_QUERY, validation.query_dict(req))
     limit, marker = common.get_limit_and_marker(req)
     return objects.InstanceActionList.get_page(
         req.context, instance.uuid, limit, marker=marker,
-        changes_since=_changes_since(req))
+        changes_since=common.changes_since_param(req))
 
 
 def index(req, server_id):

@@ -133,6 +133,34 @@ def test_actions_page_newest_first_and_move_with_their_events(ctxt,
                                        changes_since=since)] == ['req-0']
 
 
+def test_migrations_page_newest_first(ctxt, monkeypatch):
+    instance = _instance(ctxt)
+    uuids = []
+    for n in range(3):
+        migration = objects.Migration(
+            ctxt, uuid=uuidutils.generate_uuid(), instance_uuid=instance.uuid,
+            source_compute='host%d' % n, migration_type='migration',
+            status='migrating')
+        migration.create()
+        uuids.append(migration.uuid)
+    page = objects.MigrationList.get_page
+    assert [m.uuid for m in page(ctxt, {}, 2)] == uuids[:0:-1]
+    assert [m.uuid for m in page(ctxt, {}, 2, marker=uuids[1])] == [
+        uuids[0]]
+    assert [m.uuid for m in page(ctxt, {'host': 'host1'}, 5)] == [uuids[1]]
+    with pytest.raises(exception.MarkerNotFound):
+        page(ctxt, {}, 2, marker=uuidutils.generate_uuid())
+    # Never updated: no updated_at, so changes-since finds none (Nova).
+    since = timeutils.utcnow().replace(tzinfo=None) - datetime.timedelta(
+        hours=1)
+    assert len(page(ctxt, {}, 5, changes_since=since)) == 0
+    first = objects.Migration.get_by_uuid(ctxt, uuids[0])
+    first.status = 'finished'
+    first.save()
+    assert [m.uuid for m in page(ctxt, {}, 5, changes_since=since)] == [
+        uuids[0]]
+
+
 def test_migration_round_trip(ctxt):
     instance = _instance(ctxt)
     migration = objects.Migration(
