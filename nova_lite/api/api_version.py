@@ -191,6 +191,11 @@ VERSIONS = [
     # 2.59: migrations show their uuid; os-migrations pages (limit,
     #       marker, changes-since) with a next link.
     '2.59',
+    # 2.60: multiattach volumes (no volumes here: no change).
+    '2.60',
+    # 2.61: flavors' detailed views show extra_specs to callers allowed
+    #       to list them.
+    '2.61',
 ]
 
 _FORMAT = re.compile(r'^([1-9]\d*)\.([1-9]\d*|0)$')

@@ -259,3 +259,45 @@ def test_update_needs_admin(api, at_version, store):
     assert at_version(api(), '2.55')(
         'PUT', '/flavors/2',
         {'flavor': {'description': 'x'}}).status_int == 403
+
+
+# -- 2.61: extra specs in the detailed views ---------------------------------
+
+@pytest.mark.parametrize('path', ['/flavors/detail', '/flavors/5'])
+def test_extra_specs_shown_from_2_61(api, at_version, store, path):
+    def specs(version, context=None):
+        body = at_version(api(context), version)('GET', path).json
+        flavors = body.get('flavors') or [body['flavor']]
+        return {f['id']: f.get('extra_specs') for f in flavors}
+    assert list(specs('2.60').values()) == [None] * len(specs('2.60'))
+    shown = specs('2.61')
+    assert shown['5'] == {'hw:numa_nodes': '2'}
+    assert None not in shown.values()
+    assert specs('2.61', ADMIN)['5'] == {'hw:numa_nodes': '2'}
+
+
+def test_extra_specs_only_to_callers_allowed_to_list_them(
+        api, at_version, store):
+    from oslo_policy import policy as oslo_policy
+
+    from nova_lite import policy
+    policy.init().set_rules(oslo_policy.Rules.from_dict({
+        'os_compute_api:os-flavor-extra-specs:index': '!'}),
+        overwrite=False, use_conf=False)
+    shown = at_version(api(), '2.61')('GET', '/flavors/5').json['flavor']
+    assert 'extra_specs' not in shown
+
+
+def test_extra_specs_not_in_the_plain_list(api, at_version, store):
+    listed = at_version(api(), '2.61')('GET', '/flavors').json['flavors']
+    assert not [f for f in listed if 'extra_specs' in f]
+
+
+def test_created_and_updated_answer_extra_specs_at_2_61(api, at_version,
+                                                         store):
+    admin = at_version(api(ADMIN), '2.61')
+    resp = admin('POST', '/flavors', {'flavor': {
+        'name': 'x', 'ram': 1, 'vcpus': 1, 'disk': 0}})
+    assert resp.json['flavor']['extra_specs'] == {}
+    resp = admin('PUT', '/flavors/5', {'flavor': {'description': 'n'}})
+    assert resp.json['flavor']['extra_specs'] == {'hw:numa_nodes': '2'}
