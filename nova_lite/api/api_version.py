@@ -196,6 +196,9 @@ VERSIONS = [
     # 2.61: flavors' detailed views show extra_specs to callers allowed
     #       to list them.
     '2.61',
+    # 2.62: instance action events show hostId, and host to callers
+    #       allowed the events rule.
+    '2.62',
 ]
 
 _FORMAT = re.compile(r'^([1-9]\d*)\.([1-9]\d*|0)$')
