@@ -199,6 +199,10 @@ VERSIONS = [
     # 2.62: instance action events show hostId, and host to callers
     #       allowed the events rule.
     '2.62',
+    # 2.63: trusted_image_certificates at create and rebuild, shown in
+    #       the server views (kept, not checked: no image signature
+    #       verification here, as Nova with it disabled).
+    '2.63',
 ]
 
 _FORMAT = re.compile(r'^([1-9]\d*)\.([1-9]\d*|0)$')

@@ -8,7 +8,8 @@ the server's status, its instance actions and (evacuate)
 
 The arguments are Nova's, each from its microversion: ``description``
 2.19, ``key_name`` 2.54, ``user_data`` 2.57 (in place of
-``personality``), ``hostname`` 2.90 for a rebuild; ``onSharedStorage``
+``personality``), ``trusted_image_certificates`` 2.63 (null unsets
+them), ``hostname`` 2.90 for a rebuild; ``onSharedStorage``
 until 2.13, ``force`` from 2.29 to 2.67 and the STOPPED landing of 2.95
 for an evacuation. A ``force`` is accepted where Nova takes it, but a
 named host always goes through the scheduler's filters (Nova's behaviour
@@ -31,7 +32,8 @@ api = rebuild_api.RebuildAPI()
 # Request argument -> the instance field a rebuild sets from it.
 _REBUILD_FIELDS = {'name': 'display_name', 'metadata': 'metadata',
                    'description': 'description', 'key_name': 'key_name',
-                   'hostname': 'hostname'}
+                   'hostname': 'hostname',
+                   'trusted_image_certificates': 'trusted_certs'}
 # The first version at which an evacuated server lands STOPPED.
 STOPPED_EVACUATION_VERSION = '2.95'
 _VALIDATORS = {}

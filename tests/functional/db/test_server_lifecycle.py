@@ -73,6 +73,19 @@ def test_key_pairs_per_user_duplicates_and_quota(ctxt):
         first.destroy()
 
 
+def test_trusted_certs_round_trip(ctxt):
+    instance = _instance(ctxt, trusted_certs=['cert-1', 'cert-2'])
+    loaded = objects.Instance.get_by_uuid(ctxt, instance.uuid)
+    assert loaded.trusted_certs == ['cert-1', 'cert-2']
+    loaded.trusted_certs = None
+    loaded.save()
+    assert objects.Instance.get_by_uuid(
+        ctxt, instance.uuid).trusted_certs is None
+    assert _instance(ctxt).trusted_certs is None
+    assert objects.Instance.get_by_uuid(
+        ctxt, _instance(ctxt).uuid).trusted_certs is None
+
+
 def test_actions_and_events(ctxt):
     instance = _instance(ctxt)
     ctxt.request_id = 'req-1'

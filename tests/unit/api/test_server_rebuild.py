@@ -452,3 +452,25 @@ def test_rebuild_answers_user_data_from_2_57(api, world, at_version,
         {'rebuild': {'imageRef': NEW_IMAGE}})
     assert resp.status_int == 202, resp.text
     assert ('user_data' in resp.json['server']) is shown
+
+
+def test_rebuild_trusted_certs_from_2_63(api, world, at_version):
+    world.instance.trusted_certs = ['old']
+    world.instance.obj_reset_changes()
+    act = at_version(api(ADMIN), '2.63')
+    path = '/servers/%s/action' % UUID
+    resp = act('POST', path, {'rebuild': {'imageRef': NEW_IMAGE}})
+    assert resp.json['server']['trusted_image_certificates'] == ['old']
+    world.set_state(V.ACTIVE)
+    resp = act('POST', path, {'rebuild': {
+        'imageRef': NEW_IMAGE, 'trusted_image_certificates': ['a', 'b']}})
+    assert resp.status_int == 202, resp.text
+    assert world.stored['trusted_certs'] == ['a', 'b']
+    assert resp.json['server']['trusted_image_certificates'] == ['a', 'b']
+    world.set_state(V.ACTIVE)
+    resp = act('POST', path, {'rebuild': {
+        'imageRef': NEW_IMAGE, 'trusted_image_certificates': None}})
+    assert resp.json['server']['trusted_image_certificates'] is None
+    resp = at_version(api(ADMIN), '2.62')('POST', path, {'rebuild': {
+        'imageRef': NEW_IMAGE, 'trusted_image_certificates': ['a']}})
+    assert resp.status_int == 400
