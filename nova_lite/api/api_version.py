@@ -203,6 +203,9 @@ VERSIONS = [
     #       the server views (kept, not checked: no image signature
     #       verification here, as Nova with it disabled).
     '2.63',
+    # 2.64: server groups are created with one policy and rules, and
+    #       show policy and rules in place of policies and metadata.
+    '2.64',
 ]
 
 _FORMAT = re.compile(r'^([1-9]\d*)\.([1-9]\d*|0)$')
