@@ -134,6 +134,17 @@ class Conflict(NovaLiteException):
     code = 409
 
 
+class ServiceHasServers(Conflict):
+    msg_fmt = ('Unable to delete compute service that is hosting '
+               'instances. Migrate or delete the instances first.')
+
+
+class ServiceHasMoves(Conflict):
+    msg_fmt = ('Unable to delete compute service that has in-progress '
+               'migrations. Complete the migrations or delete the '
+               'instances first.')
+
+
 class FlavorExists(Conflict):
     msg_fmt = 'Flavor with %(field)s %(value)s already exists.'
 

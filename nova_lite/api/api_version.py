@@ -169,6 +169,44 @@ VERSIONS = [
     '2.51',
     # 2.52: tags at server create.
     '2.52',
+    # 2.53: services and hypervisors are named by uuid (their "id");
+    #       PUT /os-services/{id} replaces the enable, disable,
+    #       disable-log-reason and force-down actions; os-hypervisors
+    #       lists take hypervisor_hostname_pattern and with_servers (show
+    #       too), and {pattern}/search and /servers are gone.
+    '2.53',
+    # 2.54: rebuild takes key_name (null unsets it) and answers it.
+    '2.54',
+    # 2.55: flavors have a description (create, PUT /flavors/{id}, shown
+    #       in every flavor view).
+    '2.55',
+    # 2.56: migrate takes an optional host (400 before).
+    '2.56',
+    # 2.57: personality (file injection) is gone at create and rebuild;
+    #       rebuild takes user_data; quota sets, quota class sets and
+    #       limits lose the injected-file resources.
+    '2.57',
+    # 2.58: instance actions show updated_at; their list pages (limit,
+    #       marker, changes-since) with a next link.
+    '2.58',
+    # 2.59: migrations show their uuid; os-migrations pages (limit,
+    #       marker, changes-since) with a next link.
+    '2.59',
+    # 2.60: multiattach volumes (no volumes here: no change).
+    '2.60',
+    # 2.61: flavors' detailed views show extra_specs to callers allowed
+    #       to list them.
+    '2.61',
+    # 2.62: instance action events show hostId, and host to callers
+    #       allowed the events rule.
+    '2.62',
+    # 2.63: trusted_image_certificates at create and rebuild, shown in
+    #       the server views (kept, not checked: no image signature
+    #       verification here, as Nova with it disabled).
+    '2.63',
+    # 2.64: server groups are created with one policy and rules, and
+    #       show policy and rules in place of policies and metadata.
+    '2.64',
 ]
 
 _FORMAT = re.compile(r'^([1-9]\d*)\.([1-9]\d*|0)$')

@@ -5,6 +5,7 @@ import re
 from urllib import parse
 
 from oslo_utils import strutils
+from oslo_utils import timeutils
 
 from nova_lite.api import wsgi
 from nova_lite.conf import CONF
@@ -101,6 +102,21 @@ def collection_links(req, items, collection, id_key='id'):
     return [{'rel': 'next', 'href': href}]
 
 
+def changes_since_param(req, name='changes-since'):
+    """The naive UTC datetime of an ISO 8601 query parameter, or None;
+    400 if it is not one."""
+    value = last_param(req, name)
+    if value is None:
+        return None
+    try:
+        parsed = timeutils.parse_isotime(value)
+    except ValueError:
+        raise exception.ValidationError(
+            detail="Invalid input for query parameters %s. Value: %s. "
+                   "'%s' is not a 'date-time'" % (name, value, value))
+    return timeutils.normalize_time(parsed)
+
+
 def bool_param(req, name, default=None):
     """A boolean query parameter ("true", "1", "" ...); 400 if not one."""
     value = last_param(req, name)
@@ -138,6 +154,20 @@ def removed_at(version):
         @functools.wraps(fn)
         def wrapper(req, *args, **kwargs):
             if req.api_version_request.matches(version):
+                raise exception.NotFound()
+            return fn(req, *args, **kwargs)
+        return wrapper
+    return decorator
+
+
+def added_at(version):
+    """Decorate a handler of an API Nova added at microversion
+    ``version``: before it the handler answers 404, as Nova does for a
+    method no handler of the version serves."""
+    def decorator(fn):
+        @functools.wraps(fn)
+        def wrapper(req, *args, **kwargs):
+            if not req.api_version_request.matches(version):
                 raise exception.NotFound()
             return fn(req, *args, **kwargs)
         return wrapper

@@ -24,6 +24,7 @@ from nova_lite.api.handlers import flavor_access
 from nova_lite.api.handlers import flavor_extra_specs
 from nova_lite.api.handlers import flavors
 from nova_lite.api.handlers import hosts
+from nova_lite.api.handlers import hypervisor_search
 from nova_lite.api.handlers import hypervisors
 from nova_lite.api.handlers import images
 from nova_lite.api.handlers import instance_actions
@@ -85,7 +86,8 @@ ROUTES = {
                                     'DELETE': keypairs.delete},
     '/flavors': {'GET': flavors.index, 'POST': flavors.create},
     '/flavors/detail': {'GET': flavors.detail},
-    '/flavors/{flavor_id}': {'GET': flavors.show, 'DELETE': flavors.delete},
+    '/flavors/{flavor_id}': {'GET': flavors.show, 'PUT': flavors.update,
+                             'DELETE': flavors.delete},
     '/flavors/{flavor_id}/os-extra_specs': {
         'GET': flavor_extra_specs.index, 'POST': flavor_extra_specs.create},
     '/flavors/{flavor_id}/os-extra_specs/{key}': {
@@ -95,7 +97,8 @@ ROUTES = {
     '/images/detail': {'GET': images.detail},
     '/images/{image_id}': {'GET': images.show, 'DELETE': images.delete},
     '/os-services': {'GET': services.index},
-    '/os-services/{action}': {'PUT': services.update},
+    '/os-services/{service_id}': {'PUT': services.update,
+                                  'DELETE': services.delete},
     '/os-aggregates': {'GET': aggregates.index, 'POST': aggregates.create},
     '/os-aggregates/{aggregate_id}': {
         'GET': aggregates.show, 'PUT': aggregates.update,
@@ -130,9 +133,9 @@ ROUTES = {
         'GET': simple_tenant_usage.show},
     '/os-hypervisors/{hypervisor_id}/uptime': {'GET': hypervisors.uptime},
     '/os-hypervisors/{hypervisor_hostname_pattern}/search': {
-        'GET': hypervisors.search},
+        'GET': hypervisor_search.search},
     '/os-hypervisors/{hypervisor_hostname_pattern}/servers': {
-        'GET': hypervisors.servers},
+        'GET': hypervisor_search.servers},
     '/os-availability-zone/detail': {'GET': availability_zone.detail},
     '/openapi.json': {'GET': openapi.show},
 }

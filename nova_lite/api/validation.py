@@ -90,6 +90,19 @@ def _check_name(instance):
     return True
 
 
+@FORMAT_CHECKER.checks('description', raises=ValueError)
+def _check_description(instance):
+    """Nova's descriptions: printable characters (as names), or empty."""
+    if not isinstance(instance, str):
+        return True
+    bad = [c for c in instance if not _printable(c)]
+    if bad:
+        raise ValueError('a description may only hold printable '
+                         'characters; found %s' % ', '.join(
+                             sorted({'U+%04X' % ord(c) for c in bad})))
+    return True
+
+
 @FORMAT_CHECKER.checks('base64', raises=ValueError)
 def _check_base64(instance):
     """Nova's ``base64`` format (user_data): strict base64."""

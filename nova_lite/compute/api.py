@@ -116,9 +116,11 @@ class API(rpc_clients.RPCClients):
                max_count=1, metadata=None, key_name=None,
                availability_zone=None, scheduler_hints=None,
                forced_host=None, forced_node=None, description=None,
-               tags=None):
+               tags=None, trusted_certs=None):
         """Provision and start building servers, each tagged with
-        ``tags`` when given.
+        ``tags`` when given and keeping ``trusted_certs`` (the ids of
+        the certificates the user trusts; kept and shown, not checked:
+        nova_lite verifies no image signatures).
 
         ``image_meta`` is the registry's image dict. Returns
         (InstanceList created, reservation_id). Raises the conductor's
@@ -135,6 +137,7 @@ class API(rpc_clients.RPCClients):
             context, flavor, image_meta, name, metadata, key_name,
             availability_zone, reservation_id)
         instance.description = description
+        instance.trusted_certs = trusted_certs
         spec = self._request_spec(context, flavor, image_meta, max_count,
                                   availability_zone, scheduler_hints,
                                   forced_host, forced_node)

@@ -237,6 +237,9 @@ class Instance(Base, TimestampMixin, SoftDeleteMixin):
     # Migration 0006_build_owner: which conductor process owns the build
     # while it is with the conductors (conductor/tasks/ownership.py).
     build_owner = sa.Column(sa.String(255))
+    # Migration 0008_trusted_certs: the ids of the certificates the
+    # user trusts to have signed the server's image (a JSON list).
+    trusted_certs = sa.Column(sa.Text)
 
 
 

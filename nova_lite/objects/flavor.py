@@ -185,9 +185,9 @@ class FlavorList(base.ObjectListBase, base.NovaLiteObject):
             Flavor._from_db_object(context, Flavor(), row) for row in rows])
 
 
-# Extra-spec writes are made by the API alone, which has the database: plain
-# functions rather than remotable methods, so nothing about Flavor's RPC
-# contract changes.
+# Extra-spec and description writes are made by the API alone, which has
+# the database: plain functions rather than remotable methods, so nothing
+# about Flavor's RPC contract changes.
 
 @db_api.writer
 def update_extra_specs(context, flavorid, specs):
@@ -214,6 +214,14 @@ def delete_extra_spec(context, flavorid, key):
             context.session.flush()
             return
     raise exception.FlavorExtraSpecsNotFound(flavor_id=flavorid, key=key)
+
+
+@db_api.writer
+def update_description(context, flavorid, description):
+    """Set the flavor's description (None clears it); FlavorNotFound."""
+    row = _flavor_row(context, flavorid)
+    row.description = description
+    context.session.flush()
 
 
 def _flavor_row(context, flavorid):

@@ -57,7 +57,8 @@ class Instance(base.NovaLiteObject, base.NovaLitePersistentObject):
     #              old_flavor, new_flavor, shelved_at, shelved_image_id,
     #              shelved_host; the vm_states and task_states of server
     #              actions, moves, shelving and backups
-    VERSION = '1.1'
+    # Version 1.2: trusted_certs
+    VERSION = '1.2'
 
     fields = {
         'id': fields.IntegerField(read_only=True),
@@ -96,12 +97,17 @@ class Instance(base.NovaLiteObject, base.NovaLitePersistentObject):
         'shelved_at': fields.DateTimeField(nullable=True),
         'shelved_image_id': fields.StringField(nullable=True),
         'shelved_host': fields.StringField(nullable=True),
+        # Ids of the certificates trusted to have signed the image (API
+        # 2.63); kept and shown, not checked (no signature verification).
+        'trusted_certs': fields.ListOfStringsField(nullable=True),
     }
     fields.update(base.NovaLitePersistentObject.fields)
 
     def obj_make_compatible(self, primitive, target_version):
         super().obj_make_compatible(primitive, target_version)
         version = versionutils.convert_version_to_tuple(target_version)
+        if version < (1, 2):
+            primitive.pop('trusted_certs', None)
         if version < (1, 1):
             for name in _FIELDS_1_1:
                 primitive.pop(name, None)
@@ -117,10 +123,12 @@ class Instance(base.NovaLiteObject, base.NovaLitePersistentObject):
     obj_sparse_methods = {'save': ('uuid',)}
 
     # Child versions per version, for backports without a manifest.
-    obj_relationships = {'flavor': [('1.0', '1.0'), ('1.1', '1.0')],
-                         'fault': [('1.0', '1.0'), ('1.1', '1.0')],
-                         'old_flavor': [('1.1', '1.0')],
-                         'new_flavor': [('1.1', '1.0')]}
+    obj_relationships = {'flavor': [('1.0', '1.0'), ('1.1', '1.0'),
+                                    ('1.2', '1.0')],
+                         'fault': [('1.0', '1.0'), ('1.1', '1.0'),
+                                   ('1.2', '1.0')],
+                         'old_flavor': [('1.1', '1.0'), ('1.2', '1.0')],
+                         'new_flavor': [('1.1', '1.0'), ('1.2', '1.0')]}
 
     @property
     def name(self):
@@ -133,8 +141,11 @@ class Instance(base.NovaLiteObject, base.NovaLitePersistentObject):
     @staticmethod
     def _from_db_object(context, instance, row, expected_attrs=None,
                         fault=None):
-        skip = _FLAVOR_ATTRS + ('metadata', 'fault', 'deleted')
+        skip = _FLAVOR_ATTRS + ('metadata', 'fault', 'deleted',
+                                'trusted_certs')
         base.set_all_from_db(instance, row, skip=skip)
+        instance.trusted_certs = (jsonutils.loads(row.trusted_certs)
+                                  if row.trusted_certs else None)
         instance.deleted = bool(row.deleted)
         for attr in _FLAVOR_ATTRS:
             value = getattr(row, attr)
@@ -157,6 +168,8 @@ class Instance(base.NovaLiteObject, base.NovaLitePersistentObject):
                                 if flavor is not None else None)
         if 'metadata' in values:
             values['metadata_'] = jsonutils.dumps(values.pop('metadata'))
+        if values.get('trusted_certs') is not None:
+            values['trusted_certs'] = jsonutils.dumps(values['trusted_certs'])
         values.pop('fault', None)
         values.pop('id', None)
         if 'deleted' in values:
@@ -344,14 +357,15 @@ def _apply_read_deleted(query, context, model=models.Instance):
 class InstanceList(base.ObjectListBase, base.NovaLiteObject):
     # Version 1.0: Initial version, Instance <= 1.0
     # Version 1.1: Instance <= 1.1
-    VERSION = '1.1'
+    # Version 1.2: Instance <= 1.2
+    VERSION = '1.2'
 
     fields = {
         'objects': fields.ListOfObjectsField('Instance'),
     }
     # Which Instance each version carries, for backports made without a
     # version manifest.
-    child_versions = {'1.0': '1.0', '1.1': '1.1'}
+    child_versions = {'1.0': '1.0', '1.1': '1.1', '1.2': '1.2'}
 
     @staticmethod
     @db_api.reader

@@ -59,9 +59,13 @@ class InstanceAction(base.NovaLiteObject, base.NovaLiteTimestampObject):
     @classmethod
     def for_request(cls, context, instance_uuid, action):
         """A new (unsaved) action of the request ``context`` carries."""
+        now = _now()
+        # updated_at moves with each event (Nova's 2.58 shows and filters
+        # on it); it starts with the action.
         return cls(context, action=action, instance_uuid=instance_uuid,
                    request_id=context.request_id, user_id=context.user_id,
-                   project_id=context.project_id, start_time=_now())
+                   project_id=context.project_id, start_time=now,
+                   updated_at=now)
 
     @staticmethod
     @db_api.writer
@@ -139,6 +143,39 @@ class InstanceActionList(base.ObjectListBase, base.NovaLiteObject):
             InstanceAction._from_db_object(context, InstanceAction(), row)
             for row in cls._get_rows(context, instance_uuid, limit)])
 
+    @staticmethod
+    @db_api.reader
+    def _get_page_rows(context, instance_uuid, limit, marker, changes_since):
+        model = models.InstanceAction
+        session = context.session
+        query = sa.select(model).filter_by(instance_uuid=instance_uuid)
+        if changes_since is not None:
+            query = query.where(sa.func.coalesce(
+                model.updated_at, model.created_at) >= changes_since)
+        if marker is not None:
+            after = _action_row(session, instance_uuid, marker)
+            if after is None:
+                raise exception.MarkerNotFound(marker=marker)
+            # Newest first: the page goes on with older actions.
+            query = query.where(sa.or_(
+                model.created_at < after.created_at,
+                sa.and_(model.created_at == after.created_at,
+                        model.id < after.id)))
+        query = query.order_by(model.created_at.desc(), model.id.desc())
+        return session.scalars(query.limit(limit)).all()
+
+    @classmethod
+    def get_page(cls, context, instance_uuid, limit, marker=None,
+                 changes_since=None):
+        """At most ``limit`` of the server's actions, newest first: those
+        after the action of request ``marker`` (MarkerNotFound, 400, if
+        the server has none), changed at or after ``changes_since``. The
+        API's read (not remotable: only the API pages)."""
+        return cls(context, objects=[
+            InstanceAction._from_db_object(context, InstanceAction(), row)
+            for row in cls._get_page_rows(context, instance_uuid, limit,
+                                          marker, changes_since)])
+
 
 @base.NovaLiteObjectRegistry.register
 class InstanceActionEvent(base.NovaLiteObject,
@@ -176,6 +213,7 @@ class InstanceActionEvent(base.NovaLiteObject,
                 request_id=context.request_id, instance_uuid=instance_uuid)
         row = models.InstanceActionEvent(action_id=action.id, event=event,
                                          start_time=_now(), host=host)
+        action.updated_at = row.start_time
         session.add(row)
         session.flush()
         return row
@@ -205,7 +243,7 @@ class InstanceActionEvent(base.NovaLiteObject,
         if row is None:
             raise exception.InstanceActionEventNotFound(
                 action_id=action.id, event=event)
-        row.finish_time = _now()
+        row.finish_time = action.updated_at = _now()
         row.result = result
         row.traceback = traceback
         row.details = details

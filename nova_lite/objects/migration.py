@@ -135,6 +135,23 @@ class Migration(base.NovaLiteObject, base.NovaLitePersistentObject):
         self.obj_reset_changes()
 
 
+def _filtered(filters):
+    """A select of the migrations (not deleted) matching ``filters``."""
+    model = models.Migration
+    query = sa.select(model).filter_by(deleted=0)
+    for key in _LIST_FILTERS:
+        value = filters.get(key)
+        if value is None:
+            continue
+        values = value if isinstance(value, (list, tuple)) else [value]
+        query = query.where(getattr(model, key).in_(list(values)))
+    if filters.get('host'):
+        query = query.where(sa.or_(
+            model.source_compute == filters['host'],
+            model.dest_compute == filters['host']))
+    return query
+
+
 @base.NovaLiteObjectRegistry.register
 class MigrationList(base.ObjectListBase, base.NovaLiteObject):
     # Version 1.0: Initial version, Migration <= 1.0
@@ -149,21 +166,45 @@ class MigrationList(base.ObjectListBase, base.NovaLiteObject):
     @db_api.reader
     def _get_rows(context, filters, limit):
         model = models.Migration
-        query = sa.select(model).filter_by(deleted=0)
-        for key in _LIST_FILTERS:
-            value = filters.get(key)
-            if value is None:
-                continue
-            values = value if isinstance(value, (list, tuple)) else [value]
-            query = query.where(getattr(model, key).in_(list(values)))
-        if filters.get('host'):
-            query = query.where(sa.or_(
-                model.source_compute == filters['host'],
-                model.dest_compute == filters['host']))
-        query = query.order_by(model.created_at.desc(), model.id.desc())
+        query = _filtered(filters).order_by(model.created_at.desc(),
+                                            model.id.desc())
         if limit is not None:
             query = query.limit(limit)
         return context.session.scalars(query).all()
+
+    @staticmethod
+    @db_api.reader
+    def _get_page_rows(context, filters, limit, marker, changes_since):
+        model = models.Migration
+        session = context.session
+        query = _filtered(filters)
+        if changes_since is not None:
+            # As Nova: a migration never updated has no updated_at.
+            query = query.where(model.updated_at >= changes_since)
+        if marker is not None:
+            after = session.scalars(sa.select(model).filter_by(
+                uuid=marker, deleted=0)).first()
+            if after is None:
+                raise exception.MarkerNotFound(marker=marker)
+            # Newest first: the page goes on with older migrations.
+            query = query.where(sa.or_(
+                model.created_at < after.created_at,
+                sa.and_(model.created_at == after.created_at,
+                        model.id < after.id)))
+        query = query.order_by(model.created_at.desc(), model.id.desc())
+        return session.scalars(query.limit(limit)).all()
+
+    @classmethod
+    def get_page(cls, context, filters, limit, marker=None,
+                 changes_since=None):
+        """At most ``limit`` migrations matching ``filters`` (as
+        get_by_filters), newest first: those after the migration of uuid
+        ``marker`` (MarkerNotFound, 400, if none), updated at or after
+        ``changes_since``. The API's read (not remotable)."""
+        return cls(context, objects=[
+            Migration._from_db_object(context, Migration(), row)
+            for row in cls._get_page_rows(context, filters or {}, limit,
+                                          marker, changes_since)])
 
     @classmethod
     @base.remotable

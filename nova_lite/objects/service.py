@@ -206,18 +206,15 @@ class Service(base.NovaLiteObject, base.NovaLiteTimestampObject):
                              self._save_in_db(self._context, self.id, values,
                                               revived))
 
-    @staticmethod
-    @db_api.writer
-    def _destroy_in_db(context, service_id):
-        row = context.session.get(models.Service, service_id)
-        if row is not None:
-            _note(context.session, row)
-        context.session.execute(sa.delete(models.Service).where(
-            models.Service.id == service_id))
-
     @base.remotable
     def destroy(self):
-        self._destroy_in_db(self._context, self.id)
+        """Delete the service; a compute's host also leaves its
+        aggregates and loses its compute nodes and their providers. Raises
+        ServiceHasServers or ServiceHasMoves (409) while that host has
+        servers or moves in progress. Runs in the conductor
+        (``conductor.tasks.service_delete``)."""
+        from nova_lite.conductor.tasks import service_delete
+        service_delete.delete(self._context, self)
 
     @staticmethod
     @db_api.reader

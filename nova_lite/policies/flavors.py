@@ -37,6 +37,11 @@ rules = [
         description='Delete a flavor.',
         operations=[{'method': 'DELETE', 'path': '/flavors/{flavor_id}'}],
         scope_types=['project']),
+    policy.DocumentedRuleDefault(
+        name=FLAVOR_MANAGE % 'update', check_str=base.RULE_ADMIN_API,
+        description="Update a flavor's description (microversion 2.55).",
+        operations=[{'method': 'PUT', 'path': '/flavors/{flavor_id}'}],
+        scope_types=['project']),
 ]
 
 

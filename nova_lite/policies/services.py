@@ -15,11 +15,20 @@ rules = [
     policy.DocumentedRuleDefault(
         name=SERVICES % 'update', check_str=base.RULE_ADMIN_API,
         description='Enable or disable a service (a disabled compute '
-                    'gets no new servers).',
+                    'gets no new servers), or force it down.',
         operations=[{'method': 'PUT', 'path': '/os-services/enable'},
                     {'method': 'PUT', 'path': '/os-services/disable'},
                     {'method': 'PUT',
-                     'path': '/os-services/disable-log-reason'}],
+                     'path': '/os-services/disable-log-reason'},
+                    {'method': 'PUT', 'path': '/os-services/force-down'},
+                    {'method': 'PUT', 'path': '/os-services/{service_id}'}],
+        scope_types=['project']),
+    policy.DocumentedRuleDefault(
+        name=SERVICES % 'delete', check_str=base.RULE_ADMIN_API,
+        description='Delete a service; a compute service only while its '
+                    'host has no servers and no moves in progress.',
+        operations=[{'method': 'DELETE',
+                     'path': '/os-services/{service_id}'}],
         scope_types=['project']),
 ]
 

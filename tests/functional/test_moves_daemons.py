@@ -73,9 +73,11 @@ def _delete(deploy, uuid):
         timeout=60, message='%s deleted' % uuid)
 
 
-def _action(deploy, uuid, body, expected=202):
+def _action(deploy, uuid, body, expected=202, version=None):
+    headers = ({'OpenStack-API-Version': 'compute ' + version}
+               if version else None)
     status, _, resp = deploy.admin_api.post('/servers/%s/action' % uuid,
-                                            body)
+                                            body, headers=headers)
     assert status == expected, resp
     return resp
 
@@ -214,7 +216,9 @@ def test_delete_in_verify_resize_confirms_first(deploy):
 def test_cold_migrate_to_a_named_host(deploy):
     uuid = _boot(deploy)
     before = _usage(deploy)
-    _action(deploy, uuid, {'migrate': {'host': 'c2'}})
+    # A named host is 2.56's.
+    _action(deploy, uuid, {'migrate': {'host': 'c2'}}, expected=400)
+    _action(deploy, uuid, {'migrate': {'host': 'c2'}}, version='2.56')
     server = _wait(deploy, uuid, 'VERIFY_RESIZE')
     migration = _migration(deploy, uuid)
     assert (migration.migration_type, migration.dest_compute) == (

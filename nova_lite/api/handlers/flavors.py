@@ -3,6 +3,10 @@
 Every user sees public, enabled flavors and the private ones their
 project was given access to (os-flavor-access); administrators also see
 the disabled ones and, with ?is_public=false or none, all private ones.
+From 2.55 a flavor has a description, given at create, changed with PUT
+/flavors/{id} and shown in every flavor view (the list too). From 2.61
+the detailed views show its ``extra_specs`` to callers allowed to list
+them (policy ``os-flavor-extra-specs:index``), as Nova.
 """
 
 from oslo_utils import strutils
@@ -15,17 +19,39 @@ from nova_lite.api import wsgi
 from nova_lite import exception
 from nova_lite import objects
 from nova_lite.objects import flavor as flavor_obj
+from nova_lite.policies import flavor_extra_specs as extra_spec_policies
 from nova_lite.policies import flavors as policies
 
 
+DESCRIPTION_VERSION = '2.55'
+EXTRA_SPECS_VERSION = '2.61'
+
+
 def basic_view(req, flavor):
-    return {'id': flavor.flavorid, 'name': flavor.name,
+    view = {'id': flavor.flavorid, 'name': flavor.name,
             'links': common.links(req, 'flavors', flavor.flavorid)}
+    if req.api_version_request.matches(DESCRIPTION_VERSION):
+        view['description'] = flavor.description
+    return view
 
 
-def detail_view(req, flavor):
-    """Nova's 2.1 flavor: swap is "" when 0, as Nova shows it."""
+def shows_extra_specs(req):
+    """True if the detailed views show extra specs to this caller."""
+    return (req.api_version_request.matches(EXTRA_SPECS_VERSION)
+            and req.context.can(extra_spec_policies.EXTRA_SPECS % 'index',
+                                fatal=False))
+
+
+def detail_view(req, flavor, extra_specs=None):
+    """Nova's 2.1 flavor: swap is "" when 0, as Nova shows it; with
+    ``extra_specs`` (default: ``shows_extra_specs``) from 2.61."""
     view = basic_view(req, flavor)
+    if extra_specs is None:
+        extra_specs = shows_extra_specs(req)
+    if extra_specs:
+        view['extra_specs'] = (dict(flavor.extra_specs)
+                               if flavor.obj_attr_is_set('extra_specs')
+                               else {})
     view.update({
         'ram': flavor.memory_mb,
         'disk': flavor.root_gb,
@@ -91,8 +117,10 @@ def index(req):
 def detail(req):
     """200 {"flavors": [detail, ...]}, plus "flavors_links" (next) when
     the page is full."""
+    extra_specs = shows_extra_specs(req)
     return common.list_response(
-        req, 'flavors', [detail_view(req, f) for f in _get_flavors(req)],
+        req, 'flavors',
+        [detail_view(req, f, extra_specs) for f in _get_flavors(req)],
         'flavors/detail')
 
 
@@ -116,12 +144,18 @@ def show(req, flavor_id):
     return wsgi.json_response({'flavor': detail_view(req, flavor)})
 
 
-@validation.body(schema.CREATE)
+_CREATE_V255 = validation._validator(schema.CREATE_V255)
+_CREATE_V21 = validation._validator(schema.CREATE)
+
+
+@validation.body(schema.CREATE_V255)
 def create(req, body):
     """200 {"flavor": detail} (Nova answers 200, not 201); 409 if the id
-    or name is taken."""
+    or name is taken; 400 for a description before 2.55."""
     context = req.context
     context.can(policies.FLAVOR_MANAGE % 'create', target={})
+    described = req.api_version_request.matches(DESCRIPTION_VERSION)
+    validation.validate(_CREATE_V255 if described else _CREATE_V21, body)
     values = body['flavor']
     flavor = objects.Flavor(
         context=context,
@@ -135,8 +169,22 @@ def create(req, body):
         rxtx_factor=float(values.get('rxtx_factor', 1.0)),
         is_public=common.to_bool(
             values.get('os-flavor-access:is_public', True)),
-        disabled=False)
+        disabled=False,
+        description=values.get('description'))
     flavor.create()
+    return wsgi.json_response({'flavor': detail_view(req, flavor)})
+
+
+@common.added_at(DESCRIPTION_VERSION)
+@validation.body(schema.UPDATE)
+def update(req, flavor_id, body):
+    """200 {"flavor": detail} with the new description (2.55); 404 for an
+    unknown flavor, and before 2.55."""
+    context = req.context
+    context.can(policies.FLAVOR_MANAGE % 'update', target={})
+    flavor_obj.update_description(context, flavor_id,
+                                  body['flavor']['description'])
+    flavor = objects.Flavor.get_by_flavor_id(context, flavor_id)
     return wsgi.json_response({'flavor': detail_view(req, flavor)})
 
 

@@ -1,14 +1,20 @@
 """/os-hypervisors: the compute nodes (administrators), Nova's 2.1 view;
 from 2.28 ``cpu_info`` is an object rather than its JSON text, and from
-2.33 the list and list detail page (``limit``, ``marker`` an id, with
+2.33 the list and list detail page (``limit``, ``marker``, with
 ``hypervisors_links`` when a page is full).
 
+From 2.53 a node's ``id`` (and its service's) is its uuid; the list and
+list detail take ``hypervisor_hostname_pattern`` (the nodes whose name
+contains it, unpaged) and ``with_servers`` (show too), and
+``{pattern}/search`` and ``{pattern}/servers`` (``hypervisor_search``)
+are gone.
+
 A node's state (up/down) and status (enabled/disabled) are those of the
-compute service on its host. ``{pattern}/search`` and ``{pattern}/servers``
-find nodes whose hypervisor_hostname contains the pattern.
+compute service on its host.
 """
 
 from oslo_serialization import jsonutils
+from oslo_utils import uuidutils
 
 from nova_lite.api import common
 from nova_lite.api.schemas import hypervisors as schema
@@ -21,6 +27,7 @@ from nova_lite.policies import hypervisors as policies
 
 COMPUTE_BINARY = 'nova-lite-compute'
 host_api = diagnostics_api.DiagnosticsAPI()
+UUID_FOR_ID = '2.53'
 _TOTALS = ('vcpus', 'memory_mb', 'local_gb', 'vcpus_used', 'memory_mb_used',
            'local_gb_used', 'running_vms', 'free_ram_mb', 'free_disk_gb',
            'current_workload', 'disk_available_least')
@@ -39,10 +46,20 @@ def _workload(node):
         return 0
 
 
-def basic_view(node, service):
+def uuid_ids(req):
+    """True if ``req`` names nodes and services by uuid (2.53)."""
+    return req is not None and req.api_version_request.matches(UUID_FOR_ID)
+
+
+def node_id(req, node):
+    return node.uuid if uuid_ids(req) else node.id
+
+
+def basic_view(node, service, req=None):
     up = service is not None and service.is_up
     enabled = service is not None and not service.disabled
-    return {'id': node.id, 'hypervisor_hostname': node.hypervisor_hostname,
+    return {'id': node_id(req, node),
+            'hypervisor_hostname': node.hypervisor_hostname,
             'state': 'up' if up else 'down',
             'status': 'enabled' if enabled else 'disabled'}
 
@@ -58,8 +75,17 @@ def _cpu_info(req, node):
         return {}
 
 
+def _service_view(req, node, service):
+    if service is None:
+        service_id = None
+    else:
+        service_id = service.uuid if uuid_ids(req) else service.id
+    return {'id': service_id, 'host': node.host,
+            'disabled_reason': service.disabled_reason if service else None}
+
+
 def detail_view(node, service, req=None):
-    view = basic_view(node, service)
+    view = basic_view(node, service, req)
     free_disk = node.local_gb - node.local_gb_used
     view.update({
         'vcpus': node.vcpus, 'memory_mb': node.memory_mb,
@@ -75,16 +101,25 @@ def detail_view(node, service, req=None):
         'free_disk_gb': free_disk,
         'disk_available_least': free_disk,
         'current_workload': _workload(node),
-        'service': {
-            'id': service.id if service else None,
-            'host': node.host,
-            'disabled_reason': service.disabled_reason if service else None,
-        },
+        'service': _service_view(req, node, service),
     })
     return view
 
 
-def _nodes(req, action):
+def add_servers(context, node, view):
+    """Put the node's servers in ``view`` as "servers": [{uuid, name}]
+    (absent when it has none, as in Nova); return ``view``."""
+    instances = objects.InstanceList.get_by_filters(
+        context, {'host': node.host, 'node': node.hypervisor_hostname},
+        sort_key='id', sort_dir='asc')
+    if instances:
+        view['servers'] = [{'uuid': i.uuid, 'name': i.name}
+                           for i in instances]
+    return view
+
+
+def nodes(req, action):
+    """[(node, its compute service or None)] once ``action`` is allowed."""
     context = req.context
     context.can(policies.HYPERVISORS % action, target={})
     services = _services_by_host(context)
@@ -92,33 +127,76 @@ def _nodes(req, action):
             for node in objects.ComputeNodeList.get_all(context)]
 
 
+def matching(pairs, pattern):
+    """The (node, service) pairs whose node name contains ``pattern``;
+    HypervisorNotFoundForPattern (404) if none does."""
+    found = [(node, svc) for node, svc in pairs
+             if pattern in node.hypervisor_hostname]
+    if not found:
+        raise exception.HypervisorNotFoundForPattern(pattern=pattern)
+    return found
+
+
 _V233_QUERY = validation._validator(schema.INDEX_QUERY_V233)
+_V253_QUERY = validation._validator(schema.INDEX_QUERY_V253)
+_V253_SHOW_QUERY = validation._validator(schema.SHOW_QUERY_V253)
+
+
+def _page(req, pairs):
+    """The page of ``pairs`` after the marker (an id, a uuid from 2.53;
+    400 if it names no node), at most ``limit`` long."""
+    limit, marker = common.get_limit_and_marker(req)
+    pairs.sort(key=lambda pair: pair[0].id)
+    if marker is not None:
+        ids = [str(node_id(req, node)) for node, _svc in pairs]
+        if marker not in ids:
+            raise exception.MarkerNotFound(marker=marker)
+        pairs = pairs[ids.index(marker) + 1:]
+    return pairs[:limit]
+
+
+def _by_pattern(req, pairs, pattern):
+    if 'limit' in req.GET or 'marker' in req.GET:
+        raise exception.ValidationError(
+            detail='Paging over hypervisors with the '
+                   'hypervisor_hostname_pattern query parameter is not '
+                   'supported.')
+    return matching(pairs, pattern)
 
 
 def _listed(req, action, view, collection):
-    """All nodes before 2.33; from 2.33 a page of them by id (400 for a
-    marker that is no node's id), with the next link when it is full."""
-    nodes = _nodes(req, action)
-    if not req.api_version_request.matches('2.33'):
+    """All nodes before 2.33; from 2.33 a page of them, with the next link
+    when it is full; from 2.53 those matching a name pattern instead, and
+    their servers if asked."""
+    pairs = nodes(req, action)
+    version = req.api_version_request
+    if not version.matches('2.33'):
         return wsgi.json_response({'hypervisors': [
-            view(node, svc) for node, svc in nodes]})
-    validation.validate(_V233_QUERY, validation.query_dict(req))
-    limit, marker = common.get_limit_and_marker(req)
-    nodes.sort(key=lambda pair: pair[0].id)
-    if marker is not None:
-        ids = [node.id for node, _svc in nodes]
-        if int(marker) not in ids:
-            raise exception.MarkerNotFound(marker=marker)
-        nodes = nodes[ids.index(int(marker)) + 1:]
-    return common.list_response(
-        req, 'hypervisors', [view(node, svc) for node, svc in nodes[:limit]],
-        collection)
+            view(node, svc) for node, svc in pairs]})
+    if not version.matches(UUID_FOR_ID):
+        validation.validate(_V233_QUERY, validation.query_dict(req))
+        return common.list_response(
+            req, 'hypervisors',
+            [view(node, svc) for node, svc in _page(req, pairs)], collection)
+    validation.validate(_V253_QUERY, validation.query_dict(req))
+    with_servers = common.bool_param(req, 'with_servers', False)
+    pattern = common.last_param(req, 'hypervisor_hostname_pattern')
+    page = (_by_pattern(req, pairs, pattern) if pattern is not None
+            else _page(req, pairs))
+    views = [view(node, svc) for node, svc in page]
+    if with_servers:
+        for (node, _svc), item in zip(page, views, strict=True):
+            add_servers(req.context, node, item)
+    if pattern is not None:
+        return wsgi.json_response({'hypervisors': views})
+    return common.list_response(req, 'hypervisors', views, collection)
 
 
 @validation.query(schema.INDEX_QUERY)
 def index(req):
     """200 {"hypervisors": [{id, hypervisor_hostname, state, status}]}."""
-    return _listed(req, 'list', basic_view, 'os-hypervisors')
+    return _listed(req, 'list', lambda node, svc: basic_view(node, svc, req),
+                   'os-hypervisors')
 
 
 @validation.query(schema.INDEX_QUERY)
@@ -129,25 +207,42 @@ def detail(req):
                    'os-hypervisors/detail')
 
 
-def show(req, hypervisor_id):
-    """200 {"hypervisor": detail}; 404 for an unknown id."""
-    for node, svc in _nodes(req, 'show'):
-        if str(node.id) == hypervisor_id:
-            return wsgi.json_response(
-                {'hypervisor': detail_view(node, svc, req)})
+def _find(req, action, hypervisor_id):
+    """The (node, service) of the id in the URL: an integer before 2.53
+    (404 otherwise), a uuid from 2.53 (400 otherwise); 404 if unknown."""
+    if uuid_ids(req) and not uuidutils.is_uuid_like(hypervisor_id):
+        raise exception.ValidationError(
+            detail='Invalid uuid %s' % hypervisor_id)
+    for node, svc in nodes(req, action):
+        if str(node_id(req, node)) == hypervisor_id:
+            return node, svc
     raise exception.ComputeNodeNotFound(node=hypervisor_id)
+
+
+def show(req, hypervisor_id):
+    """200 {"hypervisor": detail} (with its servers if asked, from 2.53);
+    404 for an unknown id."""
+    with_servers = False
+    if uuid_ids(req):
+        validation.validate(_V253_SHOW_QUERY, validation.query_dict(req))
+        with_servers = common.bool_param(req, 'with_servers', False)
+    node, svc = _find(req, 'show', hypervisor_id)
+    view = detail_view(node, svc, req)
+    if with_servers:
+        add_servers(req.context, node, view)
+    return wsgi.json_response({'hypervisor': view})
 
 
 def statistics(req):
     """200 {"hypervisor_statistics": {count, and the sums of the detail
     counters}}."""
     totals = dict.fromkeys(_TOTALS, 0)
-    nodes = _nodes(req, 'statistics')
-    for node, svc in nodes:
+    pairs = nodes(req, 'statistics')
+    for node, svc in pairs:
         view = detail_view(node, svc)
         for key in _TOTALS:
             totals[key] += view[key]
-    totals['count'] = len(nodes)
+    totals['count'] = len(pairs)
     return wsgi.json_response({'hypervisor_statistics': totals})
 
 
@@ -157,46 +252,10 @@ def uptime(req, hypervisor_id):
     command prints it); 404 for an unknown id, 400 when its compute
     service is down, 501 when the compute cannot say (pinned below RPC
     1.7, or a driver without the call)."""
-    for node, svc in _nodes(req, 'uptime'):
-        if str(node.id) == hypervisor_id:
-            if svc is None:
-                raise exception.ComputeServiceUnavailable(host=node.host)
-            view = basic_view(node, svc)
-            view['uptime'] = host_api.get_host_uptime(
-                req.context, svc, hypervisor_id)
-            return wsgi.json_response({'hypervisor': view})
-    raise exception.ComputeNodeNotFound(node=hypervisor_id)
-
-
-def _matching(req, action, pattern):
-    found = [(node, svc) for node, svc in _nodes(req, action)
-             if pattern in node.hypervisor_hostname]
-    if not found:
-        raise exception.HypervisorNotFoundForPattern(pattern=pattern)
-    return found
-
-
-def search(req, hypervisor_hostname_pattern):
-    """200 {"hypervisors": [{id, hypervisor_hostname, state, status}]} of
-    the nodes whose name contains the pattern; 404 if none does."""
-    return wsgi.json_response({'hypervisors': [
-        basic_view(node, svc) for node, svc in _matching(
-            req, 'search', hypervisor_hostname_pattern)]})
-
-
-def servers(req, hypervisor_hostname_pattern):
-    """200 {"hypervisors": [basic view + "servers": [{uuid, name}]]}: the
-    servers on each matching node ("servers" absent when there are none,
-    as in Nova); 404 if no node matches."""
-    context = req.context
-    views = []
-    for node, svc in _matching(req, 'servers', hypervisor_hostname_pattern):
-        view = basic_view(node, svc)
-        instances = objects.InstanceList.get_by_filters(
-            context, {'host': node.host, 'node': node.hypervisor_hostname},
-            sort_key='id', sort_dir='asc')
-        if instances:
-            view['servers'] = [{'uuid': i.uuid, 'name': i.name}
-                               for i in instances]
-        views.append(view)
-    return wsgi.json_response({'hypervisors': views})
+    node, svc = _find(req, 'uptime', hypervisor_id)
+    if svc is None:
+        raise exception.ComputeServiceUnavailable(host=node.host)
+    view = basic_view(node, svc, req)
+    view['uptime'] = host_api.get_host_uptime(req.context, svc,
+                                              hypervisor_id)
+    return wsgi.json_response({'hypervisor': view})

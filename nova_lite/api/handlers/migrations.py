@@ -8,9 +8,15 @@ ones only with ``hidden=true``, as Nova. ``/servers/{id}/migrations``
 lists, as Nova does, only the server's live migrations in progress
 (from 2.23 in Nova's server-migration view; show, abort and
 force_complete of one are in ``server_live_migrate``).
+
+From 2.59 both views show the migration's ``uuid``, and
+``/os-migrations`` pages (``limit``, ``marker`` a migration uuid,
+``changes-since``) with ``migrations_links`` when a page is full.
 """
 
 from nova_lite.api import common
+from nova_lite.api.schemas import migrations as schema
+from nova_lite.api import validation
 from nova_lite.api import wsgi
 from nova_lite.compute import api as compute_api
 from nova_lite import objects
@@ -24,6 +30,7 @@ _FIELDS = ('id', 'instance_uuid', 'source_compute', 'source_node',
            'old_instance_type_id', 'new_instance_type_id')
 _FILTERS = ('host', 'status', 'instance_uuid', 'migration_type',
             'source_compute')
+PAGING_VERSION = '2.59'
 # Nova's statuses of a live migration still running.
 LIVE_IN_PROGRESS = ('queued', 'preparing', 'running', 'post-migrating')
 
@@ -41,6 +48,8 @@ def _view(req, migration):
             view['links'] = common.links(
                 req, 'servers/%s/migrations' % migration.instance_uuid,
                 migration.id)
+    if req.api_version_request.matches(PAGING_VERSION):
+        view['uuid'] = migration.uuid
     return view
 
 
@@ -60,18 +69,42 @@ def server_view(req, migration):
     view['server_uuid'] = migration.instance_uuid
     view['created_at'] = common.isotime_usec(migration.created_at)
     view['updated_at'] = common.isotime_usec(migration.updated_at)
-    if req.api_version_request.matches('2.59'):
+    if req.api_version_request.matches(PAGING_VERSION):
         view['uuid'] = migration.uuid
     return view
 
 
+_V259_QUERY = validation._validator(schema.INDEX_QUERY_V259)
+
+
+def _page(req, filters):
+    validation.validate(_V259_QUERY, validation.query_dict(req))
+    limit, marker = common.get_limit_and_marker(req)
+    found = objects.MigrationList.get_page(
+        req.context, filters, limit, marker=marker,
+        changes_since=common.changes_since_param(req))
+    views = [_view(req, m) for m in found]
+    body = {'migrations': views}
+    links = common.collection_links(req, views, 'os-migrations',
+                                    id_key='uuid')
+    if links:
+        body['migrations_links'] = links
+    return wsgi.json_response(body)
+
+
+@validation.query(schema.INDEX_QUERY)
 def index(req):
-    """200 {"migrations": [...]}, newest first."""
+    """200 {"migrations": [...]}, newest first; from 2.59 a page of them
+    with "migrations_links" (the next page) when it is full: 400 for a
+    marker that is no migration's uuid, a bad changes-since or an
+    unknown query parameter."""
     context = req.context
     context.can(policies.INDEX, target={})
     filters = {name: req.GET[name] for name in _FILTERS if name in req.GET}
     if not common.to_bool(req.GET.get('hidden', False)):
         filters['hidden'] = False
+    if req.api_version_request.matches(PAGING_VERSION):
+        return _page(req, filters)
     found = objects.MigrationList.get_by_filters(context, filters)
     return wsgi.json_response({'migrations': [_view(req, m) for m in found]})
 

@@ -18,6 +18,24 @@ def check_tags(req, server):
             detail='tags at create need microversion 2.52')
 
 
+def check_trusted_certs(req, server):
+    """``trusted_image_certificates`` are 2.63's: 400 before."""
+    if 'trusted_image_certificates' in server and not _at(req, '2.63'):
+        raise exception.ValidationError(
+            detail="Additional properties are not allowed "
+                   "('trusted_image_certificates' was unexpected)")
+
+
+def check_personality(req, server):
+    """File injection (``personality``) is gone from 2.57: 400, as any
+    unknown argument. Before, it is accepted and injects nothing (the
+    fake driver has no files)."""
+    if 'personality' in server and _at(req, '2.57'):
+        raise exception.ValidationError(
+            detail="Additional properties are not allowed ('personality' "
+                   "was unexpected)")
+
+
 def check_description(req, values):
     """A ``description`` is 2.19's: 400 before."""
     if 'description' in values and not _at(req, '2.19'):

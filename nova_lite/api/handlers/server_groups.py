@@ -1,8 +1,10 @@
-"""/os-server-groups: server groups (microversion 2.1 shapes).
+"""/os-server-groups: server groups.
 
 A group is {"id", "name", "policies": [one policy], "members": [server
-ids], "metadata": {}}. Servers join one with the scheduler hint
-``group`` at creation.
+ids], "metadata": {}}; from 2.64 {"id", "name", "policy", "rules",
+"members"}, created with ``policy`` and ``rules`` (max_server_per_host,
+anti-affinity only). Servers join one with the scheduler hint ``group``
+at creation.
 """
 
 from nova_lite.api import common
@@ -14,13 +16,19 @@ from nova_lite import objects
 from nova_lite.policies import server_groups as policies
 
 
+POLICY_VERSION = '2.64'
+
+
 def group_view(req, group):
-    """Nova's group: from 2.13 with its project_id and user_id. ``rules``
-    (and ``policy``) are 2.64's: a group keeps its rules and enforces
-    them, but earlier versions do not show them."""
+    """Nova's group: from 2.13 with its project_id and user_id; from
+    2.64 with ``policy`` and ``rules`` in place of ``policies`` and
+    ``metadata``."""
     view = {'id': group.uuid, 'name': group.name,
-            'policies': [group.policy], 'members': list(group.members),
-            'metadata': {}}
+            'members': list(group.members)}
+    if req.api_version_request.matches(POLICY_VERSION):
+        view.update(policy=group.policy, rules=dict(group.rules or {}))
+    else:
+        view.update(policies=[group.policy], metadata={})
     if req.api_version_request.matches('2.13'):
         view.update(project_id=group.project_id, user_id=group.user_id)
     return view
@@ -34,15 +42,15 @@ def _check_policy(req, policy):
             detail='policy %s needs microversion 2.15' % policy)
 
 
-def _rules(values):
+def _rules(policy, values):
     """The group's rules; only anti-affinity takes max_server_per_host
     (as Nova's 2.64 validates it)."""
     rules = values.get('rules') or {}
     if not rules:
         return {}
-    if values['policies'][0] != 'anti-affinity':
+    if policy != 'anti-affinity':
         raise exception.ValidationError(
-            detail='rules are only allowed with the anti-affinity policy')
+            detail='Only anti-affinity policy supports rules.')
     limit = int(rules['max_server_per_host'])
     if limit < 1:
         raise exception.ValidationError(
@@ -83,18 +91,28 @@ def index(req):
         {'server_groups': [group_view(req, g) for g in page]})
 
 
-@validation.body(schema.CREATE)
+_CREATE_V21 = validation._validator(schema.CREATE)
+_CREATE_V264 = validation._validator(schema.CREATE_V264)
+
+
+@validation.body(schema.CREATE_ANY)
 def create(req, body):
-    """200 {"server_group": ...} in the caller's project."""
+    """200 {"server_group": ...} in the caller's project; 400 for a body
+    of another version (``policies`` before 2.64, ``policy`` and
+    ``rules`` from 2.64) or rules with a policy other than
+    anti-affinity."""
+    at_264 = req.api_version_request.matches(POLICY_VERSION)
+    validation.validate(_CREATE_V264 if at_264 else _CREATE_V21, body)
     context = req.context
     context.can(policies.SERVER_GROUPS % 'create',
                 target={'project_id': context.project_id,
                         'user_id': context.user_id})
     values = body['server_group']
-    _check_policy(req, values['policies'][0])
+    policy = values['policy'] if at_264 else values['policies'][0]
+    _check_policy(req, policy)
     group = objects.InstanceGroup(
         context=context, name=values['name'],
-        policy=values['policies'][0], rules=_rules(values),
+        policy=policy, rules=_rules(policy, values),
         project_id=context.project_id, user_id=context.user_id)
     group.create()
     return wsgi.json_response({'server_group': group_view(req, group)})

@@ -1,5 +1,6 @@
 """Server actions that move a server: ``resize``, ``confirmResize``,
-``revertResize`` and the administrator's ``migrate``.
+``revertResize`` and the administrator's ``migrate`` (to a named
+``host`` from 2.56).
 
 Each answers 202 with no body once the move is under way (its outcome
 shows in the server's status, its instance actions and
@@ -8,6 +9,7 @@ shows in the server's status, its instance actions and
 
 from nova_lite.api.handlers import flavors
 from nova_lite.api.schemas import server_moves as schema
+from nova_lite.api import validation
 from nova_lite.api import wsgi
 from nova_lite.compute import move_api
 from nova_lite import exception
@@ -52,9 +54,15 @@ def revert_resize(req, instance, body):
     return wsgi.json_response(status=202)
 
 
+_MIGRATE_V21 = validation._validator(schema.MIGRATE_V21)
+
+
 def migrate(req, instance, body):
     """202 (administrators); 400 for an unknown host or the server's own,
-    409 unless the server is ACTIVE or SHUTOFF with no task."""
+    or for a host before 2.56; 409 unless the server is ACTIVE or SHUTOFF
+    with no task."""
+    if not req.api_version_request.matches('2.56'):
+        validation.validate(_MIGRATE_V21, body)
     context = _can(req, policies.MIGRATE, instance)
     host = (body['migrate'] or {}).get('host')
     if host is not None:

@@ -8,7 +8,8 @@ the server's status, its instance actions and (evacuate)
 
 The arguments are Nova's, each from its microversion: ``description``
 2.19, ``key_name`` 2.54, ``user_data`` 2.57 (in place of
-``personality``), ``hostname`` 2.90 for a rebuild; ``onSharedStorage``
+``personality``), ``trusted_image_certificates`` 2.63 (null unsets
+them), ``hostname`` 2.90 for a rebuild; ``onSharedStorage``
 until 2.13, ``force`` from 2.29 to 2.67 and the STOPPED landing of 2.95
 for an evacuation. A ``force`` is accepted where Nova takes it, but a
 named host always goes through the scheduler's filters (Nova's behaviour
@@ -31,7 +32,8 @@ api = rebuild_api.RebuildAPI()
 # Request argument -> the instance field a rebuild sets from it.
 _REBUILD_FIELDS = {'name': 'display_name', 'metadata': 'metadata',
                    'description': 'description', 'key_name': 'key_name',
-                   'hostname': 'hostname'}
+                   'hostname': 'hostname',
+                   'trusted_image_certificates': 'trusted_certs'}
 # The first version at which an evacuated server lands STOPPED.
 STOPPED_EVACUATION_VERSION = '2.95'
 _VALIDATORS = {}
@@ -54,7 +56,9 @@ def _validate_at_version(req, versions, body):
 
 
 def rebuild(req, instance, body):
-    """202 {"server": the server (REBUILD), with adminPass}; 400 for an
+    """202 {"server": the server (REBUILD), with adminPass (and from 2.54
+    key_name: a null one unsets the server's; from 2.57 user_data)}; 400
+    for an
     unknown image or key pair or an image the flavor cannot hold, 403
     past the metadata quota, 409 unless ACTIVE, SHUTOFF or ERROR with no
     task."""
@@ -69,6 +73,12 @@ def rebuild(req, instance, body):
                 preserve_ephemeral=common.to_bool(
                     args.get('preserve_ephemeral', False)))
     view = server_view.core_view(req, instance)
+    if req.api_version_request.matches('2.54'):
+        view['key_name'] = instance.key_name
+    if req.api_version_request.matches('2.57'):
+        # nova_lite keeps no user data (as OS-EXT-SRV-ATTR:user_data
+        # shows): none to show.
+        view['user_data'] = None
     view['adminPass'] = new_pass
     return wsgi.json_response({'server': view}, status=202)
 

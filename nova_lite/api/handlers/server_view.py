@@ -181,6 +181,10 @@ def core_fields(req, instance):
         fields['locked'] = bool(instance.locked)
     if _at(req, '2.19'):
         fields['description'] = instance.description
+    if _at(req, '2.63'):
+        fields['trusted_image_certificates'] = (
+            instance.trusted_certs
+            if instance.obj_attr_is_set('trusted_certs') else None)
     return fields
 
 

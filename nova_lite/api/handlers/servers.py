@@ -120,6 +120,8 @@ def create(req, body):
     server_checks.check_device_tags(req, server)
     server_checks.check_networks(req, server)
     server_checks.check_tags(req, server)
+    server_checks.check_personality(req, server)
+    server_checks.check_trusted_certs(req, server)
     zone, host, node = _parse_availability_zone(
         context, server.get('availability_zone'))
     context.can(policies.SERVERS % 'create',
@@ -136,6 +138,7 @@ def create(req, body):
         key_name=server.get('key_name'), availability_zone=zone,
         description=server.get('description'),
         tags=server.get('tags'),
+        trusted_certs=server.get('trusted_image_certificates'),
         scheduler_hints=_scheduler_hints(body), forced_host=host,
         forced_node=node)
     if common.to_bool(server.get('return_reservation_id', False)):

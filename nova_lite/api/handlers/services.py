@@ -13,6 +13,7 @@ down service is down whatever its heartbeats say.
 """
 
 from nova_lite.api import common
+from nova_lite.api.handlers import service_by_id
 from nova_lite.api.schemas import services as schema
 from nova_lite.api import service_names
 from nova_lite.api import validation
@@ -22,13 +23,16 @@ from nova_lite import exception
 from nova_lite import objects
 from nova_lite.policies import services as policies
 
+# From this version services are named by their uuid.
+UUID_FOR_ID = '2.53'
 
 
 def service_view(req, service, zones=None):
     """Nova's service (``forced_down`` from 2.11); ``zones`` is
     {host: zone} (availability_zones.host_zones)."""
+    uuid_ids = req.api_version_request.matches(UUID_FOR_ID)
     view = {
-        'id': service.id,
+        'id': service.uuid if uuid_ids else service.id,
         'binary': service_names.to_api(service.binary),
         'host': service.host,
         'zone': availability_zones.service_zone(service, zones or {}),
@@ -52,10 +56,23 @@ def index(req):
         context,
         binary=service_names.from_api(common.last_param(req, 'binary')),
         host=common.last_param(req, 'host'))
-    zones = availability_zones.host_zones(
-        objects.AggregateList.get_all(context))
+    zones = _zones(context)
     return wsgi.json_response(
         {'services': [service_view(req, s, zones) for s in services]})
+
+
+def _zones(context):
+    return availability_zones.host_zones(
+        objects.AggregateList.get_all(context))
+
+
+def delete(req, service_id):
+    """204; 400 for an id that is no integer (a uuid from 2.53), 404 for
+    no such service, 409 for a compute still hosting servers or moves
+    (``service_by_id``)."""
+    service_by_id.delete(req, service_id,
+                         req.api_version_request.matches(UUID_FOR_ID))
+    return wsgi.json_response(status=204)
 
 
 def _service(req, body):
@@ -113,9 +130,15 @@ _ACTIONS = {'enable': _enable, 'disable': _disable,
 _NEWER_ACTIONS = {'force-down': ('2.11', _force_down)}
 
 
-def update(req, action):
-    """200 {"service": {host, binary, status[, disabled_reason]}}; 404
-    for an unknown action or service."""
+def update(req, service_id):
+    """Below 2.53, ``service_id`` is an action: 200 {"service": {host,
+    binary, status[, disabled_reason]}}; 404 for an unknown action or
+    service. From 2.53 it is a service's uuid (``service_by_id``)."""
+    if req.api_version_request.matches(UUID_FOR_ID):
+        service = service_by_id.update(req, service_id)
+        return wsgi.json_response({'service': service_view(
+            req, service, _zones(req.context))})
+    action = service_id
     handler = _ACTIONS.get(action)
     newer = _NEWER_ACTIONS.get(action)
     if newer and req.api_version_request.matches(newer[0]):

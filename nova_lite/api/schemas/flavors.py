@@ -1,4 +1,6 @@
-"""Schemas of /flavors (microversion 2.1)."""
+"""Schemas of /flavors (microversion 2.1; description from 2.55)."""
+
+import copy
 
 from nova_lite.api.schemas import parameter_types as types
 
@@ -35,6 +37,29 @@ CREATE = {
                 'os-flavor-access:is_public': types.boolean,
             },
             'required': ['name', 'ram', 'vcpus', 'disk'],
+            'additionalProperties': False,
+        },
+    },
+    'required': ['flavor'],
+    'additionalProperties': False,
+}
+
+# A flavor's description (2.55): printable characters, up to 64 KiB.
+DESCRIPTION = {'type': ['string', 'null'], 'minLength': 0,
+               'maxLength': 65535, 'format': 'description'}
+
+CREATE_V255 = copy.deepcopy(CREATE)
+CREATE_V255['properties']['flavor']['properties'][
+    'description'] = DESCRIPTION
+
+# PUT /flavors/{id} (2.55): only the description changes.
+UPDATE = {
+    'type': 'object',
+    'properties': {
+        'flavor': {
+            'type': 'object',
+            'properties': {'description': DESCRIPTION},
+            'required': ['description'],
             'additionalProperties': False,
         },
     },

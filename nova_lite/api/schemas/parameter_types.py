@@ -45,6 +45,13 @@ metadata = {
 # oslo.utils' is_uuid_like).
 uuid = {'type': 'string', 'format': 'uuid'}
 
+# Trusted image certificate ids (2.63): null, or 1 to 50 distinct
+# non-empty strings.
+trusted_certs = {
+    'type': ['array', 'null'], 'minItems': 1, 'maxItems': 50,
+    'uniqueItems': True, 'items': {'type': 'string', 'minLength': 1},
+}
+
 # An IPv4 or IPv6 address.
 ip_address = {'type': 'string',
               'oneOf': [{'format': 'ipv4'}, {'format': 'ipv6'}]}

@@ -1,13 +1,27 @@
-"""Schemas of /os-server-groups (microversion 2.1).
+"""Schemas of /os-server-groups.
 
 The soft policies are accepted from 2.15 (the handler refuses them
-before). ``rules`` (max_server_per_host, for anti-affinity) are Nova's
-2.64; nova_lite accepts them at every version until it speaks 2.64, or
-they could not be used at all.
+before). From 2.64 a group is created with one ``policy`` and optional
+``rules`` (max_server_per_host, for anti-affinity) instead of a list of
+``policies``.
 """
+
+import copy
 
 from nova_lite.api.schemas import parameter_types as types
 from nova_lite.objects import instance_group
+
+_RULES = {
+    'type': 'object',
+    'properties': {
+        'max_server_per_host': {
+            'type': ['integer', 'string'],
+            'pattern': '^[0-9]+$', 'minimum': 1,
+            'maximum': types.MAX_INT,
+        },
+    },
+    'additionalProperties': False,
+}
 
 CREATE = {
     'type': 'object',
@@ -25,17 +39,6 @@ CREATE = {
                     'maxItems': 1,
                     'additionalItems': False,
                 },
-                'rules': {
-                    'type': 'object',
-                    'properties': {
-                        'max_server_per_host': {
-                            'type': ['integer', 'string'],
-                            'pattern': '^[0-9]+$', 'minimum': 1,
-                            'maximum': types.MAX_INT,
-                        },
-                    },
-                    'additionalProperties': False,
-                },
             },
             'required': ['name', 'policies'],
             'additionalProperties': False,
@@ -44,6 +47,19 @@ CREATE = {
     'required': ['server_group'],
     'additionalProperties': False,
 }
+
+# From 2.64.
+CREATE_V264 = copy.deepcopy(CREATE)
+_V264_GROUP = CREATE_V264['properties']['server_group']
+_V264_GROUP['properties'].pop('policies')
+_V264_GROUP['properties'].update(
+    policy={'type': 'string', 'enum': list(instance_group.POLICIES)},
+    rules=_RULES)
+_V264_GROUP['required'] = ['name', 'policy']
+
+# What either takes (the first check; the handler then checks the
+# request's version).
+CREATE_ANY = {'type': 'object'}
 
 INDEX_QUERY = {
     'type': 'object',

@@ -17,7 +17,13 @@ CONFIRM_RESIZE = server_actions._action('confirmResize',
                                         server_actions._NO_ARGUMENTS)
 REVERT_RESIZE = server_actions._action('revertResize',
                                        server_actions._NO_ARGUMENTS)
-# ``host`` is Nova's 2.56 argument; nova_lite takes it at 2.1.
+# Before 2.56: no arguments (null, or an empty object).
+MIGRATE_V21 = server_actions._action('migrate', {
+    'type': ['object', 'null'],
+    'properties': {},
+    'additionalProperties': False,
+})
+# From 2.56: an optional destination host.
 MIGRATE = server_actions._action('migrate', {
     'type': ['object', 'null'],
     'properties': {

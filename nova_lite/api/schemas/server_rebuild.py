@@ -41,6 +41,7 @@ _REBUILD_CHANGES = [
     ('2.57', {'user_data': {'type': ['string', 'null'],
                             'format': 'base64', 'maxLength': 65535},
               'personality': None}),
+    ('2.63', {'trusted_image_certificates': types.trusted_certs}),
     ('2.90', {'hostname': {'type': 'string', 'minLength': 1,
                            'maxLength': 63,
                            'pattern': r'^[a-zA-Z0-9]([a-zA-Z0-9.-]*'

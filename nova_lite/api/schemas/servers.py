@@ -55,6 +55,8 @@ _SERVER_PROPERTIES = {
     'accessIPv6': {'type': 'string'},
     'adminPass': {'type': 'string'},
     'personality': {'type': 'array'},
+    # 2.63 (server_checks.check_trusted_certs checks the version).
+    'trusted_image_certificates': types.trusted_certs,
     'OS-DCF:diskConfig': {'type': 'string', 'enum': ['AUTO', 'MANUAL']},
     # The openstack CLI describes the image root disk this way too; only
     # that form is accepted (see handlers.servers._image_ref).

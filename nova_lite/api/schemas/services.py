@@ -40,3 +40,19 @@ SERVICE_FORCE_DOWN = {
     'required': ['host', 'binary', 'forced_down'],
     'additionalProperties': False,
 }
+
+# The largest service id DELETE takes below 2.53 (a database integer).
+MAX_ID = types.MAX_INT
+
+# PUT /os-services/{uuid} (2.53): any of the three; the handler refuses a
+# body with none.
+SERVICE_UPDATE_V253 = {
+    'type': 'object',
+    'properties': {
+        'status': {'type': 'string', 'enum': ['enabled', 'disabled']},
+        'disabled_reason': {'type': 'string', 'minLength': 1,
+                            'maxLength': 255},
+        'forced_down': types.boolean,
+    },
+    'additionalProperties': False,
+}

@@ -288,6 +288,17 @@ def test_extra_spec_writes(ctxt):
         flavor_obj.update_extra_specs(ctxt, 'nope', {'a': '1'})
 
 
+def test_flavor_description_writes(ctxt):
+    _flavor(ctxt)
+    flavor_obj.update_description(ctxt, '1', 'x' * 65535)
+    assert objects.Flavor.get_by_flavor_id(ctxt, '1').description == \
+        'x' * 65535
+    flavor_obj.update_description(ctxt, '1', None)
+    assert objects.Flavor.get_by_flavor_id(ctxt, '1').description is None
+    with pytest.raises(exception.FlavorNotFound):
+        flavor_obj.update_description(ctxt, 'nope', 'd')
+
+
 def test_flavor_access_and_private_flavor_lists(ctxt):
     _flavor(ctxt, '1', 'public')
     _flavor(ctxt, '2', 'private', is_public=False)

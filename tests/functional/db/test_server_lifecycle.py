@@ -15,6 +15,7 @@ from nova_lite.db import models
 from nova_lite import exception
 from nova_lite import objects
 from nova_lite.objects import fields
+from nova_lite.objects import instance_action
 from nova_lite.quota import limits as quota_limits
 
 
@@ -72,6 +73,19 @@ def test_key_pairs_per_user_duplicates_and_quota(ctxt):
         first.destroy()
 
 
+def test_trusted_certs_round_trip(ctxt):
+    instance = _instance(ctxt, trusted_certs=['cert-1', 'cert-2'])
+    loaded = objects.Instance.get_by_uuid(ctxt, instance.uuid)
+    assert loaded.trusted_certs == ['cert-1', 'cert-2']
+    loaded.trusted_certs = None
+    loaded.save()
+    assert objects.Instance.get_by_uuid(
+        ctxt, instance.uuid).trusted_certs is None
+    assert _instance(ctxt).trusted_certs is None
+    assert objects.Instance.get_by_uuid(
+        ctxt, _instance(ctxt).uuid).trusted_certs is None
+
+
 def test_actions_and_events(ctxt):
     instance = _instance(ctxt)
     ctxt.request_id = 'req-1'
@@ -94,6 +108,70 @@ def test_actions_and_events(ctxt):
     ctxt.request_id = 'req-2'
     with pytest.raises(exception.InstanceActionNotFound):
         objects.InstanceActionEvent.event_start(ctxt, instance.uuid, 'x')
+
+
+def test_actions_page_newest_first_and_move_with_their_events(ctxt,
+                                                              monkeypatch):
+    instance = _instance(ctxt)
+    for n in range(3):
+        ctxt.request_id = 'req-%d' % n
+        objects.InstanceAction.for_request(ctxt, instance.uuid,
+                                           'reboot').create()
+    first = objects.InstanceAction.get_by_request_id(ctxt, instance.uuid,
+                                                     'req-0')
+    assert first.updated_at == first.start_time
+    page = objects.InstanceActionList.get_page
+    assert [a.request_id for a in page(ctxt, instance.uuid, 2)] == [
+        'req-2', 'req-1']
+    assert [a.request_id for a in page(ctxt, instance.uuid, 2,
+                                       marker='req-1')] == ['req-0']
+    with pytest.raises(exception.MarkerNotFound):
+        page(ctxt, instance.uuid, 2, marker='req-9')
+    # An event of the oldest action, an hour on, makes it the one
+    # changed last (MySQL keeps whole seconds).
+    ctxt.request_id = 'req-0'
+    later = timeutils.utcnow().replace(tzinfo=None) + datetime.timedelta(
+        hours=1)
+    monkeypatch.setattr(instance_action, '_now', lambda: later)
+    objects.InstanceActionEvent.event_start(ctxt, instance.uuid, 'e')
+    started = objects.InstanceAction.get_by_request_id(
+        ctxt, instance.uuid, 'req-0').updated_at
+    assert started > first.updated_at
+    objects.InstanceActionEvent.event_finish(ctxt, instance.uuid, 'e')
+    finished = objects.InstanceAction.get_by_request_id(
+        ctxt, instance.uuid, 'req-0').updated_at
+    assert finished >= started
+    since = started.replace(tzinfo=None)
+    assert [a.request_id for a in page(ctxt, instance.uuid, 5,
+                                       changes_since=since)] == ['req-0']
+
+
+def test_migrations_page_newest_first(ctxt, monkeypatch):
+    instance = _instance(ctxt)
+    uuids = []
+    for n in range(3):
+        migration = objects.Migration(
+            ctxt, uuid=uuidutils.generate_uuid(), instance_uuid=instance.uuid,
+            source_compute='host%d' % n, migration_type='migration',
+            status='migrating')
+        migration.create()
+        uuids.append(migration.uuid)
+    page = objects.MigrationList.get_page
+    assert [m.uuid for m in page(ctxt, {}, 2)] == uuids[:0:-1]
+    assert [m.uuid for m in page(ctxt, {}, 2, marker=uuids[1])] == [
+        uuids[0]]
+    assert [m.uuid for m in page(ctxt, {'host': 'host1'}, 5)] == [uuids[1]]
+    with pytest.raises(exception.MarkerNotFound):
+        page(ctxt, {}, 2, marker=uuidutils.generate_uuid())
+    # Never updated: no updated_at, so changes-since finds none (Nova).
+    since = timeutils.utcnow().replace(tzinfo=None) - datetime.timedelta(
+        hours=1)
+    assert len(page(ctxt, {}, 5, changes_since=since)) == 0
+    first = objects.Migration.get_by_uuid(ctxt, uuids[0])
+    first.status = 'finished'
+    first.save()
+    assert [m.uuid for m in page(ctxt, {}, 5, changes_since=since)] == [
+        uuids[0]]
 
 
 def test_migration_round_trip(ctxt):

@@ -22,7 +22,7 @@ def store(monkeypatch):
             '5': fakes.flavor('5', 'numa',
                               extra_specs={'hw:numa_nodes': '2'}),
         },
-        'calls': [], 'created': [], 'destroyed': [],
+        'calls': [], 'created': [], 'destroyed': [], 'described': [],
         # flavorid -> projects given access (os-flavor-access).
         'access': {'3': ['friends']},
     }
@@ -60,6 +60,12 @@ def store(monkeypatch):
             raise exception.FlavorNotFound(flavor_id=flavorid)
         return sorted(state['access'].get(flavorid, ()))
 
+    def update_description(context, flavorid, description):
+        get_by_flavor_id(None, context, flavorid).description = description
+        state['described'].append((flavorid, description))
+
+    monkeypatch.setattr(flavor_obj, 'update_description',
+                        update_description)
     monkeypatch.setattr(objects.FlavorList, 'get_all',
                         classmethod(get_all))
     monkeypatch.setattr(flavor_obj, 'get_access_projects',
@@ -183,3 +189,115 @@ def test_extra_specs(api, store):
     assert resp.json == {'hw:numa_nodes': '2'}
     assert api()('GET', '/flavors/5/os-extra_specs/nope').status_int == 404
     assert api()('GET', '/flavors/3/os-extra_specs').status_int == 404
+
+
+# -- 2.55: descriptions ----------------------------------------------------
+
+@pytest.mark.parametrize('path', ['/flavors', '/flavors/detail',
+                                  '/flavors/2'])
+def test_description_shown_from_2_55(api, at_version, store, path):
+    store['flavors']['2'].description = 'small one'
+    old = at_version(api(), '2.54')('GET', path).json
+    new = at_version(api(), '2.55')('GET', path).json
+    if 'flavor' in old:
+        assert 'description' not in old['flavor']
+        assert new['flavor']['description'] == 'small one'
+        return
+    assert not [f for f in old['flavors'] if 'description' in f]
+    assert {f['id']: f['description'] for f in new['flavors']}['2'] == \
+        'small one'
+
+
+def test_create_with_description_from_2_55(api, at_version, store):
+    body = {'flavor': {'name': 'd', 'ram': 1, 'vcpus': 1, 'disk': 0,
+                       'description': 'for tests'}}
+    resp = at_version(api(ADMIN), '2.54')('POST', '/flavors', body)
+    assert resp.status_int == 400
+    assert 'description' in resp.text
+    resp = at_version(api(ADMIN), '2.55')('POST', '/flavors', body)
+    assert resp.status_int == 200
+    assert resp.json['flavor']['description'] == 'for tests'
+    [created] = store['created']
+    assert created.description == 'for tests'
+
+
+@pytest.mark.parametrize('description', ['x' * 65536, 'bad\nline'])
+def test_create_bad_description(api, at_version, store, description):
+    body = {'flavor': {'name': 'd', 'ram': 1, 'vcpus': 1, 'disk': 0,
+                       'description': description}}
+    assert at_version(api(ADMIN), '2.55')(
+        'POST', '/flavors', body).status_int == 400
+    assert store['created'] == []
+
+
+def test_update_description(api, at_version, store):
+    put = at_version(api(ADMIN), '2.55')
+    resp = put('PUT', '/flavors/2', {'flavor': {'description': 'new'}})
+    assert resp.status_int == 200
+    assert resp.json['flavor']['description'] == 'new'
+    assert resp.json['flavor']['ram'] == 2048
+    resp = put('PUT', '/flavors/2', {'flavor': {'description': None}})
+    assert resp.json['flavor']['description'] is None
+    assert store['described'] == [('2', 'new'), ('2', None)]
+
+
+@pytest.mark.parametrize('version, path, body, status', [
+    ('2.54', '/flavors/2', {'flavor': {'description': 'x'}}, 404),
+    ('2.55', '/flavors/99', {'flavor': {'description': 'x'}}, 404),
+    ('2.55', '/flavors/2', {'flavor': {}}, 400),
+    ('2.55', '/flavors/2', {'flavor': {'description': 'x', 'ram': 1}}, 400),
+    ('2.55', '/flavors/2', {'description': 'x'}, 400),
+])
+def test_update_errors(api, at_version, store, version, path, body,
+                       status):
+    assert at_version(api(ADMIN), version)(
+        'PUT', path, body).status_int == status
+    assert store['described'] == []
+
+
+def test_update_needs_admin(api, at_version, store):
+    assert at_version(api(), '2.55')(
+        'PUT', '/flavors/2',
+        {'flavor': {'description': 'x'}}).status_int == 403
+
+
+# -- 2.61: extra specs in the detailed views ---------------------------------
+
+@pytest.mark.parametrize('path', ['/flavors/detail', '/flavors/5'])
+def test_extra_specs_shown_from_2_61(api, at_version, store, path):
+    def specs(version, context=None):
+        body = at_version(api(context), version)('GET', path).json
+        flavors = body.get('flavors') or [body['flavor']]
+        return {f['id']: f.get('extra_specs') for f in flavors}
+    assert list(specs('2.60').values()) == [None] * len(specs('2.60'))
+    shown = specs('2.61')
+    assert shown['5'] == {'hw:numa_nodes': '2'}
+    assert None not in shown.values()
+    assert specs('2.61', ADMIN)['5'] == {'hw:numa_nodes': '2'}
+
+
+def test_extra_specs_only_to_callers_allowed_to_list_them(
+        api, at_version, store):
+    from oslo_policy import policy as oslo_policy
+
+    from nova_lite import policy
+    policy.init().set_rules(oslo_policy.Rules.from_dict({
+        'os_compute_api:os-flavor-extra-specs:index': '!'}),
+        overwrite=False, use_conf=False)
+    shown = at_version(api(), '2.61')('GET', '/flavors/5').json['flavor']
+    assert 'extra_specs' not in shown
+
+
+def test_extra_specs_not_in_the_plain_list(api, at_version, store):
+    listed = at_version(api(), '2.61')('GET', '/flavors').json['flavors']
+    assert not [f for f in listed if 'extra_specs' in f]
+
+
+def test_created_and_updated_answer_extra_specs_at_2_61(api, at_version,
+                                                         store):
+    admin = at_version(api(ADMIN), '2.61')
+    resp = admin('POST', '/flavors', {'flavor': {
+        'name': 'x', 'ram': 1, 'vcpus': 1, 'disk': 0}})
+    assert resp.json['flavor']['extra_specs'] == {}
+    resp = admin('PUT', '/flavors/5', {'flavor': {'description': 'n'}})
+    assert resp.json['flavor']['extra_specs'] == {'hw:numa_nodes': '2'}

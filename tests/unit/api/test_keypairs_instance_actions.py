@@ -4,7 +4,6 @@ import datetime
 
 import pytest
 
-from nova_lite.api import api_version
 from nova_lite.api.handlers import instance_actions
 from nova_lite.api.handlers import server_view
 from nova_lite import crypto
@@ -15,6 +14,7 @@ from tests.unit.api import fakes
 
 UUID = 'c2e2a7d4-5b43-4a5e-9a58-0b9c0d1e2f30'
 WHEN = datetime.datetime(2026, 1, 2, 3, 4, 5)
+LATER = datetime.datetime(2026, 1, 2, 3, 4, 9)
 ADMIN = conftest.make_context('admin', 'adminproj')
 
 
@@ -122,7 +122,7 @@ def history(monkeypatch):
     action = objects.InstanceAction(
         id=4, action='reboot', instance_uuid=UUID, request_id='req-1',
         user_id='demo', project_id='proj1', start_time=WHEN,
-        finish_time=None, message=None)
+        finish_time=None, message=None, updated_at=LATER)
     event = objects.InstanceActionEvent(
         id=1, action_id=4, event='compute_reboot_instance', start_time=WHEN,
         finish_time=WHEN, result='Error', traceback='Traceback...',
@@ -137,12 +137,24 @@ def history(monkeypatch):
         objects.InstanceActionList, 'get_by_instance_uuid',
         classmethod(lambda cls, c, u, limit=None: objects.InstanceActionList(
             objects=[action])))
+    pages = []
+
+    def get_page(cls, context, instance_uuid, limit, marker=None,
+                 changes_since=None):
+        pages.append((limit, marker, changes_since))
+        if marker not in (None, 'req-1'):
+            raise exception.MarkerNotFound(marker=marker)
+        found = [] if marker else [action]
+        return objects.InstanceActionList(objects=found[:limit])
+    monkeypatch.setattr(objects.InstanceActionList, 'get_page',
+                        classmethod(get_page))
     monkeypatch.setattr(objects.InstanceAction, 'get_by_request_id',
                         classmethod(get_by_request_id))
     monkeypatch.setattr(
         objects.InstanceActionEventList, 'get_by_action',
         classmethod(lambda cls, c, a: objects.InstanceActionEventList(
             objects=[event])))
+    return pages
 
 
 class TestInstanceActions:
@@ -179,10 +191,7 @@ class TestInstanceActions:
         assert event == dict(self.EVENT, traceback='Traceback...')
 
     def test_host_id_from_2_62_and_host_for_administrators(
-            self, api, at_version, history, monkeypatch):
-        # Ahead of the maximum: raise it for the test.
-        monkeypatch.setattr(api_version, 'VERSIONS',
-                            ['2.%d' % m for m in range(1, 63)])
+            self, api, at_version, history):
         [event] = self._show(api, at_version, '2.61', ADMIN)['events']
         assert 'host' not in event and 'hostId' not in event
         host_id = server_view.host_id('host1', 'proj1')
@@ -261,6 +270,51 @@ class TestKeypairsOfAnotherUserAt210:
                       '/os-keypairs?user_id=bob').status_int == 403
         assert member('GET', '/os-keypairs?user_id=demo').status_int == 200
         assert keys == {}
+
+
+class TestActionsPageFrom258:
+    PATH = '/servers/%s/os-instance-actions' % UUID
+
+    def test_updated_at_shown_from_2_58(self, api, at_version, history):
+        for path in (self.PATH, self.PATH + '/req-1'):
+            old = at_version(api(), '2.57')('GET', path).json
+            new = at_version(api(), '2.58')('GET', path).json
+            old = old.get('instanceAction') or old['instanceActions'][0]
+            new = new.get('instanceAction') or new['instanceActions'][0]
+            assert 'updated_at' not in old
+            assert new['updated_at'] == '2026-01-02T03:04:09.000000'
+        assert history == [(1000, None, None)]
+
+    def test_pages_with_a_next_link(self, api, at_version, history):
+        call = at_version(api(), '2.58')
+        resp = call('GET', self.PATH + '?limit=1')
+        assert resp.status_int == 200, resp.text
+        [link] = resp.json['links']
+        assert link['rel'] == 'next'
+        assert link['href'].endswith(
+            '/servers/%s/os-instance-actions?limit=1&marker=req-1' % UUID)
+        rest = call('GET', self.PATH + '?limit=1&marker=req-1').json
+        assert rest == {'instanceActions': []}
+        full = call('GET', self.PATH).json
+        assert 'links' not in full
+        resp = call('GET', self.PATH + '?changes-since='
+                    '2026-01-02T03:04:00Z&limit=5')
+        assert resp.status_int == 200
+        assert history[-1] == (5, None, WHEN.replace(second=0))
+
+    @pytest.mark.parametrize('query', [
+        'marker=req-9', 'limit=-1', 'limit=x', 'changes-since=yesterday',
+        'other=1'])
+    def test_bad_queries_are_400(self, api, at_version, history, query):
+        resp = at_version(api(), '2.58')('GET', self.PATH + '?' + query)
+        assert resp.status_int == 400, resp.text
+
+    def test_paging_ignored_before_2_58(self, api, at_version, history):
+        resp = at_version(api(), '2.57')(
+            'GET', self.PATH + '?limit=0&marker=req-9&other=1')
+        assert resp.status_int == 200
+        assert len(resp.json['instanceActions']) == 1
+        assert history == []
 
 
 class TestActionsOfADeletedServerAt221:

@@ -34,6 +34,7 @@ from tests.unit.api import fakes
 SERVER = 'c2e2a7d4-5b43-4a5e-9a58-0b9c0d1e2f30'
 GROUP = '5b1e1c4f-3a7d-4d7e-8d0f-2f0a4c6b9e11'
 IMAGE = '70a599e0-31e7-49b7-b260-868f441e862b'
+SERVICE_UUID = '0c9c1d6e-0000-4000-8000-000000000002'
 
 PERSONAS = {
     'admin': conftest.make_context('admin', 'ops',
@@ -57,7 +58,7 @@ PARAMS = {
     'flavor_id': '1', 'key': 'hw:cpu_policy', 'aggregate_id': '1',
     'hypervisor_id': '1', 'hypervisor_hostname_pattern': 'node',
     'tenant_id': 'proj1', 'class_name': 'default', 'host_name': 'host1',
-    'action': 'enable', 'request_id': 'req-1', 'keypair_name': 'k1',
+    'service_id': '2', 'request_id': 'req-1', 'keypair_name': 'k1',
     'migration_id': '1', 'tag': 'web',
 }
 
@@ -139,7 +140,7 @@ MATRIX = [
          hidden=True),
     _row('POST', '/servers/{server_id}/action',
          _C % 'os-migrate-server:migrate:host', ADMIN,
-         body={'migrate': {'host': 'host1'}}, hidden=True),
+         body={'migrate': {'host': 'host1'}}, hidden=True, version='2.56'),
     _row('GET', '/servers/{server_id}/migrations',
          _C % 'servers:migrations:index', ADMIN, hidden=True),
     _row('GET', '/servers/{server_id}/diagnostics',
@@ -223,6 +224,8 @@ MATRIX = [
          body=_FLAVOR_BODY),
     _row('GET', '/flavors/detail', _C % 'flavors:index', ALL),
     _row('GET', '/flavors/{flavor_id}', _C % 'flavors:show', ALL),
+    _row('PUT', '/flavors/{flavor_id}', _C % 'os-flavor-manage:update',
+         ADMIN, body={'flavor': {'description': 'd'}}, version='2.55'),
     _row('DELETE', '/flavors/{flavor_id}', _C % 'os-flavor-manage:delete',
          ADMIN),
     _row('GET', '/flavors/{flavor_id}/os-extra_specs',
@@ -249,11 +252,19 @@ MATRIX = [
     _row('GET', '/images/{image_id}', _C % 'images:show', ALL),
     _row('DELETE', '/images/{image_id}', _C % 'images:delete', MEMBERS),
     _row('GET', '/os-services', _C % 'os-services:list', ADMIN),
-    _row('PUT', '/os-services/{action}', _C % 'os-services:update', ADMIN,
-         body=_SERVICE_BODY),
+    _row('PUT', '/os-services/enable', _C % 'os-services:update', ADMIN,
+         body=_SERVICE_BODY, route='/os-services/{service_id}'),
     _row('PUT', '/os-services/force-down', _C % 'os-services:update',
          ADMIN, body=dict(_SERVICE_BODY, forced_down=True), version='2.11',
-         route='/os-services/{action}'),
+         route='/os-services/{service_id}'),
+    _row('PUT', '/os-services/%s' % SERVICE_UUID, _C % 'os-services:update',
+         ADMIN, body={'status': 'disabled'}, version='2.53',
+         route='/os-services/{service_id}'),
+    _row('DELETE', '/os-services/{service_id}', _C % 'os-services:delete',
+         ADMIN),
+    _row('DELETE', '/os-services/%s' % SERVICE_UUID,
+         _C % 'os-services:delete', ADMIN, version='2.53',
+         route='/os-services/{service_id}'),
     _row('GET', '/os-aggregates', _C % 'os-aggregates:index', ADMIN),
     _row('POST', '/os-aggregates', _C % 'os-aggregates:create', ADMIN,
          body={'aggregate': {'name': 'agg'}}),

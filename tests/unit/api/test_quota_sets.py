@@ -319,3 +319,30 @@ def test_network_quotas_gone_from_class_sets_at_2_50(api, at_version, store,
     assert resp.status_int == 200, resp.text
     assert all((key in resp.json['quota_class_set']) is shown
                for key in _NETWORK)
+
+
+_INJECTED = ('injected_files', 'injected_file_content_bytes',
+             'injected_file_path_bytes')
+
+
+@pytest.mark.parametrize('version, shown', [('2.56', True),
+                                            ('2.57', False)])
+def test_injected_file_quotas_gone_from_2_57(api, at_version, store,
+                                             version, shown):
+    admin = at_version(api(conftest.make_context('admin', 'adminproj')),
+                       version)
+    for path in ('/os-quota-sets/proj1', '/os-quota-sets/proj1/defaults',
+                 '/os-quota-sets/proj1/detail',
+                 '/os-quota-class-sets/default'):
+        shown_set = admin('GET', path).json
+        quota_set = shown_set.get('quota_set') or shown_set[
+            'quota_class_set']
+        assert all((key in quota_set) is shown for key in _INJECTED), path
+        assert 'instances' in quota_set
+    for path, key in (('/os-quota-sets/proj1', 'quota_set'),
+                      ('/os-quota-class-sets/default', 'quota_class_set')):
+        resp = admin('PUT', path, {key: {'injected_files': 3}})
+        assert resp.status_int == (200 if shown else 400), resp.text
+    absolute = admin('GET', '/limits').json['limits']['absolute']
+    for key in ('maxPersonality', 'maxPersonalitySize'):
+        assert (key in absolute) is shown

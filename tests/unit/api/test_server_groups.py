@@ -111,16 +111,56 @@ def test_bad_bodies(api, groups, body):
     assert api()('POST', '/os-server-groups', body).status_int == 400
 
 
-def test_anti_affinity_takes_max_server_per_host(api, groups):
-    """Nova takes rules from microversion 2.64; nova_lite at 2.1."""
-    resp = api()('POST', '/os-server-groups', {'server_group': {
-        'name': 'spread', 'policies': ['anti-affinity'],
+def test_rules_need_2_64(api, groups, at_version):
+    """Nova takes rules from microversion 2.64 (nova_lite took them at
+    every version until it spoke 2.64)."""
+    resp = at_version(api(), '2.63')('POST', '/os-server-groups', {
+        'server_group': {'name': 'spread', 'policies': ['anti-affinity'],
+                         'rules': {'max_server_per_host': '2'}}})
+    assert resp.status_int == 400
+    assert 'rules' in resp.text
+    assert groups == {}
+
+
+def test_policy_and_rules_from_2_64(api, groups, at_version):
+    create = at_version(api(), '2.64')
+    resp = create('POST', '/os-server-groups', {'server_group': {
+        'name': 'spread', 'policy': 'anti-affinity',
         'rules': {'max_server_per_host': '2'}}})
-    assert resp.status_int == 200
+    assert resp.status_int == 200, resp.text
     group = resp.json['server_group']
-    # Kept and enforced, but 2.1 does not show rules (2.64 does).
-    assert 'rules' not in group
+    assert (group['policy'], group['rules']) == (
+        'anti-affinity', {'max_server_per_host': 2})
+    assert 'policies' not in group and 'metadata' not in group
     assert groups[group['id']].rules == {'max_server_per_host': 2}
+    shown = create('GET', '/os-server-groups/' + group['id']).json[
+        'server_group']
+    assert shown == group
+    old = at_version(api(), '2.63')(
+        'GET', '/os-server-groups/' + group['id']).json['server_group']
+    assert (old['policies'], old['metadata']) == (['anti-affinity'], {})
+    assert 'rules' not in old and 'policy' not in old
+    resp = create('POST', '/os-server-groups', {'server_group': {
+        'name': 'together', 'policy': 'affinity'}})
+    assert resp.json['server_group']['rules'] == {}
+
+
+@pytest.mark.parametrize('body', [
+    {'server_group': {'name': 'x', 'policies': ['affinity']}},
+    {'server_group': {'name': 'x'}},
+    {'server_group': {'name': 'x', 'policy': 'sometimes'}},
+    {'server_group': {'name': 'x', 'policy': ['affinity']}},
+    {'server_group': {'name': 'x', 'policy': 'affinity',
+                      'rules': {'max_server_per_host': 2}}},
+    {'server_group': {'name': 'x', 'policy': 'anti-affinity',
+                      'rules': {'max_server_per_host': 0}}},
+    {'server_group': {'name': 'x', 'policy': 'anti-affinity',
+                      'rules': {'other': 1}}},
+])
+def test_bad_bodies_at_2_64(api, groups, at_version, body):
+    resp = at_version(api(), '2.64')('POST', '/os-server-groups', body)
+    assert resp.status_int == 400, resp.text
+    assert groups == {}
 
 
 def test_other_projects_do_not_see_it(api, groups):

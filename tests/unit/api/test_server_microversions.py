@@ -216,3 +216,73 @@ class TestTagsAtCreate:
         resp = self._create(api, at_version, '2.52', tags)
         assert resp.status_int == 400, resp.text
         assert compute.created == []
+
+
+class TestPersonalityAtCreate:
+    """File injection went at 2.57."""
+
+    def _create(self, api, at_version, version):
+        return at_version(api(), version)('POST', '/servers', {'server': {
+            'name': 'vm', 'flavorRef': '1', 'networks': 'none',
+            'imageRef': '70a599e0-31e7-49b7-b260-868f441e862b',
+            'personality': [{'path': '/etc/motd',
+                             'contents': 'aGVsbG8='}]}})
+
+    def test_accepted_before_2_57(self, api, at_version, compute):
+        resp = self._create(api, at_version, '2.56')
+        assert resp.status_int == 202, resp.text
+        assert len(compute.created) == 1
+
+    def test_refused_from_2_57(self, api, at_version, compute):
+        resp = self._create(api, at_version, '2.57')
+        assert resp.status_int == 400, resp.text
+        assert 'personality' in resp.text
+        assert compute.created == []
+
+
+class TestTrustedImageCertificates:
+    """2.63: kept and shown; nothing verifies image signatures here, as
+    in Nova with certificate validation disabled."""
+
+    BODY = {'name': 'vm', 'flavorRef': '1', 'networks': 'none',
+            'imageRef': '70a599e0-31e7-49b7-b260-868f441e862b'}
+
+    def _create(self, api, at_version, version, certs):
+        return at_version(api(), version)('POST', '/servers', {'server': dict(
+            self.BODY, trusted_image_certificates=certs)})
+
+    def test_refused_before_2_63(self, api, at_version, compute):
+        resp = self._create(api, at_version, '2.62', ['cert-1'])
+        assert resp.status_int == 400, resp.text
+        assert 'trusted_image_certificates' in resp.text
+        assert compute.created == []
+
+    @pytest.mark.parametrize('certs', [['cert-1', 'cert-2'], None])
+    def test_given_to_the_build_from_2_63(self, api, at_version, compute,
+                                          certs):
+        resp = self._create(api, at_version, '2.63', certs)
+        assert resp.status_int == 202, resp.text
+        assert compute.created[0]['trusted_certs'] == certs
+
+    @pytest.mark.parametrize('certs', [[], [''], ['a', 'a'], 'a',
+                                       ['c%d' % n for n in range(51)]])
+    def test_bad_lists_are_400(self, api, at_version, compute, certs):
+        resp = self._create(api, at_version, '2.63', certs)
+        assert resp.status_int == 400, resp.text
+        assert compute.created == []
+
+    def test_shown_from_2_63(self, api, at_version, compute):
+        compute.instances[UUID].trusted_certs = ['cert-1']
+        assert 'trusted_image_certificates' not in _show(api, at_version,
+                                                        '2.62')
+        assert _show(api, at_version, '2.63')[
+            'trusted_image_certificates'] == ['cert-1']
+        listed = at_version(api(), '2.63')('GET', '/servers/detail').json
+        assert listed['servers'][0]['trusted_image_certificates'] == [
+            'cert-1']
+        plain = at_version(api(), '2.63')('GET', '/servers').json
+        assert 'trusted_image_certificates' not in plain['servers'][0]
+
+    def test_null_when_none_were_given(self, api, at_version, compute):
+        assert _show(api, at_version, '2.63')[
+            'trusted_image_certificates'] is None

@@ -123,8 +123,11 @@ def world(monkeypatch):
     return w
 
 
-def _act(api, body, context=ADMIN):
-    return api(context)('POST', '/servers/%s/action' % UUID, body)
+def _act(api, body, context=ADMIN, version=None):
+    headers = ({'OpenStack-API-Version': 'compute ' + version}
+               if version else None)
+    return api(context)('POST', '/servers/%s/action' % UUID, body,
+                        headers=headers)
 
 
 def _resized(world):
@@ -227,16 +230,35 @@ def test_migrate_casts_with_the_same_flavor(api, world):
 
 
 def test_migrate_to_a_named_host(api, world):
-    resp = _act(api, {'migrate': {'host': 'host2'}})
+    resp = _act(api, {'migrate': {'host': 'host2'}}, version='2.56')
     assert resp.status_int == 202, resp.text
     assert world.conductor.sent[0][3]['host'] == 'host2'
+
+
+@pytest.mark.parametrize('body', [{'migrate': {'host': 'host2'}},
+                                  {'migrate': {'host': None}},
+                                  {'migrate': {'other': 1}}])
+def test_migrate_takes_no_host_before_2_56(api, world, body):
+    resp = _act(api, body, version='2.55')
+    assert resp.status_int == 400, resp.text
+    assert 'Additional properties' in resp.text
+    assert world.saves == [] and world.conductor.sent == []
+
+
+@pytest.mark.parametrize('version, body', [
+    ('2.55', {'migrate': None}), ('2.55', {'migrate': {}}),
+    ('2.56', {'migrate': None}), ('2.56', {'migrate': {'host': None}})])
+def test_migrate_without_a_host_at_any_version(api, world, version, body):
+    resp = _act(api, body, version=version)
+    assert resp.status_int == 202, resp.text
+    assert world.conductor.sent[0][3]['host'] is None
 
 
 @pytest.mark.parametrize('host,message', [
     ('host1', 'Cannot migrate to the host where the server exists'),
     ('nowhere', 'Compute host nowhere could not be found')])
 def test_migrate_to_a_bad_host_is_400(api, world, host, message):
-    resp = _act(api, {'migrate': {'host': host}})
+    resp = _act(api, {'migrate': {'host': host}}, version='2.56')
     assert resp.status_int == 400, resp.text
     assert message in resp.text
     assert world.saves == [] and world.conductor.sent == []

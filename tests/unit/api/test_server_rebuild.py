@@ -410,3 +410,67 @@ def test_evacuate_from_2_95_lands_stopped(api, world, newer):
     world.set_state(V.ACTIVE)
     _act(api, {'evacuate': {}}, headers=newer('2.94'))
     assert world.conductor.sent[1][3]['target_state'] is None
+
+
+@pytest.mark.parametrize('version, shown', [('2.53', False),
+                                            ('2.54', True)])
+def test_rebuild_answers_key_name_from_2_54(api, world, at_version,
+                                            version, shown):
+    world.instance.key_name = 'oldkey'
+    world.instance.obj_reset_changes()
+    resp = at_version(api(ADMIN), version)(
+        'POST', '/servers/%s/action' % UUID,
+        {'rebuild': {'imageRef': NEW_IMAGE}})
+    assert resp.status_int == 202, resp.text
+    server = resp.json['server']
+    assert ('key_name' in server) is shown
+    if shown:
+        assert server['key_name'] == 'oldkey'
+
+
+def test_rebuild_with_a_null_key_name_unsets_it(api, world, at_version):
+    world.instance.key_name = 'oldkey'
+    world.instance.obj_reset_changes()
+    resp = at_version(api(ADMIN), '2.54')(
+        'POST', '/servers/%s/action' % UUID,
+        {'rebuild': {'imageRef': NEW_IMAGE, 'key_name': None}})
+    assert resp.status_int == 202, resp.text
+    assert resp.json['server']['key_name'] is None
+    assert world.stored['key_name'] is None
+    resp = at_version(api(ADMIN), '2.54')(
+        'POST', '/servers/%s/action' % UUID,
+        {'rebuild': {'imageRef': NEW_IMAGE, 'key_name': ''}})
+    assert resp.status_int == 400
+
+
+@pytest.mark.parametrize('version, shown', [('2.56', False),
+                                            ('2.57', True)])
+def test_rebuild_answers_user_data_from_2_57(api, world, at_version,
+                                             version, shown):
+    resp = at_version(api(ADMIN), version)(
+        'POST', '/servers/%s/action' % UUID,
+        {'rebuild': {'imageRef': NEW_IMAGE}})
+    assert resp.status_int == 202, resp.text
+    assert ('user_data' in resp.json['server']) is shown
+
+
+def test_rebuild_trusted_certs_from_2_63(api, world, at_version):
+    world.instance.trusted_certs = ['old']
+    world.instance.obj_reset_changes()
+    act = at_version(api(ADMIN), '2.63')
+    path = '/servers/%s/action' % UUID
+    resp = act('POST', path, {'rebuild': {'imageRef': NEW_IMAGE}})
+    assert resp.json['server']['trusted_image_certificates'] == ['old']
+    world.set_state(V.ACTIVE)
+    resp = act('POST', path, {'rebuild': {
+        'imageRef': NEW_IMAGE, 'trusted_image_certificates': ['a', 'b']}})
+    assert resp.status_int == 202, resp.text
+    assert world.stored['trusted_certs'] == ['a', 'b']
+    assert resp.json['server']['trusted_image_certificates'] == ['a', 'b']
+    world.set_state(V.ACTIVE)
+    resp = act('POST', path, {'rebuild': {
+        'imageRef': NEW_IMAGE, 'trusted_image_certificates': None}})
+    assert resp.json['server']['trusted_image_certificates'] is None
+    resp = at_version(api(ADMIN), '2.62')('POST', path, {'rebuild': {
+        'imageRef': NEW_IMAGE, 'trusted_image_certificates': ['a']}})
+    assert resp.status_int == 400

@@ -244,3 +244,115 @@ def test_hypervisors_ignore_paging_before_2_33(api, at_version, three_nodes,
     page = admin('GET', path + '?limit=1&marker=x').json
     assert len(page['hypervisors']) == 3
     assert 'hypervisors_links' not in page
+
+
+# -- 2.53: uuids, the name pattern and with_servers ------------------------
+
+NODE_UUID = 'a4b0c0de-0000-4000-8000-000000000007'
+SERVICE_UUID = '0c9c1d6e-0000-4000-8000-000000000002'
+SERVER = 'c2e2a7d4-5b43-4a5e-9a58-0b9c0d1e2f30'
+
+
+@pytest.fixture
+def servers_of_nodes(monkeypatch):
+    calls = []
+
+    def by_filters(cls, context, filters, **kwargs):
+        calls.append(filters)
+        return objects.InstanceList(objects=[objects.Instance(
+            id=10, uuid=SERVER)])
+    monkeypatch.setattr(objects.InstanceList, 'get_by_filters',
+                        classmethod(by_filters))
+    return calls
+
+
+def test_hypervisor_ids_are_uuids_from_2_53(api, at_version, nodes):
+    old = at_version(api(ADMIN), '2.52')
+    [listed] = old('GET', '/os-hypervisors/detail').json['hypervisors']
+    assert (listed['id'], listed['service']['id']) == (7, 2)
+    assert old('GET', '/os-hypervisors/' + NODE_UUID).status_int == 404
+    new = at_version(api(ADMIN), '2.53')
+    [listed] = new('GET', '/os-hypervisors/detail').json['hypervisors']
+    assert (listed['id'], listed['service']['id']) == (
+        NODE_UUID, SERVICE_UUID)
+    assert new('GET', '/os-hypervisors').json['hypervisors'][0][
+        'id'] == NODE_UUID
+    shown = new('GET', '/os-hypervisors/' + NODE_UUID).json['hypervisor']
+    assert shown == listed
+    resp = new('GET', '/os-hypervisors/7')
+    assert resp.status_int == 400
+    assert 'Invalid uuid 7' in resp.text
+    missing = 'a4b0c0de-0000-4000-8000-0000000000ff'
+    assert new('GET', '/os-hypervisors/' + missing).status_int == 404
+    assert new('GET', '/os-hypervisors/%s/uptime'
+               % NODE_UUID).status_int == 501
+    assert new('GET', '/os-hypervisors/7/uptime').status_int == 400
+
+
+def test_with_servers_from_2_53(api, at_version, nodes, servers_of_nodes):
+    new = at_version(api(ADMIN), '2.53')
+    for path in ('/os-hypervisors', '/os-hypervisors/detail'):
+        [plain] = new('GET', path).json['hypervisors']
+        assert 'servers' not in plain
+        [listed] = new('GET', path + '?with_servers=true').json[
+            'hypervisors']
+        assert listed['servers'] == [{'uuid': SERVER,
+                                      'name': 'instance-0000000a'}]
+        [listed] = new('GET', path + '?with_servers=false').json[
+            'hypervisors']
+        assert 'servers' not in listed
+        assert new('GET', path + '?with_servers=x').status_int == 400
+    shown = new('GET', '/os-hypervisors/%s?with_servers=1'
+                % NODE_UUID).json['hypervisor']
+    assert shown['servers'][0]['uuid'] == SERVER
+    assert servers_of_nodes == [{'host': 'cpu1', 'node': 'cpu1-node1'}] * 3
+    # Before 2.53 the parameter means nothing.
+    [old] = at_version(api(ADMIN), '2.52')(
+        'GET', '/os-hypervisors?with_servers=true').json['hypervisors']
+    assert 'servers' not in old
+
+
+def test_hostname_pattern_from_2_53(api, at_version, three_nodes):
+    new = at_version(api(ADMIN), '2.53')
+    for path in ('/os-hypervisors', '/os-hypervisors/detail'):
+        resp = new('GET', path + '?hypervisor_hostname_pattern=node8')
+        assert [h['hypervisor_hostname']
+                for h in resp.json['hypervisors']] == ['node8']
+        assert 'hypervisors_links' not in resp.json
+        resp = new('GET', path + '?hypervisor_hostname_pattern=nope')
+        assert resp.status_int == 404
+        assert 'nope' in resp.text
+        for paging in ('limit=1', 'marker=x'):
+            resp = new('GET', path + '?hypervisor_hostname_pattern=node&'
+                       + paging)
+            assert resp.status_int == 400
+            assert 'Paging over hypervisors' in resp.text
+    # Before 2.53: ignored.
+    old = at_version(api(ADMIN), '2.52')(
+        'GET', '/os-hypervisors?hypervisor_hostname_pattern=node8')
+    assert len(old.json['hypervisors']) == 3
+
+
+def test_pages_by_uuid_from_2_53(api, at_version, three_nodes, monkeypatch):
+    [n9, n7, n8] = objects.ComputeNodeList.get_all(None)
+    for node in (n9, n7, n8):
+        node.uuid = 'a4b0c0de-0000-4000-8000-00000000000%d' % node.id
+    new = at_version(api(ADMIN), '2.53')
+    page = new('GET', '/os-hypervisors?limit=2').json
+    assert [h['hypervisor_hostname'] for h in page['hypervisors']] == [
+        'node7', 'node8']
+    assert page['hypervisors_links'][0]['href'].endswith(
+        'marker=%s' % n8.uuid)
+    rest = new('GET', '/os-hypervisors?marker=%s' % n8.uuid).json
+    assert [h['id'] for h in rest['hypervisors']] == [n9.uuid]
+    assert new('GET', '/os-hypervisors?marker=8').status_int == 400
+
+
+def test_search_and_servers_are_gone_from_2_53(api, at_version, nodes,
+                                                servers_of_nodes):
+    for path in ('/os-hypervisors/node1/search',
+                 '/os-hypervisors/node1/servers'):
+        assert at_version(api(ADMIN), '2.52')(
+            'GET', path).status_int == 200
+        assert at_version(api(ADMIN), '2.53')(
+            'GET', path).status_int == 404

@@ -1,6 +1,7 @@
 """PUT /os-services/enable, /disable, /disable-log-reason, and the zone
 of each service."""
 
+import datetime
 
 import pytest
 
@@ -9,16 +10,20 @@ from nova_lite import objects
 from tests.unit.api import conftest
 
 ADMIN = conftest.make_context('admin', 'ops')
+COMPUTE_UUID = '0c9c1d6e-0000-4000-8000-000000000002'
+SCHEDULER_UUID = '0c9c1d6e-0000-4000-8000-000000000003'
 
 
 @pytest.fixture
 def env(monkeypatch):
     rows = {('cpu1', 'nova-lite-compute'): objects.Service(
-        id=2, host='cpu1', binary='nova-lite-compute', disabled=False,
+        id=2, uuid=COMPUTE_UUID, host='cpu1', binary='nova-lite-compute',
+        disabled=False,
         disabled_reason=None, forced_down=False, last_seen_up=None,
         created_at=None, updated_at=None),
         ('ctl', 'nova-lite-scheduler'): objects.Service(
-        id=3, host='ctl', binary='nova-lite-scheduler', disabled=False,
+        id=3, uuid=SCHEDULER_UUID, host='ctl', binary='nova-lite-scheduler',
+        disabled=False,
         disabled_reason=None, forced_down=False, last_seen_up=None,
         created_at=None, updated_at=None)}
     saved = []
@@ -28,12 +33,24 @@ def env(monkeypatch):
             raise exception.ServiceNotFound(service_id=host)
         return rows[(host, binary)]
 
+    def get_by_uuid(cls, context, uuid):
+        for row in rows.values():
+            if row.uuid == uuid:
+                row.obj_reset_changes()
+                return row
+        raise exception.ServiceNotFound(service_id=uuid)
+
     def save(service):
         saved.append((service.host, service.disabled,
                       service.disabled_reason))
+        # As the row's write does.
+        service.updated_at = datetime.datetime(2020, 1, 1)
+        service.obj_reset_changes()
 
     monkeypatch.setattr(objects.Service, 'get_by_host_and_binary',
                         classmethod(get))
+    monkeypatch.setattr(objects.Service, 'get_by_uuid',
+                        classmethod(get_by_uuid))
     monkeypatch.setattr(objects.Service, 'save', save)
     monkeypatch.setattr(objects.ServiceList, 'get_all', classmethod(
         lambda cls, ctxt, binary=None, host=None: objects.ServiceList(

@@ -36,3 +36,14 @@ def test_backport_to_1_0(vm_state, task_state, old_vm, old_task):
                 'shelved_host'} & set(data)
     assert old_vm in fields.VMState.ACORN
     assert old_task in (None,) + fields.TaskState.ACORN
+
+
+def test_backport_to_1_1_drops_trusted_certs():
+    instance = _instance('active', None)
+    instance.trusted_certs = ['cert-1']
+    data = instance.obj_to_primitive(target_version='1.1')[
+        'nova_lite_object.data']
+    assert 'trusted_certs' not in data
+    assert data['locked'] is True
+    data = instance.obj_to_primitive()['nova_lite_object.data']
+    assert data['trusted_certs'] == ['cert-1']
