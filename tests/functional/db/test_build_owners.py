@@ -194,7 +194,7 @@ def test_redrive_cleans_the_claim_and_builds_once(ctxt):
     stale_rp, new_rp = _provider(ctxt, 'stale'), _provider(ctxt, 'new')
     allocations.claim(ctxt, inst.uuid, 'p1', 'u1', {stale_rp: {'VCPU': 1}})
 
-    def select(context, request_spec, uuids, return_alternates):
+    def select(context, request_spec, uuids, return_alternates, timeout=None):
         allocations.claim(ctxt, inst.uuid, 'p1', 'u1', {new_rp: {'VCPU': 1}})
         selection = fakes.selection('c1', 'c1-n0')
         selection.allocation_request = json.dumps(
