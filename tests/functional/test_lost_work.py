@@ -107,12 +107,14 @@ def test_an_unanswered_active_save_keeps_the_vm(deploy):
         timeout=RECOVERY_BAR, message='ACTIVE')
     # ... and the compute learns it, and keeps its VM.
     deployment.wait_for(
-        lambda: 'the ACTIVE save had committed' in _log(deploy.daemon('c1')),
+        lambda: 'vm_state=active) is committed' in _log(
+            deploy.daemon('c1')),
         timeout=RECOVERY_BAR, message='the compute keeping the VM')
     assert time.monotonic() - released < RECOVERY_BAR
     c1 = _log(deploy.daemon('c1'))
     # The fault did happen, and the compute asked instead of undoing.
-    assert 'Saving instance %s ACTIVE got no answer' % uuid in c1, c1
+    assert ('Saving instance %s (host=c1, task_state=None, '
+            'vm_state=active) got no answer' % uuid) in c1, c1
     assert 'Destroyed instance %s' % uuid not in c1
     assert 'Handing instance %s back' % uuid not in c1   # no reschedule
     status, _, body = deploy.admin_api.get('/servers/%s' % uuid)
