@@ -61,13 +61,7 @@ def reconcile_builds(context, host, driver, conductor_api):
     conductor's build timeout. Returns {instance uuid: what was done}
     ('finished', 'handed back', 'deleted').
     """
-    try:
-        instances = objects.InstanceList.get_by_host(context, host)
-    except Exception:
-        LOG.exception('Cannot list the instances of host %s: builds '
-                      'interrupted by the last stop are left to the '
-                      "conductor's build timeout", host)
-        return {}
+    instances = _instances_of(context, host, 'builds', 'build timeout')
     done = {}
     for instance in instances:
         if (instance.vm_state != fields.VMState.BUILDING or
@@ -83,6 +77,19 @@ def reconcile_builds(context, host, driver, conductor_api):
         LOG.warning('Builds interrupted by the last stop of %s: %s', host,
                     ', '.join('%s %s' % kv for kv in sorted(done.items())))
     return done
+
+
+def _instances_of(context, host, what, timeout):
+    """The instances of ``host``; none (logged) when they cannot be read:
+    the ``what`` the last stop interrupted are then left to the
+    conductor's ``timeout``."""
+    try:
+        return objects.InstanceList.get_by_host(context, host)
+    except Exception:
+        LOG.exception('Cannot list the instances of host %s: %s '
+                      'interrupted by the last stop are left to the '
+                      "conductor's %s", host, what, timeout)
+        return []
 
 
 def _power_state(driver, instance):
@@ -206,13 +213,7 @@ def resume_actions(context, host, driver):
     its outcome saved, conditional on the task as usual. Never raises;
     returns {uuid: method}.
     """
-    try:
-        instances = objects.InstanceList.get_by_host(context, host)
-    except Exception:
-        LOG.exception('Cannot list the instances of host %s: actions '
-                      'interrupted by the last stop are left to the '
-                      "conductor's task timeout", host)
-        return {}
+    instances = _instances_of(context, host, 'actions', 'task timeout')
     resumed = {}
     for instance in instances:
         method = _ACTION_OF_TASK.get(instance.task_state)

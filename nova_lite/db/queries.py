@@ -94,3 +94,15 @@ def update_and_reload(session, model, row_id, values):
 def describe(filters):
     """'key=value, ...' for a not-found message."""
     return ', '.join('%s=%s' % item for item in sorted(filters.items()))
+
+
+def newest_first_after(query, model, after):
+    """``query`` ordered newest first (created_at, then id), going on
+    after the row ``after`` (None: from the newest) - the keyset paging
+    of the lists Nova pages by marker."""
+    if after is not None:
+        query = query.where(sa.or_(
+            model.created_at < after.created_at,
+            sa.and_(model.created_at == after.created_at,
+                    model.id < after.id)))
+    return query.order_by(model.created_at.desc(), model.id.desc())

@@ -152,16 +152,13 @@ class InstanceActionList(base.ObjectListBase, base.NovaLiteObject):
         if changes_since is not None:
             query = query.where(sa.func.coalesce(
                 model.updated_at, model.created_at) >= changes_since)
+        after = None
         if marker is not None:
             after = _action_row(session, instance_uuid, marker)
             if after is None:
                 raise exception.MarkerNotFound(marker=marker)
-            # Newest first: the page goes on with older actions.
-            query = query.where(sa.or_(
-                model.created_at < after.created_at,
-                sa.and_(model.created_at == after.created_at,
-                        model.id < after.id)))
-        query = query.order_by(model.created_at.desc(), model.id.desc())
+        # Newest first: a page goes on with older rows.
+        query = queries.newest_first_after(query, model, after)
         return session.scalars(query.limit(limit)).all()
 
     @classmethod

@@ -13,6 +13,7 @@ import sqlalchemy as sa
 
 from nova_lite.db import api as db_api
 from nova_lite.db import models
+from nova_lite.db import queries
 from nova_lite import exception
 from nova_lite.objects import base
 from nova_lite.objects import fields
@@ -181,17 +182,14 @@ class MigrationList(base.ObjectListBase, base.NovaLiteObject):
         if changes_since is not None:
             # As Nova: a migration never updated has no updated_at.
             query = query.where(model.updated_at >= changes_since)
+        after = None
         if marker is not None:
             after = session.scalars(sa.select(model).filter_by(
                 uuid=marker, deleted=0)).first()
             if after is None:
                 raise exception.MarkerNotFound(marker=marker)
-            # Newest first: the page goes on with older migrations.
-            query = query.where(sa.or_(
-                model.created_at < after.created_at,
-                sa.and_(model.created_at == after.created_at,
-                        model.id < after.id)))
-        query = query.order_by(model.created_at.desc(), model.id.desc())
+        # Newest first: a page goes on with older rows.
+        query = queries.newest_first_after(query, model, after)
         return session.scalars(query.limit(limit)).all()
 
     @classmethod
