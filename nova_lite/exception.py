@@ -52,6 +52,11 @@ class InvalidRequest(Invalid):
     msg_fmt = 'The request is invalid: %(reason)s'
 
 
+class AmbiguousHostnameForMultipleInstances(Invalid):
+    msg_fmt = ('Unable to allocate a single hostname to multiple instances: '
+               'give a hostname only with max_count 1')
+
+
 class ImageNotFoundForBuild(Invalid):
     msg_fmt = 'Image %(image_id)s could not be found.'
 
@@ -101,12 +106,26 @@ class ImageNotFound(NotFound):
     msg_fmt = 'Image %(image_id)s could not be found.'
 
 
+class ShareNotFound(NotFound):
+    msg_fmt = ('Share %(share_id)s could not be found: nova_lite has no '
+               'share service.')
+
+
+class ShareMappingNotFound(NotFound):
+    msg_fmt = 'Share %(share_id)s is not attached to server %(server_id)s.'
+
+
 class InstanceNotFound(NotFound):
     msg_fmt = 'Instance %(instance_id)s could not be found.'
 
 
 class ServiceNotFound(NotFound):
     msg_fmt = 'Service %(service_id)s could not be found.'
+
+
+class VolumeTypeNotFound(Invalid):
+    # A 400 at server create, as Nova answers it.
+    msg_fmt = 'Volume type %(id_or_name)s could not be found.'
 
 
 class ComputeHostNotFound(NotFound):
@@ -277,6 +296,20 @@ class TaskHostDown(NovaLiteException):
     msg_fmt = ('Instance %(instance_uuid)s was in task_state %(task_state)s '
                'when its compute %(host)s went down (no heartbeat within '
                'service_down_time): reset by the conductor.')
+    code = 500
+
+
+class MoveConductorGone(NovaLiteException):
+    msg_fmt = ('The move of instance %(instance_uuid)s stopped before a '
+               'compute took it up: its conductor (%(owner)s) is gone; '
+               'undone by another conductor.')
+    code = 500
+
+
+class MoveHostRestarted(NovaLiteException):
+    msg_fmt = ('The move of instance %(instance_uuid)s stopped in task '
+               'state %(task_state)s: its compute %(host)s restarted '
+               'during that step and lost it; settled by the conductor.')
     code = 500
 
 

@@ -80,15 +80,37 @@ class PinnedObjectSerializer(objects_base.NovaLiteObjectSerializer):
     that are backported before they leave, recursively.
     """
 
-    def __init__(self, object_versions=None):
+    def __init__(self, object_versions=None, omit=None):
         super().__init__()
         self._object_versions = object_versions
+        self._omit = omit or {}
 
     def serialize_entity(self, context, entity):
         manifest = self._object_versions() if self._object_versions else None
         if manifest and isinstance(entity, objects_base.NovaLiteObject):
-            return _backported(entity, manifest)
-        return super().serialize_entity(context, entity)
+            return _omitted(_backported(entity, manifest), entity,
+                            self._omit)
+        return _omitted(super().serialize_entity(context, entity), entity,
+                        self._omit)
+
+
+def _omitted(primitive, entity, omit):
+    """``primitive`` (of ``entity``) without the fields ``omit`` names for
+    its object ({object name: field names}): the receiver never reads
+    them, so they are not sent; it sees them unset, and its sparse saves
+    (the changed fields only) cannot write them."""
+    names = (omit.get(entity.obj_name())
+             if isinstance(entity, objects_base.NovaLiteObject) else None)
+    if not names:
+        return primitive
+    data = primitive[entity._obj_primitive_key('data')]
+    for name in names:
+        data.pop(name, None)
+    changes = entity._obj_primitive_key('changes')
+    if changes in primitive:
+        primitive[changes] = [name for name in primitive[changes]
+                              if name not in names]
+    return primitive
 
 
 def _backported(entity, manifest):
@@ -193,22 +215,24 @@ class _Client(_CountingCallContext):
         return super().cast(ctxt, method, **kwargs)
 
 
-def _serializer(pin=None):
+def _serializer(pin=None, omit=None):
     objects = (lambda: pin.resolve()[1]) if pin is not None else None
-    return RequestContextSerializer(PinnedObjectSerializer(objects))
+    return RequestContextSerializer(PinnedObjectSerializer(objects, omit))
 
 
-def get_client(target, version_cap=None, pin=None):
+def get_client(target, version_cap=None, pin=None, omit=None):
     """An RPC client for ``target``.
 
     ``pin`` (an rpc_pins.Pin) caps the version and the objects sent, and
     is re-evaluated on every message; ``version_cap`` is a fixed cap.
+    ``omit`` ({object name: field names}) names fields of the objects
+    passed as arguments that the receiver never needs: they are not sent.
     """
     if TRANSPORT is None:
         raise RuntimeError('nova_lite.rpc.init() was not called')
     client = messaging.get_rpc_client(TRANSPORT, target,
                                       version_cap=version_cap,
-                                      serializer=_serializer(pin))
+                                      serializer=_serializer(pin, omit))
     return _Client(client, pin=pin)
 
 

@@ -207,6 +207,106 @@ VERSIONS = [
     # 2.64: server groups are created with one policy and rules, and
     #       show policy and rules in place of policies and metadata.
     '2.64',
+    # 2.65: DELETE /servers/{id}/migrations/{id} also aborts a live
+    #       migration still queued or preparing (it is cancelled before
+    #       its copy starts).
+    '2.65',
+    # 2.66: changes-before on GET /servers(/detail), os-instance-actions
+    #       and os-migrations (400 if earlier than changes-since).
+    '2.66',
+    # 2.67: block_device_mapping_v2 volume_type (no volumes here: a named
+    #       type is not found, 400).
+    '2.67',
+    # 2.68: evacuate and os-migrateLive lose force (400).
+    '2.68',
+    # 2.69: partial results of down cells (no cells here: no change).
+    '2.69',
+    # 2.70: device tags in os-interface and os-volume_attachments (not
+    #       served here: no change).
+    '2.70',
+    # 2.71: server_groups in show, update and rebuild answers.
+    '2.71',
+    # 2.72: ports with resource requests (no networks here: no change).
+    '2.72',
+    # 2.73: locked_reason in every server view; the locked list filter
+    #       and sort key.
+    '2.73',
+    # 2.74: host and hypervisor_hostname at create (administrators;
+    #       still checked by the scheduler's filters).
+    '2.74',
+    # 2.75: strict servers list query; update and rebuild answer the
+    #       view of show; flavors show swap 0, not ""; hypervisors with
+    #       servers always show "servers".
+    '2.75',
+    # 2.76: the power-update external event (os-server-external-events
+    #       is not served here: no change).
+    '2.76',
+    # 2.77: unshelve of an offloaded server takes availability_zone.
+    '2.77',
+    # 2.78: GET /servers/{id}/topology, the server's NUMA topology (host
+    #       details to administrators).
+    '2.78',
+    # 2.79: delete_on_termination of volume attachments (no volumes
+    #       here: no change).
+    '2.79',
+    # 2.80: migrations show user_id and project_id (os-migrations and
+    #       /servers/{id}/migrations); os-migrations filters on them.
+    '2.80',
+    # 2.81: POST /os-aggregates/{id}/images asks the aggregate's computes
+    #       to cache images (compute RPC 1.9).
+    '2.81',
+    # 2.82: the accelerator-request-bound external event (no
+    #       accelerators here: no change).
+    '2.82',
+    # 2.83: more server list filters for non-administrators
+    #       (availability_zone, config_drive, key_name, created_at,
+    #       launched_at, terminated_at, power_state, task_state,
+    #       vm_state, progress, user_id).
+    '2.83',
+    # 2.84: instance action events show details (why a failed one
+    #       failed).
+    '2.84',
+    # 2.85: volume attachment update (no volumes here: no change).
+    '2.85',
+    # 2.86: flavor extra specs are validated: an unknown key in a known
+    #       namespace, or a bad value, is a 400.
+    '2.86',
+    # 2.87: rescue of volume-backed servers (no rescue here: no change).
+    '2.87',
+    # 2.88: hypervisors lose their resource figures and cpu_info; show
+    #       answers uptime; /os-hypervisors/statistics and
+    #       /os-hypervisors/{id}/uptime are 404.
+    '2.88',
+    # 2.89: volume attachments show attachment_id and bdm_uuid (no
+    #       volumes here: no change).
+    '2.89',
+    # 2.90: hostname at create, update and rebuild (not with several
+    #       instances), and OS-EXT-SRV-ATTR:hostname shown to everyone.
+    '2.90',
+    # 2.91: unshelve to an administrator's host, and a null
+    #       availability_zone unpins the server.
+    '2.91',
+    # 2.92: os-keypairs create needs public_key (no more generated
+    #       keys); names may carry '@' and '.'.
+    '2.92',
+    # 2.93: rebuild of volume-backed servers (no volumes here: no
+    #       change).
+    '2.93',
+    # 2.94: hostname may be a fully qualified domain name (up to 255).
+    '2.94',
+    # 2.95: an evacuated server lands stopped (SHUTOFF).
+    '2.95',
+    # 2.96: servers show pinned_availability_zone.
+    '2.96',
+    # 2.97: /servers/{id}/shares (no share service here: none attached,
+    #       attaching finds no share).
+    '2.97',
+    # 2.98: the server's image shows its properties.
+    '2.98',
+    # 2.99: spice direct consoles (no consoles here: no change).
+    '2.99',
+    # 2.100: servers show their scheduler_hints.
+    '2.100',
 ]
 
 _FORMAT = re.compile(r'^([1-9]\d*)\.([1-9]\d*|0)$')

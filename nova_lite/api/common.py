@@ -109,12 +109,28 @@ def changes_since_param(req, name='changes-since'):
     if value is None:
         return None
     try:
-        parsed = timeutils.parse_isotime(value)
-    except ValueError:
+        # An offset that moves it past year 1 or 9999 overflows.
+        return timeutils.normalize_time(timeutils.parse_isotime(value))
+    except (ValueError, OverflowError):
         raise exception.ValidationError(
             detail="Invalid input for query parameters %s. Value: %s. "
                    "'%s' is not a 'date-time'" % (name, value, value))
-    return timeutils.normalize_time(parsed)
+
+
+def changes_window(req, before_version='2.66'):
+    """(changes-since, changes-before) of a list request as naive UTC
+    datetimes (None when absent); changes-before only from
+    ``before_version`` (2.66; ignored before). 400 for a value that is
+    no date-time, or a changes-before earlier than changes-since."""
+    since = changes_since_param(req)
+    if not req.api_version_request.matches(before_version):
+        return since, None
+    before = changes_since_param(req, 'changes-before')
+    if since is not None and before is not None and before < since:
+        raise exception.ValidationError(
+            detail='The value of changes-since must be less than or equal '
+                   'to changes-before.')
+    return since, before
 
 
 def bool_param(req, name, default=None):

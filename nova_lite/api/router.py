@@ -18,6 +18,7 @@ import webob.exc
 
 from nova_lite.api import api_version
 from nova_lite.api import faults
+from nova_lite.api.handlers import aggregate_images
 from nova_lite.api.handlers import aggregates
 from nova_lite.api.handlers import availability_zone
 from nova_lite.api.handlers import flavor_access
@@ -38,7 +39,9 @@ from nova_lite.api.handlers import server_diagnostics
 from nova_lite.api.handlers import server_groups
 from nova_lite.api.handlers import server_live_migrate
 from nova_lite.api.handlers import server_metadata
+from nova_lite.api.handlers import server_shares
 from nova_lite.api.handlers import server_tags
+from nova_lite.api.handlers import server_topology
 from nova_lite.api.handlers import servers
 from nova_lite.api.handlers import services
 from nova_lite.api.handlers import simple_tenant_usage
@@ -70,6 +73,11 @@ ROUTES = {
     '/servers/{server_id}/tags/{tag}': {
         'GET': server_tags.show, 'PUT': server_tags.update,
         'DELETE': server_tags.delete},
+    '/servers/{server_id}/topology': {'GET': server_topology.index},
+    '/servers/{server_id}/shares': {
+        'GET': server_shares.index, 'POST': server_shares.create},
+    '/servers/{server_id}/shares/{share_id}': {
+        'GET': server_shares.show, 'DELETE': server_shares.delete},
     '/servers/{server_id}/migrations': {'GET': migrations.server_index},
     '/servers/{server_id}/migrations/{migration_id}': {
         'GET': server_live_migrate.show,
@@ -104,6 +112,8 @@ ROUTES = {
         'GET': aggregates.show, 'PUT': aggregates.update,
         'DELETE': aggregates.delete},
     '/os-aggregates/{aggregate_id}/action': {'POST': aggregates.action},
+    '/os-aggregates/{aggregate_id}/images': {
+        'POST': aggregate_images.cache},
     '/os-server-groups': {'GET': server_groups.index,
                           'POST': server_groups.create},
     '/os-server-groups/{group_id}': {'GET': server_groups.show,

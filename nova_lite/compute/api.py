@@ -23,6 +23,7 @@ from oslo_utils import uuidutils
 
 from nova_lite.compute import action_api
 from nova_lite.compute import rpc_clients
+from nova_lite.conductor import api as conductor_view
 from nova_lite.conf import CONF
 from nova_lite import exception
 from nova_lite import objects
@@ -34,6 +35,11 @@ LOG = logging.getLogger(__name__)
 COMPUTE_BINARY = 'nova-lite-compute'
 # Nova's instance action for the confirm a delete makes first.
 CONFIRM_RESIZE = 'confirmResize'
+# The moves that leave a copy of the VM on their source until confirmed
+# or reverted, and their statuses while that copy may be there.
+COLD_MOVE_TYPES = ('resize', 'migration')
+SOURCE_COPY_STATUSES = ('migrating', 'post-migrating', 'finished',
+                        'confirming', 'reverting')
 # A delete may start from any task state but its own: it interrupts a
 # build at any point (the conductor and compute notice the deleting task
 # state or the missing record and stop).
@@ -116,11 +122,17 @@ class API(rpc_clients.RPCClients):
                max_count=1, metadata=None, key_name=None,
                availability_zone=None, scheduler_hints=None,
                forced_host=None, forced_node=None, description=None,
-               tags=None, trusted_certs=None):
+               tags=None, trusted_certs=None, requested_destination=None,
+               hostname=None, user_data=None):
         """Provision and start building servers, each tagged with
         ``tags`` when given and keeping ``trusted_certs`` (the ids of
         the certificates the user trusts; kept and shown, not checked:
-        nova_lite verifies no image signatures).
+        nova_lite verifies no image signatures) and ``hostname`` (one
+        server only; else the conductor derives it from the name) and
+        ``user_data`` (base64; kept and shown, never sent to computes).
+        ``requested_destination`` is an administrator's (host, node),
+        either may be None: the only candidates, still checked by every
+        filter (unlike a forced host).
 
         ``image_meta`` is the registry's image dict. Returns
         (InstanceList created, reservation_id). Raises the conductor's
@@ -138,9 +150,15 @@ class API(rpc_clients.RPCClients):
             availability_zone, reservation_id)
         instance.description = description
         instance.trusted_certs = trusted_certs
+        instance.user_data = user_data
+        if hostname:
+            instance.hostname = hostname
         spec = self._request_spec(context, flavor, image_meta, max_count,
                                   availability_zone, scheduler_hints,
                                   forced_host, forced_node)
+        host, node = requested_destination or (None, None)
+        if host or node:
+            spec.requested_destination = {'host': host, 'node': node}
         group = self._server_group(context, scheduler_hints)
         if group is not None:
             spec.instance_group = group
@@ -148,8 +166,9 @@ class API(rpc_clients.RPCClients):
                                         group=[group.uuid])
         # The conductor starts the build once it answered (conductor RPC
         # 1.5); pinned below, the client casts build_instances after.
-        instances = self.conductor_api.provision_instances(
-            context, instance, spec, min_count, max_count, build=True)
+        instances = conductor_view.provision_instances(
+            self.conductor_api, context, instance, spec, min_count,
+            max_count)
         if tags:
             self._tag_new(context, instances, tags)
         return instances, reservation_id
@@ -316,27 +335,78 @@ class API(rpc_clients.RPCClients):
         return service.is_up
 
     def _local_delete(self, context, instance):
-        # No compute will act: remove the record and its allocations here
-        # (a down compute finds the instance gone when it comes back).
+        """No compute will act: remove the record here. The conductor's
+        destroy frees the instance's allocations and those of a move it
+        had not settled (its source host), and settles that migration,
+        in one transaction (conductor/tasks/destroy.py); a down compute
+        finds the instance gone when it comes back and removes its VM
+        (compute/recovery.py). A move's source that is up is told now to
+        remove its copy, as Nova's delete confirms on the source."""
         LOG.info('Deleting instance %s locally (host %s)', instance.uuid,
                  instance.host)
+        copies = self._source_copies(context, instance)
+        if copies:
+            # Nova's record of the confirm a delete makes (the source's
+            # removal of its copy is an event of it).
+            try:
+                action_api.record_action(context, instance, CONFIRM_RESIZE)
+            except Exception as exc:
+                LOG.info('No confirmResize action recorded for %s: %s',
+                         instance.uuid, exc)
         try:
             instance.destroy()
         except exception.InstanceNotFound:
             return
+        for migration in copies:
+            self._drop_source_copy(context, instance, migration)
+
+    @staticmethod
+    def _source_copies(context, instance):
+        """The moves of ``instance`` whose source may keep a copy of the
+        VM on another host than the instance's (best effort: a read
+        that fails leaves the copy to the source's start-up)."""
+        try:
+            found = objects.MigrationList.get_by_filters(context, {
+                'instance_uuid': instance.uuid,
+                'migration_type': list(COLD_MOVE_TYPES),
+                'status': list(SOURCE_COPY_STATUSES)})
+        except Exception:
+            LOG.exception('Cannot read the moves of instance %s',
+                          instance.uuid)
+            return []
+        return [m for m in found if m.source_compute
+                and m.source_compute != instance.host]
+
+    def _drop_source_copy(self, context, instance, migration):
+        if (not self.compute_rpcapi.can_send_moves() or
+                not self._compute_is_up(context, migration.source_compute)):
+            LOG.info('The source %s of the move of deleted instance %s is '
+                     'down: it removes its copy when it starts',
+                     migration.source_compute, instance.uuid)
+            return
+        try:
+            self.compute_rpcapi.confirm_resize(context, instance, migration)
+        except rpc.REFUSED as exc:
+            LOG.warning('The bus refused telling %s to remove its copy of '
+                        'deleted instance %s (%s); it does when it '
+                        'restarts', migration.source_compute, instance.uuid,
+                        exc)
 
     # -- update ------------------------------------------------------
 
     @staticmethod
     def update(context, instance, values):
-        """Rename ``instance`` and/or set its description (``values``:
-        name, description; other keys are ignored). Locked servers refuse
+        """Rename ``instance`` and/or set its description or hostname
+        (``values``: name, description, hostname; other keys are
+        ignored). Locked servers refuse
         non-admins (409). Recorded as the action "update"."""
         changes = {}
         if 'name' in values:
             changes['display_name'] = values['name']
         if 'description' in values:
             changes['description'] = values['description']
+        if 'hostname' in values:
+            changes['hostname'] = values['hostname']
         action_api.check_lock(context, instance)
         if not changes:
             return instance
@@ -367,12 +437,15 @@ class API(rpc_clients.RPCClients):
         """Instances matching ``filters`` (InstanceList filter keys).
 
         Without ``all_tenants`` only the caller's project is listed. A
-        ``vm_state`` filter of deleted reads soft-deleted rows too.
+        ``vm_state`` filter of deleted, or a changes-since or
+        changes-before window, reads soft-deleted rows too.
         """
         filters = dict(filters or {})
         if not all_tenants:
             filters['project_id'] = context.project_id
-        if fields.VMState.DELETED in (filters.get('vm_state') or ()):
+        if (fields.VMState.DELETED in (filters.get('vm_state') or ())
+                or filters.get('changes-since') is not None
+                or filters.get('changes-before') is not None):
             context = copy.copy(context)
             context.read_deleted = 'yes'
         return objects.InstanceList.get_by_filters(

@@ -12,7 +12,8 @@ the scheduling and the destination's check, as Nova does, and answers
 does not wait.
 
 ``force_complete`` and ``abort`` act on a live migration in progress
-(``running``), as Nova 2.22 and 2.24 do.
+(``running``), as Nova 2.22 and 2.24 do; from 2.65 ``abort`` also
+cancels one still ``queued`` or ``preparing`` (before its copy starts).
 """
 
 from oslo_log import log as logging
@@ -38,6 +39,8 @@ LIVE_MIGRATION = 'live-migration'
 FORCE_COMPLETE = 'live_migration_force_complete'
 ABORT = 'live_migration_cancel'
 LIVE_MIGRATABLE_VM_STATES = (_V.ACTIVE, _V.PAUSED)
+# What an abort may stop from 2.65 (only running before).
+ABORTABLE_QUEUED = ('queued', 'preparing', 'running')
 
 
 class LiveMigrateAPI(rpc_clients.RPCClients):
@@ -105,26 +108,29 @@ class LiveMigrateAPI(rpc_clients.RPCClients):
         self.compute_rpcapi.live_migration_force_complete(context, instance,
                                                           migration)
 
-    def abort(self, context, instance, migration_id):
+    def abort(self, context, instance, migration_id, queued=False):
         """Abort a running live migration (the server stays on its
-        source). 409 unless migrating; 404 for a migration that is not
-        the server's, 400 for one not running."""
+        source), or with ``queued`` (2.65) also one still queued or
+        preparing. 409 unless migrating; 404 for a migration that is not
+        the server's, 400 for one in another status."""
         action = 'abort'
         action_api.check_lock(context, instance)
         self._check_pins(instance, action)
         action_api.check_state(instance, action, None, (_T.MIGRATING,))
+        statuses = ABORTABLE_QUEUED if queued else ('running',)
         migration = self._running(context, instance, migration_id,
-                                  'abort live migration')
+                                  'abort live migration',
+                                  statuses=statuses)
         action_api.record_action(context, instance, ABORT)
         self.compute_rpcapi.live_migration_abort(context, instance,
                                                  migration)
 
     @staticmethod
     def _running(context, instance, migration_id, method,
-                 not_found=None):
+                 not_found=None, statuses=('running',)):
         migration = get_for_instance(context, instance, migration_id,
                                      not_found)
-        if migration.status != 'running':
+        if migration.status not in statuses:
             raise exception.InvalidMigrationState(
                 migration_id=migration_id, instance_uuid=instance.uuid,
                 state=migration.status, method=method)

@@ -7,7 +7,10 @@ live_migrate.py``); then:
 * ``live_migration`` (source): migration ``queued``, ``preparing``,
   ``pre_live_migration`` on the destination (call), ``running``, the
   driver copies the running VM (abortable, or forced to end), then
-  ``post-migrating`` and ``post_live_migration_at_destination`` is cast;
+  ``post-migrating`` and ``post_live_migration_at_destination`` is cast.
+  An abort that arrives while it is ``queued`` or ``preparing`` (Nova's
+  2.65) is kept and honoured before the copy starts: the destination
+  drops what it prepared and the migration ends ``cancelled``;
 * ``post_live_migration_at_destination`` (destination): the VM runs
   here; the conductor settles the records (the instance's host and node,
   the source allocation freed, migration ``completed``).
@@ -20,6 +23,8 @@ server ACTIVE on the source with an event saying why). A failure after
 that (taking the VM over on the destination) puts the server in ERROR,
 as Nova does, with a fault.
 """
+
+import threading
 
 from oslo_log import log as logging
 
@@ -46,6 +51,10 @@ class LiveMigration:
         self.rt = tracker
         self._compute_api = compute_api_factory
         self._conductor_api = conductor_api_factory
+        # migration uuid -> True once an abort asked to cancel it, for
+        # the migrations not yet copying (queued or preparing).
+        self._not_started = {}
+        self._not_started_lock = threading.Lock()
 
     # Destination
 
@@ -119,16 +128,25 @@ class LiveMigration:
     def live_migration(self, context, instance, migration, migrate_data):
         event = 'compute_live_migration'
         power.event_start(context, instance, event, self.host)
+        with self._not_started_lock:
+            self._not_started[migration.uuid] = False
         try:
             self._set_status(migration, 'queued')
             self._set_status(migration, 'preparing')
             self._compute_api().pre_live_migration(
                 context, instance, migration, migrate_data)
         except _GONE as exc:
+            self._started(migration)
             power.event_finish(context, instance, event, exc)
             return False
         except Exception as exc:
+            self._started(migration)
             return self._rollback(context, instance, migration, event, exc)
+        if self._started(migration):
+            return self._rollback(
+                context, instance, migration, event,
+                exception.LiveMigrationAborted(instance_uuid=instance.uuid),
+                status='cancelled')
         try:
             self._set_status(migration, 'running')
             self.driver.live_migration(context, instance,
@@ -151,8 +169,27 @@ class LiveMigration:
         return True
 
     def live_migration_abort(self, context, instance, migration):
+        """Cancel a queued or preparing live migration before its copy
+        starts, or stop a running copy through the driver."""
+        with self._not_started_lock:
+            queued = migration.uuid in self._not_started
+            if queued:
+                self._not_started[migration.uuid] = True
+        if queued:
+            event = 'compute_live_migration_abort'
+            power.event_start(context, instance, event, self.host)
+            LOG.info('Live migration %s of %s will be cancelled before '
+                     'its copy starts', migration.uuid, instance.uuid)
+            power.event_finish(context, instance, event)
+            return
         self._signal(context, instance, migration, 'abort',
                      self.driver.live_migration_abort)
+
+    def _started(self, migration):
+        """Forget that ``migration`` has not started copying; True if an
+        abort asked to cancel it meanwhile."""
+        with self._not_started_lock:
+            return self._not_started.pop(migration.uuid, False)
 
     def live_migration_force_complete(self, context, instance, migration):
         self._signal(context, instance, migration, 'force_complete',

@@ -35,7 +35,7 @@ EVACUATE_VM_STATES = (_V.ACTIVE, _V.STOPPED, _V.ERROR)
 COMPUTE_BINARY = 'nova-lite-compute'
 # Instance fields a rebuild may change besides the image.
 REBUILD_FIELDS = ('display_name', 'metadata', 'description', 'key_name',
-                  'hostname', 'trusted_certs')
+                  'hostname', 'trusted_certs', 'user_data')
 
 
 class RebuildAPI(rpc_clients.RPCClients):

@@ -110,6 +110,14 @@ class ComputeNode(base.NovaLiteObject, base.NovaLiteTimestampObject):
             cls._get_from_db(context, host=host,
                              hypervisor_hostname=nodename))
 
+    @classmethod
+    def get_by_nodename(cls, context, nodename):
+        """The (first) node of that name; ComputeNodeNotFound if none.
+        The API's read (not remotable)."""
+        return cls._from_db_object(
+            context, cls(),
+            cls._get_from_db(context, hypervisor_hostname=nodename))
+
     @staticmethod
     @db_api.writer
     def _create_in_db(context, values):

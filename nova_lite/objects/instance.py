@@ -21,7 +21,6 @@ from nova_lite.objects import base
 from nova_lite.objects import fields
 from nova_lite.objects import flavor as flavor_obj
 from nova_lite.objects import instance_fault
-from nova_lite.placement import allocations
 
 # Attributes loaded only when asked for with expected_attrs.
 OPTIONAL_ATTRS = ('fault',)
@@ -42,8 +41,12 @@ _ACORN_VM_STATE = {
     fields.VMState.SHELVED: fields.VMState.STOPPED,
     fields.VMState.SHELVED_OFFLOADED: fields.VMState.STOPPED,
 }
+# InstanceList filters matched by equality (the server list's 2.83 ones).
+_EQUAL_FILTERS = ('availability_zone', 'key_name', 'power_state',
+                  'created_at', 'launched_at', 'terminated_at')
 _SORT_KEYS = ('created_at', 'display_name', 'updated_at', 'launched_at',
-              'id', 'uuid', 'host', 'node', 'vm_state', 'task_state')
+              'id', 'uuid', 'host', 'node', 'vm_state', 'task_state',
+              'locked')
 
 
 def _utcnow():
@@ -58,7 +61,8 @@ class Instance(base.NovaLiteObject, base.NovaLitePersistentObject):
     #              shelved_host; the vm_states and task_states of server
     #              actions, moves, shelving and backups
     # Version 1.2: trusted_certs
-    VERSION = '1.2'
+    # Version 1.3: user_data
+    VERSION = '1.3'
 
     fields = {
         'id': fields.IntegerField(read_only=True),
@@ -100,12 +104,18 @@ class Instance(base.NovaLiteObject, base.NovaLitePersistentObject):
         # Ids of the certificates trusted to have signed the image (API
         # 2.63); kept and shown, not checked (no signature verification).
         'trusted_certs': fields.ListOfStringsField(nullable=True),
+        # The user data given at create or rebuild (base64, up to 65535
+        # characters); kept and shown to administrators (API 2.3), never
+        # sent to computes (nova_lite has no metadata service).
+        'user_data': fields.StringField(nullable=True),
     }
     fields.update(base.NovaLitePersistentObject.fields)
 
     def obj_make_compatible(self, primitive, target_version):
         super().obj_make_compatible(primitive, target_version)
         version = versionutils.convert_version_to_tuple(target_version)
+        if version < (1, 3):
+            primitive.pop('user_data', None)
         if version < (1, 2):
             primitive.pop('trusted_certs', None)
         if version < (1, 1):
@@ -124,11 +134,13 @@ class Instance(base.NovaLiteObject, base.NovaLitePersistentObject):
 
     # Child versions per version, for backports without a manifest.
     obj_relationships = {'flavor': [('1.0', '1.0'), ('1.1', '1.0'),
-                                    ('1.2', '1.0')],
+                                    ('1.2', '1.0'), ('1.3', '1.0')],
                          'fault': [('1.0', '1.0'), ('1.1', '1.0'),
-                                   ('1.2', '1.0')],
-                         'old_flavor': [('1.1', '1.0'), ('1.2', '1.0')],
-                         'new_flavor': [('1.1', '1.0'), ('1.2', '1.0')]}
+                                   ('1.2', '1.0'), ('1.3', '1.0')],
+                         'old_flavor': [('1.1', '1.0'), ('1.2', '1.0'),
+                                        ('1.3', '1.0')],
+                         'new_flavor': [('1.1', '1.0'), ('1.2', '1.0'),
+                                        ('1.3', '1.0')]}
 
     @property
     def name(self):
@@ -292,26 +304,18 @@ class Instance(base.NovaLiteObject, base.NovaLitePersistentObject):
             expected_vm_state)
         self.obj_reset_changes(recursive=True)
 
-    @staticmethod
-    @db_api.writer
-    def _offload_in_db(context, uuid, values, expected_task_state):
-        updated_at = Instance._save_in_db(context, uuid, values,
-                                          expected_task_state, None)
-        return updated_at, allocations.remove_in_session(context.session,
-                                                         uuid)
-
     @base.remotable
     def save_offloaded(self, expected_task_state):
-        """Save the changed fields (the instance shelved and offloaded:
-        no host, no node) and free its allocations, in one transaction,
-        conditional on ``expected_task_state``. Its quota stays counted,
-        as Nova's does. Returns the uuids of the providers freed."""
-        values = self._db_values(self.obj_get_changes())
-        values['updated_at'] = _utcnow()
-        self.updated_at, released = self._offload_in_db(
-            self._context, self.uuid, values, expected_task_state)
-        self.obj_reset_changes(recursive=True)
-        return sorted(released)
+        """Save the instance shelved and offloaded (no host, no node) and
+        free its allocations, in one transaction, conditional on
+        ``expected_task_state``; returns the uuids of the providers
+        freed. Kept as the remotable entry computes of an older release
+        (or pinned below conductor RPC 1.9) call; it runs in the
+        conductor, where ``conductor.tasks.shelve_offload`` does the
+        work."""
+        from nova_lite.conductor.tasks import shelve_offload
+        return shelve_offload.offload(self._context, self,
+                                      expected_task_state)
 
     def release_quota(self):
         """Give back the quota this instance holds, once (a build that
@@ -358,14 +362,16 @@ class InstanceList(base.ObjectListBase, base.NovaLiteObject):
     # Version 1.0: Initial version, Instance <= 1.0
     # Version 1.1: Instance <= 1.1
     # Version 1.2: Instance <= 1.2
-    VERSION = '1.2'
+    # Version 1.3: Instance <= 1.3
+    VERSION = '1.3'
 
     fields = {
         'objects': fields.ListOfObjectsField('Instance'),
     }
     # Which Instance each version carries, for backports made without a
     # version manifest.
-    child_versions = {'1.0': '1.0', '1.1': '1.1', '1.2': '1.2'}
+    child_versions = {'1.0': '1.0', '1.1': '1.1', '1.2': '1.2',
+                      '1.3': '1.3'}
 
     @staticmethod
     @db_api.reader
@@ -413,16 +419,24 @@ class InstanceList(base.ObjectListBase, base.NovaLiteObject):
 
 def _apply_filters(query, filters):
     """Filter keys: uuid (one or a list), project_id, user_id, host, node,
-    vm_state, task_state (values or lists), name (substring of the display
+    vm_state, task_state, reservation_id (values or lists),
+    availability_zone, key_name, power_state, created_at, launched_at,
+    terminated_at (equal to the value), name (substring of the display
     name), building_before (created before a datetime, still building),
-    updated_before (last written before a datetime), and the tag filters
-    of ``_apply_tag_filters``.
+    updated_before (last written before a datetime), changes-since and
+    changes-before (last changed at or after, at or before a datetime:
+    its updated_at, or created_at if never updated, as the API shows
+    ``updated``), locked (a bool), and the tag filters of
+    ``_apply_tag_filters``.
     """
     model = models.Instance
     for key in ('uuid', 'project_id', 'user_id', 'host', 'node',
-                'vm_state', 'task_state'):
+                'vm_state', 'task_state', 'reservation_id'):
         if key in filters and filters[key] is not None:
             query = query.where(_state_in(getattr(model, key), filters[key]))
+    for key in _EQUAL_FILTERS:
+        if filters.get(key) is not None:
+            query = query.where(getattr(model, key) == filters[key])
     if filters.get('name'):
         query = query.where(model.display_name.contains(filters['name'],
                                                         autoescape=True))
@@ -431,6 +445,13 @@ def _apply_filters(query, filters):
                             model.created_at < filters['building_before'])
     if filters.get('updated_before') is not None:
         query = query.where(model.updated_at < filters['updated_before'])
+    changed = sa.func.coalesce(model.updated_at, model.created_at)
+    if filters.get('changes-since') is not None:
+        query = query.where(changed >= filters['changes-since'])
+    if filters.get('changes-before') is not None:
+        query = query.where(changed <= filters['changes-before'])
+    if filters.get('locked') is not None:
+        query = query.where(model.locked == bool(filters['locked']))
     return _apply_tag_filters(query, filters)
 
 

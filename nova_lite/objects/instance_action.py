@@ -145,13 +145,16 @@ class InstanceActionList(base.ObjectListBase, base.NovaLiteObject):
 
     @staticmethod
     @db_api.reader
-    def _get_page_rows(context, instance_uuid, limit, marker, changes_since):
+    def _get_page_rows(context, instance_uuid, limit, marker, changes_since,
+                       changes_before):
         model = models.InstanceAction
         session = context.session
         query = sa.select(model).filter_by(instance_uuid=instance_uuid)
+        changed = sa.func.coalesce(model.updated_at, model.created_at)
         if changes_since is not None:
-            query = query.where(sa.func.coalesce(
-                model.updated_at, model.created_at) >= changes_since)
+            query = query.where(changed >= changes_since)
+        if changes_before is not None:
+            query = query.where(changed <= changes_before)
         after = None
         if marker is not None:
             after = _action_row(session, instance_uuid, marker)
@@ -163,15 +166,17 @@ class InstanceActionList(base.ObjectListBase, base.NovaLiteObject):
 
     @classmethod
     def get_page(cls, context, instance_uuid, limit, marker=None,
-                 changes_since=None):
+                 changes_since=None, changes_before=None):
         """At most ``limit`` of the server's actions, newest first: those
         after the action of request ``marker`` (MarkerNotFound, 400, if
-        the server has none), changed at or after ``changes_since``. The
-        API's read (not remotable: only the API pages)."""
+        the server has none), changed at or after ``changes_since`` and
+        at or before ``changes_before``. The API's read (not remotable:
+        only the API pages)."""
         return cls(context, objects=[
             InstanceAction._from_db_object(context, InstanceAction(), row)
             for row in cls._get_page_rows(context, instance_uuid, limit,
-                                          marker, changes_since)])
+                                          marker, changes_since,
+                                          changes_before)])
 
 
 @base.NovaLiteObjectRegistry.register

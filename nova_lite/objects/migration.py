@@ -175,13 +175,16 @@ class MigrationList(base.ObjectListBase, base.NovaLiteObject):
 
     @staticmethod
     @db_api.reader
-    def _get_page_rows(context, filters, limit, marker, changes_since):
+    def _get_page_rows(context, filters, limit, marker, changes_since,
+                       changes_before):
         model = models.Migration
         session = context.session
         query = _filtered(filters)
+        # As Nova: a migration never updated has no updated_at.
         if changes_since is not None:
-            # As Nova: a migration never updated has no updated_at.
             query = query.where(model.updated_at >= changes_since)
+        if changes_before is not None:
+            query = query.where(model.updated_at <= changes_before)
         after = None
         if marker is not None:
             after = session.scalars(sa.select(model).filter_by(
@@ -194,15 +197,17 @@ class MigrationList(base.ObjectListBase, base.NovaLiteObject):
 
     @classmethod
     def get_page(cls, context, filters, limit, marker=None,
-                 changes_since=None):
+                 changes_since=None, changes_before=None):
         """At most ``limit`` migrations matching ``filters`` (as
         get_by_filters), newest first: those after the migration of uuid
         ``marker`` (MarkerNotFound, 400, if none), updated at or after
-        ``changes_since``. The API's read (not remotable)."""
+        ``changes_since`` and at or before ``changes_before``. The API's
+        read (not remotable)."""
         return cls(context, objects=[
             Migration._from_db_object(context, Migration(), row)
             for row in cls._get_page_rows(context, filters or {}, limit,
-                                          marker, changes_since)])
+                                          marker, changes_since,
+                                          changes_before)])
 
     @classmethod
     @base.remotable

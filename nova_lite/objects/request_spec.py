@@ -20,6 +20,10 @@ _NOT_PERSISTED = ('id', 'ignore_hosts', 'retry', 'requested_destination')
 # Of the server group, only what identifies it is stored: its members and
 # their hosts are read again before each scheduling.
 _GROUP_NOT_PERSISTED = ('members', 'hosts')
+# The plain fields the API's server views show (get_shown_fields).
+SHOWN_FIELDS = ('availability_zone', 'scheduler_hints')
+# Instance uuids per query of get_shown_fields (bound parameter limits).
+_READ_BATCH = 500
 
 
 @base.NovaLiteObjectRegistry.register
@@ -89,6 +93,12 @@ class RequestSpec(base.NovaLiteObject):
         if not self.obj_attr_is_set('requested_destination'):
             return None
         return (self.requested_destination or {}).get('host')
+
+    def requested_node(self):
+        """The node named by ``requested_destination``, or None."""
+        if not self.obj_attr_is_set('requested_destination'):
+            return None
+        return (self.requested_destination or {}).get('node')
 
     def obj_make_compatible(self, primitive, target_version):
         super().obj_make_compatible(primitive, target_version)
@@ -161,6 +171,33 @@ class RequestSpec(base.NovaLiteObject):
     @base.remotable
     def get_by_instance_uuid(cls, context, instance_uuid):
         return cls._from_db_row(context, cls._get_row(context, instance_uuid))
+
+    @staticmethod
+    @db_api.reader
+    def _get_spec_texts(context, instance_uuids):
+        return context.session.execute(
+            sa.select(models.RequestSpec.instance_uuid,
+                      models.RequestSpec.spec).where(
+                models.RequestSpec.instance_uuid.in_(instance_uuids))).all()
+
+    @classmethod
+    def get_shown_fields(cls, context, instance_uuids,
+                         names=SHOWN_FIELDS):
+        """{instance_uuid: {name: value}} of the stored specs'
+        ``names`` (plain values, no objects built: the API's server
+        views read them for whole lists). A server without a spec is
+        left out. Not remotable: only the API, which reads the DB,
+        calls it."""
+        shown = {}
+        uuids = list(dict.fromkeys(instance_uuids))
+        for start in range(0, len(uuids), _READ_BATCH):
+            rows = cls._get_spec_texts(context,
+                                       uuids[start:start + _READ_BATCH])
+            for instance_uuid, text in rows:
+                data = jsonutils.loads(text).get('nova_lite_object.data', {})
+                shown[instance_uuid] = {name: data.get(name)
+                                        for name in names}
+        return shown
 
     @staticmethod
     @db_api.writer

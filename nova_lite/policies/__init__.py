@@ -29,9 +29,11 @@ from nova_lite.policies import server_metadata
 from nova_lite.policies import server_moves
 from nova_lite.policies import server_network_actions
 from nova_lite.policies import server_rebuild
+from nova_lite.policies import server_shares
 from nova_lite.policies import server_shelve
 from nova_lite.policies import servers
 from nova_lite.policies import server_tags
+from nova_lite.policies import server_topology
 from nova_lite.policies import services
 from nova_lite.policies import simple_tenant_usage
 
@@ -61,8 +63,10 @@ def list_rules():
         server_moves.list_rules(),
         server_network_actions.list_rules(),
         server_rebuild.list_rules(),
+        server_shares.list_rules(),
         server_shelve.list_rules(),
         server_tags.list_rules(),
+        server_topology.list_rules(),
         servers.list_rules(),
         services.list_rules(),
         simple_tenant_usage.list_rules(),

@@ -7,6 +7,7 @@ from nova_lite.policies import base
 AGGREGATES = 'os_compute_api:os-aggregates:%s'
 _PATH = '/os-aggregates/{aggregate_id}'
 _ACTION = _PATH + '/action'
+IMAGES = 'compute:aggregates:images'
 
 
 def _rule(name, description, method, path):
@@ -30,6 +31,13 @@ rules = [
           _ACTION),
     _rule('set_metadata', 'Set or remove metadata keys of an aggregate.',
           'POST', _ACTION),
+    # Nova's name (its newer scheme) for the 2.81 image pre-cache.
+    policy.DocumentedRuleDefault(
+        name=IMAGES, check_str=base.RULE_ADMIN_API,
+        description='Ask the compute hosts of an aggregate to cache '
+                    'images (microversion 2.81).',
+        operations=[{'method': 'POST', 'path': _PATH + '/images'}],
+        scope_types=['project']),
 ]
 
 

@@ -24,6 +24,14 @@ rules = [
                     'action.',
         operations=[{'method': 'GET', 'path': _PATH + '/{request_id}'}],
         scope_types=['project']),
+    policy.DocumentedRuleDefault(
+        name=ACTIONS % 'events:details',
+        check_str=base.PROJECT_READER_OR_ADMIN,
+        description='See the details of each event of an action (from '
+                    'microversion 2.84): why a failed event failed. '
+                    'Checked after os-instance-actions:show.',
+        operations=[{'method': 'GET', 'path': _PATH + '/{request_id}'}],
+        scope_types=['project']),
 ]
 
 

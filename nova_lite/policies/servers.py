@@ -5,6 +5,8 @@ from oslo_policy import policy
 from nova_lite.policies import base
 
 SERVERS = 'os_compute_api:servers:%s'
+# Nova's name (2.74): host and hypervisor_hostname at create.
+REQUESTED_DESTINATION = 'compute:servers:create:requested_destination'
 EXTENDED_ATTRIBUTES = 'os_compute_api:os-extended-server-attributes'
 
 rules = [
@@ -59,6 +61,13 @@ rules = [
         description='Create a server on a given host or node, bypassing the '
                     'scheduler\'s filters (availability_zone "zone:host" or '
                     '"zone:host:node").',
+        operations=[{'method': 'POST', 'path': '/servers'}],
+        scope_types=['project']),
+    policy.DocumentedRuleDefault(
+        name=REQUESTED_DESTINATION, check_str=base.RULE_ADMIN_API,
+        description='Create a server on a given host and/or node '
+                    '(microversion 2.74 host and hypervisor_hostname), '
+                    'still checked by the scheduler\'s filters.',
         operations=[{'method': 'POST', 'path': '/servers'}],
         scope_types=['project']),
     policy.DocumentedRuleDefault(

@@ -130,10 +130,14 @@ class RequestedHostsStep(filters.BaseHostFilter):
         self.ignore = self._lowered(_spec_list(spec_obj, 'ignore_hosts'))
         self.hosts = self._lowered(_spec_list(spec_obj, 'force_hosts'))
         self.nodes = self._lowered(_spec_list(spec_obj, 'force_nodes'))
-        requested = getattr(spec_obj, 'requested_host', None)
-        self.destination = self._lowered(
-            [requested()] if requested is not None and requested() else
-            None)
+        self.destination = self._requested(spec_obj, 'requested_host')
+        self.destination_nodes = self._requested(spec_obj, 'requested_node')
+
+    @classmethod
+    def _requested(cls, spec_obj, method):
+        requested = getattr(spec_obj, method, None)
+        name = requested() if requested is not None else None
+        return cls._lowered([name] if name else None)
 
     @staticmethod
     def _lowered(names):
@@ -160,6 +164,9 @@ class RequestedHostsStep(filters.BaseHostFilter):
         if self.destination:
             passed = passed & population.codes_of('host_lower', _host_lower,
                                                   self.destination)
+        if self.destination_nodes:
+            passed = passed & population.codes_of('node_lower', _node_lower,
+                                                  self.destination_nodes)
         return passed
 
     def rejection_reason(self, host_state, spec_obj):
@@ -172,6 +179,9 @@ class RequestedHostsStep(filters.BaseHostFilter):
             return 'not a forced node'
         if self.destination and host not in self.destination:
             return 'not the requested destination'
+        if (self.destination_nodes and
+                host_state.nodename.lower() not in self.destination_nodes):
+            return 'not the requested destination node'
         return None
 
 
@@ -349,7 +359,8 @@ class FilterScheduler:
     def _steps(self, spec_obj, resources, prefilters):
         steps = []
         requested = RequestedHostsStep(spec_obj)
-        if requested.ignore or requested.forced or requested.destination:
+        if (requested.ignore or requested.forced or requested.destination
+                or requested.destination_nodes):
             steps.append(requested)
         steps.extend(prefilters)
         steps.append(PlacementStep(resources))

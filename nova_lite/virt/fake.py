@@ -33,6 +33,7 @@ from nova_lite import exception
 from nova_lite.objects import fields
 from nova_lite.virt import driver
 from nova_lite.virt import fake_diagnostics
+from nova_lite.virt import fake_image_cache
 from nova_lite.virt import fake_live_migration
 from nova_lite.virt import fake_moves
 from nova_lite.virt import fake_numa
@@ -357,7 +358,7 @@ def numa_cells(vcpus, memory_mb, count):
 
 class FakeDriver(fake_live_migration.LiveMigrationMixin,
                  fake_moves.MovesMixin, fake_diagnostics.DiagnosticsMixin,
-                 driver.ComputeDriver):
+                 fake_image_cache.ImageCacheMixin, driver.ComputeDriver):
     """In-memory driver exposing the [fake_driver] nodes.
 
     ``spawn`` waits ``spawn_delay`` seconds, then raises

@@ -200,3 +200,43 @@ def test_server_tags_at_create(deploy):
     assert sorted(s['name'] for s in listed) == ['born-tagged-1',
                                                  'born-tagged-2']
     assert all(s['tags'] == ['x', 'y'] for s in listed)
+
+
+def test_what_a_server_was_asked_for(deploy):
+    """2.90 hostname, 2.96 pinned zone, 2.98 image properties and 2.100
+    scheduler hints, from a boot through the conductor to the views."""
+    at = {'headers': {'OpenStack-API-Version': 'compute 2.100'}}
+    zones = deploy.api.get('/os-availability-zone')[2]
+    zone = zones['availabilityZoneInfo'][0]['zoneName']
+    status, _, body = deploy.api.post('/servers', {
+        'server': {'name': 'Asked For', 'imageRef': deploy.image_id,
+                   'flavorRef': 'tiny', 'networks': 'none',
+                   'hostname': 'db-1.example.com',
+                   'availability_zone': zone},
+        'os:scheduler_hints': {'rack': 'r1', 'spread': ['a', 'b']}}, **at)
+    assert status == 202, body
+    uuid = body['server']['id']
+    server = deploy.api.get('/servers/' + uuid, **at)[2]['server']
+    assert server['OS-EXT-SRV-ATTR:hostname'] == 'db-1.example.com'
+    assert server['pinned_availability_zone'] == zone
+    assert server['scheduler_hints'] == {'rack': 'r1', 'spread': ['a', 'b']}
+    assert server['image']['properties']['disk_format']
+    [listed] = [s for s in deploy.api.get('/servers/detail', **at)[2][
+        'servers'] if s['id'] == uuid]
+    assert listed['scheduler_hints'] == server['scheduler_hints']
+    assert listed['pinned_availability_zone'] == zone
+    older = deploy.api.get('/servers/' + uuid, headers={
+        'OpenStack-API-Version': 'compute 2.95'})[2]['server']
+    assert 'pinned_availability_zone' not in older
+    assert 'scheduler_hints' not in older
+    assert 'properties' not in older['image']
+    # Without a zone asked for, the server is pinned to none.
+    status, _, body = deploy.api.post('/servers', {'server': {
+        'name': 'anywhere', 'imageRef': deploy.image_id,
+        'flavorRef': 'tiny', 'networks': 'none'}}, **at)
+    assert status == 202, body
+    free = deploy.api.get('/servers/' + body['server']['id'],
+                          **at)[2]['server']
+    assert free['pinned_availability_zone'] is None
+    assert free['scheduler_hints'] == {}
+    assert free['OS-EXT-SRV-ATTR:hostname'] == 'anywhere'

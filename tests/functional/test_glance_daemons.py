@@ -89,6 +89,15 @@ def test_boot_from_glance_image_and_snapshot_into_glance(
     uuid = body['server']['id']
     server = moves._wait(deploy, uuid, 'ACTIVE')
     assert server['image']['id'] == glance_image
+    # From 2.98 the server's image shows its properties, read from Glance
+    # with the user's token.
+    status, _, body = deploy.api.get('/servers/%s' % uuid, headers={
+        'OpenStack-API-Version': 'compute 2.98'})
+    assert status == 200, body
+    properties = body['server']['image']['properties']
+    assert properties['hw_architecture'] == 'x86_64'
+    assert (properties['min_ram'], properties['min_disk'],
+            properties['disk_format']) == ('128', '1', 'raw')
 
     status, headers, body = deploy.api.post(
         '/servers/%s/action' % uuid,

@@ -34,6 +34,10 @@ COMPUTES = {
     # The last choice as a destination; its copies take long enough to
     # kill it during one.
     'slow': dict(NODE, memory_mb=4096, operation_delays='live_migration:60'),
+    # Only ever named: a destination that prepares slowly (below the
+    # conductor's task_timeout), for an abort while preparing (2.65).
+    'prep': dict(NODE, memory_mb=2048,
+                 operation_delays='pre_live_migration:5'),
 }
 TASK_TIMEOUT = 8
 # name: (vcpus, ram)
@@ -224,6 +228,33 @@ def test_a_source_killed_mid_copy_does_not_leave_the_server_migrating(
                          'instance_uuid = :u', u=uuid)
     assert 'migrating' in fault.message
     moves._verify_clean(deploy)
+
+
+def test_abort_while_preparing_cancels_before_the_copy(deploy):
+    """2.65: DELETE of a live migration still preparing (the destination
+    takes 5 s to prepare) cancels it before the copy starts; 2.64 is
+    refused with 400 for the same migration."""
+    uuid = moves._boot(deploy)
+    _live(deploy, uuid, host='prep')
+    preparing = moves._wait_migration(deploy, uuid, 'preparing')
+    [row] = deploy.sql('SELECT id FROM migrations WHERE uuid = :u',
+                       u=preparing.uuid)
+    path = '/servers/%s/migrations/%s' % (uuid, row.id)
+    status, _, body = deploy.admin_api.delete(
+        path, headers={'OpenStack-API-Version': 'compute 2.64'})
+    assert status == 400, body
+    status, _, body = deploy.admin_api.delete(
+        path, headers={'OpenStack-API-Version': 'compute 2.65'})
+    assert status == 202, body
+    server, migration = _settled(deploy, uuid, 'cancelled')
+    assert server['OS-EXT-SRV-ATTR:host'] == 'c1'
+    assert moves._allocations(deploy, uuid) == {
+        'c1-n0': moves._size(1, 1024)}
+    assert moves._allocations(deploy, migration.uuid) == {}
+    assert [r for _h, r, _d in _finished_events(
+        deploy, uuid, 'compute_live_migration')] == ['Error']
+    moves._verify_clean(deploy)
+    moves._delete(deploy, uuid)
 
 
 def _max_version(deploy):

@@ -4,7 +4,8 @@ Nova's shapes: an aggregate shows its availability_zone, created_at,
 deleted, deleted_at, hosts, id, metadata, name and updated_at, and from
 2.41 its uuid (create answers without hosts and metadata, as Nova
 does). Changes to hosts and metadata are POST .../action with one of
-add_host, remove_host, set_metadata.
+add_host, remove_host, set_metadata. From 2.81 POST .../images asks the
+aggregate's hosts to cache images (``aggregate_images``).
 """
 
 from nova_lite.api import common
@@ -48,7 +49,7 @@ def _can(req, action):
     return req.context
 
 
-def _aggregate_id(value):
+def parse_aggregate_id(value):
     """The id of the URL as an int; 400 unless it is one the database can
     hold (as Nova, which validates it before looking it up)."""
     try:
@@ -83,7 +84,7 @@ def create(req, body):
 def show(req, aggregate_id):
     """200 {"aggregate": ...}; 404 for an unknown id."""
     context = _can(req, 'show')
-    return _response(req, api.get(context, _aggregate_id(aggregate_id)))
+    return _response(req, api.get(context, parse_aggregate_id(aggregate_id)))
 
 
 @validation.body(schema.UPDATE)
@@ -92,13 +93,13 @@ def update(req, aggregate_id, body):
     name, 400 when the zone would conflict."""
     context = _can(req, 'update')
     return _response(req, api.update(
-        context, _aggregate_id(aggregate_id), body['aggregate']))
+        context, parse_aggregate_id(aggregate_id), body['aggregate']))
 
 
 def delete(req, aggregate_id):
     """200 with no body; 400 while the aggregate has hosts."""
     context = _can(req, 'delete')
-    api.delete(context, _aggregate_id(aggregate_id))
+    api.delete(context, parse_aggregate_id(aggregate_id))
     return wsgi.json_response(status=200)
 
 
@@ -106,21 +107,22 @@ def delete(req, aggregate_id):
 def _add_host(req, aggregate_id, body):
     context = _can(req, 'add_host')
     return _response(req, api.add_host(
-        context, _aggregate_id(aggregate_id), body['add_host']['host']))
+        context, parse_aggregate_id(aggregate_id), body['add_host']['host']))
 
 
 @validation.body(schema.REMOVE_HOST)
 def _remove_host(req, aggregate_id, body):
     context = _can(req, 'remove_host')
     return _response(req, api.remove_host(
-        context, _aggregate_id(aggregate_id), body['remove_host']['host']))
+        context, parse_aggregate_id(aggregate_id),
+        body['remove_host']['host']))
 
 
 @validation.body(schema.SET_METADATA)
 def _set_metadata(req, aggregate_id, body):
     context = _can(req, 'set_metadata')
     return _response(req, api.update_metadata(
-        context, _aggregate_id(aggregate_id),
+        context, parse_aggregate_id(aggregate_id),
         body['set_metadata']['metadata']))
 
 

@@ -2,7 +2,8 @@
 
 Everyone who sees the flavor reads them; administrators add, change and
 remove them. Values of well-known keys are checked (see
-schemas.flavor_extra_specs); numbers and booleans are stored as strings,
+schemas.flavor_extra_specs), and from 2.86 unknown keys in the namespaces
+nova_lite checks are refused; numbers and booleans are stored as strings,
 as Nova stores them. Servers keep the specs of the flavor they were built
 with: a change applies to new servers only.
 """
@@ -15,9 +16,14 @@ from nova_lite import exception
 from nova_lite.objects import flavor as flavor_obj
 from nova_lite.policies import flavor_extra_specs as policies
 
+# Nova's microversion that refuses unknown keys in known namespaces.
+STRICT_VERSION = '2.86'
 
-def _as_strings(specs):
-    """Values as stored: JSON true/false as "True"/"False", as Nova."""
+
+def _as_strings(req, specs):
+    """Values as stored: JSON true/false as "True"/"False", as Nova;
+    400 for a bad value or (from 2.86) an unknown key."""
+    strict = req.api_version_request.matches(STRICT_VERSION)
     result = {}
     for key, value in specs.items():
         value = str(value)
@@ -25,7 +31,7 @@ def _as_strings(specs):
             raise exception.ValidationError(
                 detail='The value of extra spec %s is longer than 255 '
                        'characters.' % key)
-        schema.validate(key, value)
+        schema.validate(key, value, strict)
         result[key] = value
     return result
 
@@ -53,11 +59,12 @@ def show(req, flavor_id, key):
 @validation.body(schema.CREATE)
 def create(req, flavor_id, body):
     """200 {"extra_specs": {the keys given}}: added or replaced; 400 for
-    a bad value of a well-known key (nothing is written), 404 for an
-    unknown flavor."""
+    a bad value of a well-known key or, from 2.86, a key unknown in a
+    namespace nova_lite checks (nothing is written), 404 for an unknown
+    flavor."""
     context = req.context
     context.can(policies.EXTRA_SPECS % 'create', target={})
-    specs = _as_strings(body['extra_specs'])
+    specs = _as_strings(req, body['extra_specs'])
     flavor_obj.update_extra_specs(context, flavor_id, specs)
     return wsgi.json_response({'extra_specs': specs})
 
@@ -71,7 +78,7 @@ def update(req, flavor_id, key, body):
         raise exception.ValidationError(
             detail='Request body and URI mismatch: the body must set '
                    'exactly the key %s.' % key)
-    specs = _as_strings(body)
+    specs = _as_strings(req, body)
     flavor_obj.update_extra_specs(context, flavor_id, specs)
     return wsgi.json_response(specs)
 

@@ -25,6 +25,8 @@ from nova_lite.policies import flavors as policies
 
 DESCRIPTION_VERSION = '2.55'
 EXTRA_SPECS_VERSION = '2.61'
+# From 2.75 a flavor without swap shows 0, not "".
+SWAP_ZERO_VERSION = '2.75'
 
 
 def basic_view(req, flavor):
@@ -43,8 +45,9 @@ def shows_extra_specs(req):
 
 
 def detail_view(req, flavor, extra_specs=None):
-    """Nova's 2.1 flavor: swap is "" when 0, as Nova shows it; with
-    ``extra_specs`` (default: ``shows_extra_specs``) from 2.61."""
+    """Nova's 2.1 flavor: swap is "" when 0, as Nova shows it (0 from
+    2.75); with ``extra_specs`` (default: ``shows_extra_specs``) from
+    2.61."""
     view = basic_view(req, flavor)
     if extra_specs is None:
         extra_specs = shows_extra_specs(req)
@@ -56,7 +59,8 @@ def detail_view(req, flavor, extra_specs=None):
         'ram': flavor.memory_mb,
         'disk': flavor.root_gb,
         'vcpus': flavor.vcpus,
-        'swap': flavor.swap or '',
+        'swap': (flavor.swap if req.api_version_request.matches(
+            SWAP_ZERO_VERSION) else flavor.swap or ''),
         'rxtx_factor': flavor.rxtx_factor,
         'OS-FLV-EXT-DATA:ephemeral': flavor.ephemeral_gb,
         'OS-FLV-DISABLED:disabled': flavor.disabled,

@@ -9,10 +9,16 @@ contains it, unpaged) and ``with_servers`` (show too), and
 ``{pattern}/search`` and ``{pattern}/servers`` (``hypervisor_search``)
 are gone.
 
+From 2.88 the detailed views keep only the node's identity, type,
+version, address and service (no resource figures nor ``cpu_info``: ask
+placement), show answers the node's ``uptime`` (null when its compute
+cannot say), and ``statistics`` and ``{id}/uptime`` are gone (404).
+
 A node's state (up/down) and status (enabled/disabled) are those of the
 compute service on its host.
 """
 
+from oslo_log import log as logging
 from oslo_serialization import jsonutils
 from oslo_utils import uuidutils
 
@@ -28,6 +34,9 @@ from nova_lite.policies import hypervisors as policies
 COMPUTE_BINARY = 'nova-lite-compute'
 host_api = diagnostics_api.DiagnosticsAPI()
 UUID_FOR_ID = '2.53'
+# Nova's microversion that dropped the resource figures and statistics.
+NO_RESOURCES = '2.88'
+LOG = logging.getLogger(__name__)
 _TOTALS = ('vcpus', 'memory_mb', 'local_gb', 'vcpus_used', 'memory_mb_used',
            'local_gb_used', 'running_vms', 'free_ram_mb', 'free_disk_gb',
            'current_workload', 'disk_available_least')
@@ -84,35 +93,49 @@ def _service_view(req, node, service):
             'disabled_reason': service.disabled_reason if service else None}
 
 
-def detail_view(node, service, req=None):
-    view = basic_view(node, service, req)
+def _resource_figures(node, req):
     free_disk = node.local_gb - node.local_gb_used
-    view.update({
+    return {
         'vcpus': node.vcpus, 'memory_mb': node.memory_mb,
         'local_gb': node.local_gb, 'vcpus_used': node.vcpus_used,
         'memory_mb_used': node.memory_mb_used,
         'local_gb_used': node.local_gb_used,
-        'hypervisor_type': node.hypervisor_type,
-        'hypervisor_version': node.hypervisor_version,
-        'host_ip': node.host_ip,
         'running_vms': node.running_vms,
         'cpu_info': _cpu_info(req, node),
         'free_ram_mb': node.memory_mb - node.memory_mb_used,
         'free_disk_gb': free_disk,
         'disk_available_least': free_disk,
         'current_workload': _workload(node),
+    }
+
+
+def detail_view(node, service, req=None):
+    """The detailed view; with the resource figures before 2.88."""
+    view = basic_view(node, service, req)
+    view.update({
+        'hypervisor_type': node.hypervisor_type,
+        'hypervisor_version': node.hypervisor_version,
+        'host_ip': node.host_ip,
         'service': _service_view(req, node, service),
     })
+    if req is None or not req.api_version_request.matches(NO_RESOURCES):
+        view.update(_resource_figures(node, req))
     return view
 
 
-def add_servers(context, node, view):
+def _always_servers(req):
+    """From 2.75 ``with_servers`` shows "servers" even when empty."""
+    return req.api_version_request.matches('2.75')
+
+
+def add_servers(context, node, view, always=False):
     """Put the node's servers in ``view`` as "servers": [{uuid, name}]
-    (absent when it has none, as in Nova); return ``view``."""
+    (absent when it has none, as in Nova before 2.75, unless
+    ``always``); return ``view``."""
     instances = objects.InstanceList.get_by_filters(
         context, {'host': node.host, 'node': node.hypervisor_hostname},
         sort_key='id', sort_dir='asc')
-    if instances:
+    if instances or always:
         view['servers'] = [{'uuid': i.uuid, 'name': i.name}
                            for i in instances]
     return view
@@ -186,7 +209,8 @@ def _listed(req, action, view, collection):
     views = [view(node, svc) for node, svc in page]
     if with_servers:
         for (node, _svc), item in zip(page, views, strict=True):
-            add_servers(req.context, node, item)
+            add_servers(req.context, node, item,
+                        always=_always_servers(req))
     if pattern is not None:
         return wsgi.json_response({'hypervisors': views})
     return common.list_response(req, 'hypervisors', views, collection)
@@ -220,19 +244,36 @@ def _find(req, action, hypervisor_id):
 
 
 def show(req, hypervisor_id):
-    """200 {"hypervisor": detail} (with its servers if asked, from 2.53);
-    404 for an unknown id."""
+    """200 {"hypervisor": detail} (with its servers if asked, from 2.53,
+    and its uptime from 2.88); 404 for an unknown id."""
     with_servers = False
     if uuid_ids(req):
         validation.validate(_V253_SHOW_QUERY, validation.query_dict(req))
         with_servers = common.bool_param(req, 'with_servers', False)
     node, svc = _find(req, 'show', hypervisor_id)
     view = detail_view(node, svc, req)
+    if req.api_version_request.matches(NO_RESOURCES):
+        view['uptime'] = _uptime_or_none(req, node, svc, hypervisor_id)
     if with_servers:
-        add_servers(req.context, node, view)
+        add_servers(req.context, node, view, always=_always_servers(req))
     return wsgi.json_response({'hypervisor': view})
 
 
+def _uptime_or_none(req, node, service, hypervisor_id):
+    """The node's uptime line, or None when its compute is down, silent
+    or cannot say (Nova's show at 2.88 does not fail for it)."""
+    if service is None:
+        return None
+    try:
+        return host_api.get_host_uptime(req.context, service, hypervisor_id)
+    except (exception.ComputeServiceUnavailable,
+            exception.HypervisorUptimeNotAvailable,
+            exception.ServiceUnavailable) as exc:
+        LOG.info('No uptime for hypervisor %s: %s', hypervisor_id, exc)
+        return None
+
+
+@common.removed_at(NO_RESOURCES)
 def statistics(req):
     """200 {"hypervisor_statistics": {count, and the sums of the detail
     counters}}."""
@@ -246,6 +287,7 @@ def statistics(req):
     return wsgi.json_response({'hypervisor_statistics': totals})
 
 
+@common.removed_at(NO_RESOURCES)
 def uptime(req, hypervisor_id):
     """200 {"hypervisor": {id, hypervisor_hostname, state, status,
     uptime}}, the uptime line its compute reports (as the ``uptime``

@@ -9,6 +9,9 @@ allowed the ``events`` rule. From 2.21 the actions of a deleted server
 can be read too. From 2.58 actions show ``updated_at`` (their last
 event's time) and the list pages (``limit``, ``marker`` a request id,
 ``changes-since``), with a ``links`` next link when a page is full.
+From 2.84 events show ``details`` (the message of a failed event's
+fault) to callers allowed the ``events:details`` rule (the server's
+readers).
 """
 
 import copy
@@ -29,6 +32,7 @@ _ACTION_FIELDS = ('action', 'instance_uuid', 'message', 'project_id',
 
 
 PAGING_VERSION = '2.58'
+DETAILS_VERSION = '2.84'
 
 
 def _action_view(req, action):
@@ -40,7 +44,9 @@ def _action_view(req, action):
     return view
 
 
-def _event_view(req, event, project_id, show_details):
+def _event_view(req, event, project_id, show_details, show_reason):
+    """An event; ``show_details``: the caller is allowed the traceback
+    and host, ``show_reason``: its details (2.84)."""
     view = {'event': event.event, 'result': event.result,
             'start_time': common.isotime_usec(event.start_time),
             'finish_time': common.isotime_usec(event.finish_time)}
@@ -50,7 +56,16 @@ def _event_view(req, event, project_id, show_details):
         view['hostId'] = server_view.host_id(event.host, project_id)
         if show_details:
             view['host'] = event.host
+    if show_reason:
+        view['details'] = event.details
     return view
+
+
+def _may_see_reasons(req, instance):
+    return (req.api_version_request.matches(DETAILS_VERSION) and
+            req.context.can(policies.ACTIONS % 'events:details',
+                            target={'project_id': instance.project_id},
+                            fatal=False))
 
 
 def _instance(req, server_id, action):
@@ -65,20 +80,25 @@ def _instance(req, server_id, action):
 
 
 _V258_QUERY = validation._validator(schema.INDEX_QUERY_V258)
+_V266_QUERY = validation._validator(schema.INDEX_QUERY_V266)
 
 
 def _page(req, instance):
-    validation.validate(_V258_QUERY, validation.query_dict(req))
+    query = (_V266_QUERY if req.api_version_request.matches('2.66')
+             else _V258_QUERY)
+    validation.validate(query, validation.query_dict(req))
     limit, marker = common.get_limit_and_marker(req)
+    since, before = common.changes_window(req)
     return objects.InstanceActionList.get_page(
         req.context, instance.uuid, limit, marker=marker,
-        changes_since=common.changes_since_param(req))
+        changes_since=since, changes_before=before)
 
 
 def index(req, server_id):
     """200 {"instanceActions": [...]}, newest first; from 2.58 a page
     of them, with "links" (the next page) when it is full: 400 for a
-    marker that is no request of the server's, a bad changes-since or
+    marker that is no request of the server's, a bad changes-since (or
+    from 2.66 changes-before, or one earlier than changes-since) or
     any other query parameter."""
     instance = _instance(req, server_id, 'list')
     if not req.api_version_request.matches(PAGING_VERSION):
@@ -98,8 +118,8 @@ def index(req, server_id):
 
 def show(req, server_id, request_id):
     """200 {"instanceAction": {..., "events": [...]}} ("events" only for
-    administrators before 2.51); 404 if the server has no action of that
-    request."""
+    administrators before 2.51, with "details" from 2.84); 404 if the
+    server has no action of that request."""
     context = req.context
     instance = _instance(req, server_id, 'show')
     action = objects.InstanceAction.get_by_request_id(
@@ -112,6 +132,7 @@ def show(req, server_id, request_id):
         events = objects.InstanceActionEventList.get_by_action(context,
                                                                action.id)
         project_id = action.project_id or instance.project_id
-        view['events'] = [_event_view(req, e, project_id, details)
+        reasons = _may_see_reasons(req, instance)
+        view['events'] = [_event_view(req, e, project_id, details, reasons)
                           for e in events]
     return wsgi.json_response({'instanceAction': view})

@@ -5,7 +5,9 @@ answers 201 and delete 204 (2.1: 200 and 202). From 2.10 an
 administrator may name another user: ``user_id`` in the create body or
 the query of list, show and delete (policy checks that user). From 2.35
 the list pages (``limit``, ``marker`` a name; ``keypairs_links`` when
-a page is full); before, both are ignored, as Nova.
+a page is full); before, both are ignored, as Nova. From 2.92 a key
+pair must be imported (``public_key`` required, no more generated keys)
+and its name may also carry '@' and '.'.
 
 Create generates an RSA key pair (the private key is in the response,
 once, and never stored) or imports ``public_key``; either counts against
@@ -21,6 +23,10 @@ from nova_lite import crypto
 from nova_lite import exception
 from nova_lite import objects
 from nova_lite.policies import keypairs as policies
+
+# The version from which keys are imported only, with wider names.
+IMPORT_ONLY_VERSION = '2.92'
+_NAME_V21 = validation._validator(schema.NAME)
 
 
 def _can(req, action, user_id=None):
@@ -53,13 +59,21 @@ def _view(req, keypair, *names):
     return {name: getattr(keypair, name) for name in names}
 
 
-@validation.body(schema.CREATE)
-def create(req, body):
-    """200 (2.2: 201) {"keypair": {name, public_key, fingerprint,
-    user_id, (2.2) type, and private_key when generated}}; 400 for a
-    malformed public key or a type given before 2.2, 409 for a taken
-    name, 403 over quota."""
-    values = body['keypair']
+def _check_version(req, values):
+    """400 for what the request's microversion does not take: a name
+    with '@' or '.' or no public_key (from 2.92), a type before 2.2, a
+    user_id before 2.10."""
+    if req.api_version_request.matches(IMPORT_ONLY_VERSION):
+        if 'public_key' not in values:
+            raise exception.ValidationError(
+                detail="'public_key' is a required property from "
+                       'microversion %s: key pairs are imported, not '
+                       'generated' % IMPORT_ONLY_VERSION)
+    elif not _NAME_V21.is_valid(values['name']):
+        raise exception.ValidationError(
+            detail="Invalid input for field/attribute name. Value: %s. "
+                   "Key pair names carry '@' or '.' only from "
+                   'microversion %s' % (values['name'], IMPORT_ONLY_VERSION))
     if 'type' in values and not _at_2_2(req):
         raise exception.ValidationError(
             detail='keypair type needs microversion 2.2')
@@ -67,6 +81,17 @@ def create(req, body):
             and not req.api_version_request.matches('2.10')):
         raise exception.ValidationError(
             detail='keypair user_id needs microversion 2.10')
+
+
+@validation.body(schema.CREATE)
+def create(req, body):
+    """200 (2.2: 201) {"keypair": {name, public_key, fingerprint,
+    user_id, (2.2) type, and private_key when generated (before 2.92)}};
+    400 for a malformed or (from 2.92) missing public key, or an
+    argument newer than the request, 409 for a taken name, 403 over
+    quota."""
+    values = body['keypair']
+    _check_version(req, values)
     user_id = values.get('user_id') or req.context.user_id
     context = _can(req, 'create', user_id)
     private_key = None

@@ -12,6 +12,9 @@ force_complete of one are in ``server_live_migrate``).
 From 2.59 both views show the migration's ``uuid``, and
 ``/os-migrations`` pages (``limit``, ``marker`` a migration uuid,
 ``changes-since``) with ``migrations_links`` when a page is full.
+
+From 2.80 both views show the ``user_id`` and ``project_id`` of the
+migration, and ``/os-migrations`` filters on them.
 """
 
 from nova_lite.api import common
@@ -30,7 +33,10 @@ _FIELDS = ('id', 'instance_uuid', 'source_compute', 'source_node',
            'old_instance_type_id', 'new_instance_type_id')
 _FILTERS = ('host', 'status', 'instance_uuid', 'migration_type',
             'source_compute')
+# From 2.80 (before: ignored below 2.59, unknown parameters from 2.59).
+_OWNER_FILTERS = ('user_id', 'project_id')
 PAGING_VERSION = '2.59'
+OWNER_VERSION = '2.80'
 # Nova's statuses of a live migration still running.
 LIVE_IN_PROGRESS = ('queued', 'preparing', 'running', 'post-migrating')
 
@@ -48,9 +54,17 @@ def _view(req, migration):
             view['links'] = common.links(
                 req, 'servers/%s/migrations' % migration.instance_uuid,
                 migration.id)
+    _add_uuid_and_owner(req, migration, view)
+    return view
+
+
+def _add_uuid_and_owner(req, migration, view):
+    """``uuid`` from 2.59, ``user_id`` and ``project_id`` from 2.80."""
     if req.api_version_request.matches(PAGING_VERSION):
         view['uuid'] = migration.uuid
-    return view
+    if req.api_version_request.matches(OWNER_VERSION):
+        view['user_id'] = migration.user_id
+        view['project_id'] = migration.project_id
 
 
 # Nova's view of a server's live migration (2.23); no progress figures
@@ -69,20 +83,29 @@ def server_view(req, migration):
     view['server_uuid'] = migration.instance_uuid
     view['created_at'] = common.isotime_usec(migration.created_at)
     view['updated_at'] = common.isotime_usec(migration.updated_at)
-    if req.api_version_request.matches(PAGING_VERSION):
-        view['uuid'] = migration.uuid
+    _add_uuid_and_owner(req, migration, view)
     return view
 
 
 _V259_QUERY = validation._validator(schema.INDEX_QUERY_V259)
+_V266_QUERY = validation._validator(schema.INDEX_QUERY_V266)
+_V280_QUERY = validation._validator(schema.INDEX_QUERY_V280)
 
 
 def _page(req, filters):
-    validation.validate(_V259_QUERY, validation.query_dict(req))
+    version = req.api_version_request
+    if version.matches(OWNER_VERSION):
+        validation.validate(_V280_QUERY, validation.query_dict(req))
+        filters.update({name: req.GET[name] for name in _OWNER_FILTERS
+                        if name in req.GET})
+    else:
+        query = _V266_QUERY if version.matches('2.66') else _V259_QUERY
+        validation.validate(query, validation.query_dict(req))
     limit, marker = common.get_limit_and_marker(req)
+    since, before = common.changes_window(req)
     found = objects.MigrationList.get_page(
         req.context, filters, limit, marker=marker,
-        changes_since=common.changes_since_param(req))
+        changes_since=since, changes_before=before)
     views = [_view(req, m) for m in found]
     body = {'migrations': views}
     links = common.collection_links(req, views, 'os-migrations',
@@ -96,8 +119,10 @@ def _page(req, filters):
 def index(req):
     """200 {"migrations": [...]}, newest first; from 2.59 a page of them
     with "migrations_links" (the next page) when it is full: 400 for a
-    marker that is no migration's uuid, a bad changes-since or an
-    unknown query parameter."""
+    marker that is no migration's uuid, a bad changes-since (or from
+    2.66 changes-before, or one earlier than changes-since) or an
+    unknown query parameter (user_id and project_id filter from
+    2.80)."""
     context = req.context
     context.can(policies.INDEX, target={})
     filters = {name: req.GET[name] for name in _FILTERS if name in req.GET}

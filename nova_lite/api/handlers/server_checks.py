@@ -1,10 +1,15 @@
 """Checks of a server create (or update) body that depend on the
 microversion, beyond what the schema says (see schemas/servers.py)."""
 
+from oslo_utils import strutils
+
+from nova_lite.api import common
 from nova_lite.api.schemas import parameter_types as types
 from nova_lite.api.schemas import server_tags as tag_schema
 from nova_lite.api import validation
 from nova_lite import exception
+from nova_lite import objects
+from nova_lite.policies import servers as policies
 
 
 def _at(req, version):
@@ -34,6 +39,71 @@ def check_personality(req, server):
         raise exception.ValidationError(
             detail="Additional properties are not allowed ('personality' "
                    "was unexpected)")
+
+
+def _unexpected(name):
+    return exception.ValidationError(
+        detail="Additional properties are not allowed ('%s' was "
+               "unexpected)" % name)
+
+
+def check_volume_type(req, server):
+    """A ``volume_type`` in ``block_device_mapping_v2`` items is 2.67's
+    (400 before). nova_lite has no block storage, so there is no volume
+    type to find: as Nova with a volume service that has none, a named
+    one is a 400; null or "" names none and is accepted."""
+    for bdm in server.get('block_device_mapping_v2') or ():
+        if 'volume_type' not in bdm:
+            continue
+        if not _at(req, '2.67'):
+            raise _unexpected('volume_type')
+        if bdm['volume_type']:
+            raise exception.VolumeTypeNotFound(
+                id_or_name=bdm['volume_type'])
+
+
+def requested_destination(req, server, forced_host, forced_node):
+    """(host, node) an administrator asked a new server to be built on
+    (2.74's ``host`` and ``hypervisor_hostname``; 400 before), checked
+    by the scheduler's filters unlike a forced host; (None, None) if
+    none. 403 without policy ``compute:servers:create:requested_
+    destination``; 400 with a ``zone:host:node`` zone too, or for a host
+    or node that does not exist."""
+    host = server.get('host')
+    node = server.get('hypervisor_hostname')
+    if not _at(req, '2.74'):
+        for name in ('host', 'hypervisor_hostname'):
+            if name in server:
+                raise _unexpected(name)
+        return None, None
+    if not (host or node):
+        return None, None
+    context = req.context
+    context.can(policies.REQUESTED_DESTINATION,
+                target={'project_id': context.project_id,
+                        'user_id': context.user_id})
+    if forced_host or forced_node:
+        raise exception.ValidationError(
+            detail='One mechanism with host and/or hypervisor_hostname and '
+                   'another mechanism with zone:host:node are mutually '
+                   'exclusive.')
+    _check_destination_exists(context, host, node)
+    return host, node
+
+
+def _check_destination_exists(context, host, node):
+    try:
+        if host and node:
+            objects.ComputeNode.get_by_host_and_nodename(context, host, node)
+        elif host:
+            if not objects.ComputeNodeList.get_all_by_host(context, host):
+                raise exception.ComputeNodeNotFound(node=host)
+        else:
+            objects.ComputeNode.get_by_nodename(context, node)
+    except exception.ComputeNodeNotFound:
+        raise exception.InvalidInput(
+            reason=exception.ComputeHostNotFound(
+                host=node or host).format_message())
 
 
 def check_description(req, values):
@@ -110,3 +180,38 @@ def check_networks(req, server):
             raise exception.ValidationError(
                 detail='Invalid input for field/attribute uuid of '
                        'networks. Value: %s. Not a UUID.' % item['uuid'])
+
+
+def locked_filter(req):
+    """The ``locked`` list filter of 2.73 as a bool; 400 for a value that
+    is not a boolean (as Nova)."""
+    value = common.last_param(req, 'locked')
+    try:
+        return strutils.bool_from_string(value, strict=True)
+    except ValueError:
+        raise exception.ValidationError(
+            detail="Unrecognized value '%s' for 'locked' filter. Value must "
+                   "be boolean." % value)
+
+
+_HOSTNAME_VALIDATOR = validation._validator(types.hostname)
+
+
+def check_hostname(req, values, max_count=1):
+    """``hostname`` is 2.90's: 400 before. Until 2.93 it is a bare host
+    name (the schema already checked the FQDN form of 2.94); one name
+    cannot go to several servers (400 with max_count above 1)."""
+    if 'hostname' not in values:
+        return
+    if not _at(req, '2.90'):
+        raise exception.ValidationError(
+            detail="Additional properties are not allowed ('hostname' was "
+                   "unexpected)")
+    hostname = values['hostname']
+    if not _at(req, '2.94') and not _HOSTNAME_VALIDATOR.is_valid(hostname):
+        raise exception.ValidationError(
+            detail='Invalid input for field/attribute hostname. Value: %s. '
+                   'A hostname is 2 to 63 letters, digits, "-" or "_" '
+                   'until microversion 2.94' % hostname)
+    if max_count > 1:
+        raise exception.AmbiguousHostnameForMultipleInstances()

@@ -1,6 +1,7 @@
 """Live migration: the administrator's ``os-migrateLive`` server action,
 and a live migration in progress under ``/servers/{id}/migrations/{id}``:
-show (2.23), abort (DELETE, 2.24) and ``force_complete`` (2.22).
+show (2.23), abort (DELETE, 2.24; from 2.65 also while ``queued`` or
+``preparing``) and ``force_complete`` (2.22).
 
 The body of ``os-migrateLive`` follows the microversion, as Nova's: at
 2.1 ``host`` (may be null), ``block_migration`` and
@@ -108,12 +109,14 @@ def show(req, server_id, migration_id):
 
 
 def delete(req, server_id, migration_id):
-    """202 (2.24): the running live migration is aborted, the server
-    stays on its source; 404 for an unknown migration, 400 for one not
-    running, 409 unless the server is migrating."""
+    """202 (2.24): the running live migration is aborted (from 2.65
+    also one queued or preparing), the server stays on its source; 404
+    for an unknown migration, 400 for one in another status, 409 unless
+    the server is migrating."""
     context, instance = _migration_context(
         req, server_id, '2.24', migration_policies.SERVER_DELETE)
-    api.abort(context, instance, migration_id)
+    api.abort(context, instance, migration_id,
+              queued=req.api_version_request.matches('2.65'))
     return wsgi.json_response(status=202)
 
 

@@ -32,7 +32,7 @@ api = rebuild_api.RebuildAPI()
 # Request argument -> the instance field a rebuild sets from it.
 _REBUILD_FIELDS = {'name': 'display_name', 'metadata': 'metadata',
                    'description': 'description', 'key_name': 'key_name',
-                   'hostname': 'hostname',
+                   'hostname': 'hostname', 'user_data': 'user_data',
                    'trusted_image_certificates': 'trusted_certs'}
 # The first version at which an evacuated server lands STOPPED.
 STOPPED_EVACUATION_VERSION = '2.95'
@@ -57,8 +57,8 @@ def _validate_at_version(req, versions, body):
 
 def rebuild(req, instance, body):
     """202 {"server": the server (REBUILD), with adminPass (and from 2.54
-    key_name: a null one unsets the server's; from 2.57 user_data)}; 400
-    for an
+    key_name: a null one unsets the server's; from 2.57 user_data; from
+    2.71 server_groups; from 2.75 every field of show)}; 400 for an
     unknown image or key pair or an image the flavor cannot hold, 403
     past the metadata quota, 409 unless ACTIVE, SHUTOFF or ERROR with no
     task."""
@@ -72,13 +72,14 @@ def rebuild(req, instance, body):
                 changes, new_pass=new_pass,
                 preserve_ephemeral=common.to_bool(
                     args.get('preserve_ephemeral', False)))
-    view = server_view.core_view(req, instance)
+    view = server_view.update_view(req, instance)
     if req.api_version_request.matches('2.54'):
         view['key_name'] = instance.key_name
+    # user_data is answered apart (from 2.57), not as the administrators'
+    # extended attribute of the full view (2.75).
+    view.pop('OS-EXT-SRV-ATTR:user_data', None)
     if req.api_version_request.matches('2.57'):
-        # nova_lite keeps no user data (as OS-EXT-SRV-ATTR:user_data
-        # shows): none to show.
-        view['user_data'] = None
+        view['user_data'] = server_view.user_data(instance)
     view['adminPass'] = new_pass
     return wsgi.json_response({'server': view}, status=202)
 

@@ -12,12 +12,20 @@ OS-EXT-SRV-ATTR fields.
 import hashlib
 
 from nova_lite.api import common
+from nova_lite.api.handlers import server_view_requested
 from nova_lite.api import server_states
+from nova_lite import exception
 from nova_lite import objects
 from nova_lite.policies import flavor_extra_specs as extra_spec_policies
 from nova_lite.policies import servers as policies
 
 COMPUTE_BINARY = 'nova-lite-compute'
+# Show, update and rebuild answers name the server's group from here.
+SERVER_GROUPS_VERSION = '2.71'
+# Every server view shows locked_reason, and lists filter on locked.
+LOCKED_REASON_VERSION = '2.73'
+# Update and rebuild answer the whole view of show.
+FULL_UPDATE_VIEW_VERSION = '2.75'
 
 _PROGRESS_STATUSES = ('ACTIVE', 'BUILD', 'REBUILD', 'RESIZE',
                       'VERIFY_RESIZE', 'MIGRATING')
@@ -62,11 +70,33 @@ def basic_view(req, instance):
             'links': common.links(req, 'servers', instance.uuid)}
 
 
+def requested(req, instances):
+    """What the views of ``instances`` show of their requests (2.96
+    pinned zone, 2.98 image properties, 2.100 hints), read once."""
+    return server_view_requested.Requested(req, instances)
+
+
+def _image_view(req, instance, shown):
+    if not instance.image_ref:
+        return ''
+    image = {'id': instance.image_ref,
+             'links': common.bookmark_link(req, 'images',
+                                           instance.image_ref)}
+    properties = shown.image_properties(instance.image_ref)
+    if properties is not None:
+        image['properties'] = properties
+    return image
+
+
 def detail_view(req, instance, show_admin_fields, host_statuses=None,
-                tags=None):
+                tags=None, shown=None):
     """Nova's server detail, with the admin-only fields if allowed,
-    ``host_status`` when ``host_statuses`` ({host: status}) is given and
-    ``tags`` when ``tags`` ({uuid: [tag, ...]}) is."""
+    ``host_status`` when ``host_statuses`` ({host: status}) is given,
+    ``tags`` when ``tags`` ({uuid: [tag, ...]}) is, and what ``shown``
+    (``requested``; read for this server if None) holds of its
+    request."""
+    if shown is None:
+        shown = requested(req, [instance])
     status = server_status(instance)
     server = basic_view(req, instance)
     server.update({
@@ -75,10 +105,7 @@ def detail_view(req, instance, show_admin_fields, host_statuses=None,
         'user_id': instance.user_id,
         'metadata': dict(instance.metadata or {}),
         'hostId': host_id(instance.host, instance.project_id),
-        'image': ({'id': instance.image_ref,
-                   'links': common.bookmark_link(req, 'images',
-                                                 instance.image_ref)}
-                  if instance.image_ref else ''),
+        'image': _image_view(req, instance, shown),
         'flavor': flavor_view(req, instance),
         'created': common.isotime(instance.created_at),
         'updated': common.isotime(instance.updated_at or
@@ -105,6 +132,7 @@ def detail_view(req, instance, show_admin_fields, host_statuses=None,
         server['OS-EXT-SRV-ATTR:instance_name'] = instance.name
         server.update(extended_attributes(req, instance))
     server.update(core_fields(req, instance))
+    server.update(shown.fields(instance))
     if host_statuses is not None:
         server['host_status'] = host_statuses.get(instance.host, '')
     if tags is not None:
@@ -120,13 +148,50 @@ def show_admin_fields(context):
     return context.can(policies.EXTENDED_ATTRIBUTES, fatal=False)
 
 
+def show_view(req, instance):
+    """The view of GET /servers/{id}: the detail with what the caller
+    may see, and from 2.71 ``server_groups``."""
+    view = detail_view(req, instance, show_admin_fields(req.context),
+                       host_statuses(req, [instance]),
+                       tags(req, [instance]))
+    add_server_groups(req, instance, view)
+    return view
+
+
+def update_view(req, instance):
+    """Nova's answer to an update or a rebuild: before 2.75 the core
+    view (``core_view``), from 2.75 that of show; from 2.71 with
+    ``server_groups``."""
+    if _at(req, FULL_UPDATE_VIEW_VERSION):
+        return show_view(req, instance)
+    view = core_view(req, instance)
+    add_server_groups(req, instance, view)
+    return view
+
+
+def add_server_groups(req, instance, view):
+    """From 2.71 ``server_groups``: the uuid of the server's group, if it
+    is in one (a server is in one group at most)."""
+    if not _at(req, SERVER_GROUPS_VERSION):
+        return
+    try:
+        group = objects.InstanceGroup.get_by_instance_uuid(req.context,
+                                                           instance.uuid)
+    except exception.InstanceGroupNotFound:
+        view['server_groups'] = []
+    else:
+        view['server_groups'] = [group.uuid]
+
+
 def core_view(req, instance):
-    """Nova's answer to an update or a rebuild: no extended attributes
-    (OS-EXT-*), key name, security groups or volumes."""
+    """Nova's answer to an update or a rebuild before 2.75: no extended
+    attributes (OS-EXT-*), key name, security groups or volumes."""
     shown_tags = tags(req, [instance])
+    shown = requested(req, [instance])
     view = detail_view(req, instance, show_admin_fields=False,
-                       tags=shown_tags)
-    keys = _UPDATE_KEYS.union(core_fields(req, instance))
+                       tags=shown_tags, shown=shown)
+    keys = _UPDATE_KEYS.union(core_fields(req, instance),
+                              shown.fields(instance))
     if shown_tags is not None:
         keys = keys.union(['tags'])
     return {key: value for key, value in view.items() if key in keys}
@@ -138,8 +203,8 @@ def _at(req, version):
 
 def extended_attributes(req, instance):
     """OS-EXT-SRV-ATTR:* of 2.3. nova_lite has no kernel/ramdisk images
-    or root device names and does not keep user data: those show as
-    Nova shows them for a server without any."""
+    or root device names: those show as Nova shows them for a server
+    without any."""
     if not _at(req, '2.3'):
         return {}
     prefix = 'OS-EXT-SRV-ATTR:'
@@ -149,7 +214,14 @@ def extended_attributes(req, instance):
             prefix + 'kernel_id': '',
             prefix + 'ramdisk_id': '',
             prefix + 'root_device_name': None,
-            prefix + 'user_data': None}
+            prefix + 'user_data': user_data(instance)}
+
+
+def user_data(instance):
+    """The server's user data as it was given (base64), or None; an
+    instance read before it had the field (an older peer's) has none."""
+    return (instance.user_data if instance.obj_attr_is_set('user_data')
+            else None)
 
 
 def flavor_view(req, instance):
@@ -185,6 +257,11 @@ def core_fields(req, instance):
         fields['trusted_image_certificates'] = (
             instance.trusted_certs
             if instance.obj_attr_is_set('trusted_certs') else None)
+    if _at(req, LOCKED_REASON_VERSION):
+        fields['locked_reason'] = instance.locked_reason
+    if _at(req, '2.90'):
+        # Shown to every reader from 2.90 (administrators only before).
+        fields['OS-EXT-SRV-ATTR:hostname'] = instance.hostname or ''
     return fields
 
 

@@ -11,6 +11,7 @@ import string
 from nova_lite.api import common
 from nova_lite.api.handlers import flavors
 from nova_lite.api.handlers import server_checks
+from nova_lite.api.handlers import server_list_filters
 from nova_lite.api.handlers import server_view
 from nova_lite.api.schemas import servers as schema
 from nova_lite.api import server_states
@@ -122,13 +123,16 @@ def create(req, body):
     server_checks.check_tags(req, server)
     server_checks.check_personality(req, server)
     server_checks.check_trusted_certs(req, server)
+    server_checks.check_volume_type(req, server)
     zone, host, node = _parse_availability_zone(
         context, server.get('availability_zone'))
     context.can(policies.SERVERS % 'create',
                 target={'project_id': context.project_id,
                         'user_id': context.user_id,
                         'availability_zone': zone})
+    requested = server_checks.requested_destination(req, server, host, node)
     min_count, max_count = _counts(server)
+    server_checks.check_hostname(req, server, max_count)
     _check_key_name(context, server.get('key_name'))
     flavor = _flavor_for_build(context, server['flavorRef'])
     image = _image_for_build(context, _image_ref(server))
@@ -139,8 +143,10 @@ def create(req, body):
         description=server.get('description'),
         tags=server.get('tags'),
         trusted_certs=server.get('trusted_image_certificates'),
+        hostname=server.get('hostname'),
+        user_data=server.get('user_data'),
         scheduler_hints=_scheduler_hints(body), forced_host=host,
-        forced_node=node)
+        forced_node=node, requested_destination=requested)
     if common.to_bool(server.get('return_reservation_id', False)):
         return wsgi.json_response({'reservation_id': reservation_id},
                                   status=202)
@@ -191,11 +197,28 @@ def _list_filters(req, context, all_tenants):
     if project and all_tenants:
         filters['project_id'] = project
     filters.update(server_view.tag_filters(req))
+    filters.update(_change_filters(req))
     sort_key = common.last_param(req, 'sort_key', 'created_at')
     if sort_key in _ADMIN_SORT_KEYS and not admin_filters:
         raise exception.Forbidden(
             reason='only administrators can sort servers by %s' % sort_key)
     return filters, sort_key, common.last_param(req, 'sort_dir', 'desc')
+
+
+def _change_filters(req):
+    """changes-since (2.1), changes-before (2.66) and locked (2.73)
+    filters. A change window lists deleted servers too, as Nova: a
+    client polling for changes learns of the deletes."""
+    filters = {}
+    since, before = common.changes_window(req)
+    if since is not None:
+        filters['changes-since'] = since
+    if before is not None:
+        filters['changes-before'] = before
+    if (req.api_version_request.matches(server_view.LOCKED_REASON_VERSION)
+            and common.last_param(req, 'locked') is not None):
+        filters['locked'] = server_checks.locked_filter(req)
+    return filters
 
 
 def _address_filtered(req, context):
@@ -211,7 +234,22 @@ def _address_filtered(req, context):
                         fatal=False))
 
 
+_LIST_VALIDATORS = tuple(
+    (version, validation._validator(query_schema))
+    for version, query_schema in reversed(schema.LIST_QUERY_VERSIONS))
+
+
+def _validate_list_query(req):
+    """Validate the query again with the schema of the request's version
+    (2.66 changes-before, 2.73 locked, 2.75 nothing unknown)."""
+    for version, validator in _LIST_VALIDATORS:
+        if req.api_version_request.matches(version):
+            validation.validate(validator, validation.query_dict(req))
+            return
+
+
 def _get_servers(req, action, expected_attrs=None):
+    _validate_list_query(req)
     context = req.context
     context.can(policies.SERVERS % action,
                 target={'project_id': context.project_id})
@@ -220,6 +258,10 @@ def _get_servers(req, action, expected_attrs=None):
         context.can(policies.SERVERS % (action + ':get_all_tenants'))
     filters, sort_key, sort_dir = _list_filters(req, context, all_tenants)
     if _address_filtered(req, context):
+        return []
+    try:
+        filters.update(server_list_filters.build(req, context))
+    except server_list_filters.MatchesNothing:
         return []
     if req.GET.getall('status'):
         status_filters = _status_filters(req, context)
@@ -234,7 +276,7 @@ def _get_servers(req, action, expected_attrs=None):
 
 
 
-@validation.query(schema.INDEX_QUERY)
+@validation.query(schema.LIST_QUERY_ANY)
 def index(req):
     """200 {"servers": [{id, name, links}]}, plus "servers_links" (next)
     when the page is full."""
@@ -244,7 +286,7 @@ def index(req):
         [server_view.basic_view(req, i) for i in instances], 'servers')
 
 
-@validation.query(schema.DETAIL_QUERY)
+@validation.query(schema.LIST_QUERY_ANY)
 def detail(req):
     """200 {"servers": [detail, ...]}, plus "servers_links" (next) when
     the page is full."""
@@ -252,9 +294,11 @@ def detail(req):
     admin_fields = server_view.show_admin_fields(req.context)
     statuses = server_view.host_statuses(req, instances)
     tags = server_view.tags(req, instances)
+    shown = server_view.requested(req, instances)
     return common.list_response(
         req, 'servers',
-        [server_view.detail_view(req, i, admin_fields, statuses, tags)
+        [server_view.detail_view(req, i, admin_fields, statuses, tags,
+                                 shown)
          for i in instances],
         'servers/detail')
 
@@ -267,10 +311,8 @@ def show(req, server_id):
     instance = compute.get(context, server_id, expected_attrs=['fault'])
     context.can(policies.SERVERS % 'show',
                 target={'project_id': instance.project_id})
-    return wsgi.json_response({'server': server_view.detail_view(
-        req, instance, server_view.show_admin_fields(context),
-        server_view.host_statuses(req, [instance]),
-        server_view.tags(req, [instance]))})
+    return wsgi.json_response(
+        {'server': server_view.show_view(req, instance)})
 
 
 def delete(req, server_id):
@@ -286,13 +328,16 @@ def delete(req, server_id):
 
 @validation.body(schema.UPDATE)
 def update(req, server_id, body):
-    """200 {"server": Nova's core view} with the new name; 404 for an
-    unknown server, 409 when it is locked (to non-admins)."""
+    """200 {"server": Nova's core view (from 2.75 the view of show)}
+    with the new name; 404 for an unknown server, 409 when it is locked
+    (to non-admins)."""
     context = req.context
     instance = compute.get(context, server_id, expected_attrs=['fault'])
     context.can(policies.SERVERS % 'update',
                 target={'project_id': instance.project_id,
                         'user_id': instance.user_id})
     server_checks.check_description(req, body['server'])
+    server_checks.check_hostname(req, body['server'])
     compute.update(context, instance, body['server'])
-    return wsgi.json_response({'server': server_view.core_view(req, instance)})
+    return wsgi.json_response(
+        {'server': server_view.update_view(req, instance)})

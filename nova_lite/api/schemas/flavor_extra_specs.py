@@ -5,10 +5,14 @@ Request bodies: ``CREATE`` ({"extra_specs": {key: value}}) and
 Nova allows; values are strings of at most 255 characters, or numbers and
 booleans (stored as their string).
 
-``validate(key, value)`` then checks the value of a well-known key
-against what the scheduler and the computes will read (as Nova's
-validators from 2.86 do). As at Nova's 2.1, keys nova_lite does not know
-are accepted, in an unknown namespace or a known one.
+``validate(key, value, strict)`` then checks the value of a well-known
+key against what the scheduler and the computes will read (as Nova's
+validators from 2.86 do). Keys in a namespace nova_lite does not check
+are accepted at every version. A key nova_lite does not know in one it
+checks (``hw``, ``hw_rng``, ``hw_video``, ``os``, ``quota``) is accepted
+below 2.86, as at Nova's 2.1, and refused from 2.86 (``strict``), as
+Nova refuses it; the keys Nova knows there and nothing here reads are
+accepted with any value.
 """
 
 import re
@@ -110,6 +114,16 @@ _KNOWN = {
     'group_policy': _enum('none', 'isolate'),
     'os:secure_boot': _enum('required', 'disabled', 'optional'),
 }
+# Keys Nova's validators know in the namespaces checked here that
+# nothing in nova_lite reads: accepted with any value.
+_UNREAD = frozenset((
+    'hw:mem_encryption_model', 'hw:pmem', 'hw:tpm_secret_security',
+    'hw:viommu_model', 'hw:sound_model', 'hw:usb_model',
+    'hw:redirected_usb_ports', 'hw:ephemeral_encryption',
+    'hw:ephemeral_encryption_format'))
+# Namespaces whose every key nova_lite knows (strict from 2.86).
+_CHECKED_NAMESPACES = ('hw', 'hw_rng', 'hw_video', 'os', 'quota')
+_SHARES_LEVEL = re.compile(r'^quota:(cpu|memory|disk_io|vif)_shares_level$')
 # Per-NUMA-node keys: hw:numa_cpus.0, hw:numa_mem.1 ...
 _NUMA_NODE = {
     'hw:numa_cpus': _cpu_set,
@@ -143,6 +157,8 @@ def _check_for(key):
     prefix, dot, node = key.partition('.')
     if dot and prefix in _NUMA_NODE and node.isdigit():
         return _NUMA_NODE[prefix]
+    if _SHARES_LEVEL.match(key):
+        return _enum('custom', 'high', 'normal', 'low')
     if _QUOTA_INT.match(key):
         return _INT0
     for pattern, check in ((_RESOURCES, _resource_class),
@@ -153,10 +169,22 @@ def _check_for(key):
     return None
 
 
-def validate(key, value):
+def _unknown(key):
+    """True for a key nova_lite does not know in a namespace it checks."""
+    namespace, colon, _name = key.partition(':')
+    return (bool(colon) and namespace in _CHECKED_NAMESPACES
+            and key not in _UNREAD)
+
+
+def validate(key, value, strict=False):
     """Raise ValidationError (400) if ``value`` (a string) is not what the
-    well-known ``key`` takes; other keys pass."""
+    well-known ``key`` takes, or (``strict``, from 2.86) if ``key`` is
+    unknown in a namespace whose keys are known; other keys pass."""
     check = _check_for(key)
+    if check is None and strict and _unknown(key):
+        raise exception.ValidationError(
+            detail="Invalid extra spec %s: nova_lite knows no such key in "
+                   "the '%s' namespace." % (key, key.partition(':')[0]))
     expected = check(value) if check else None
     if expected:
         raise exception.ValidationError(

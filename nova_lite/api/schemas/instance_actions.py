@@ -1,4 +1,7 @@
-"""Schemas of /servers/{id}/os-instance-actions (2.58 pages the list)."""
+"""Schemas of /servers/{id}/os-instance-actions (2.58 pages the list,
+2.66 adds changes-before)."""
+
+import copy
 
 from nova_lite.api.schemas import parameter_types as types
 
@@ -12,3 +15,8 @@ INDEX_QUERY_V258 = {
     },
     'additionalProperties': False,
 }
+
+# From 2.66: changes-before too.
+INDEX_QUERY_V266 = copy.deepcopy(INDEX_QUERY_V258)
+INDEX_QUERY_V266['properties']['changes-before'] = types.multi(
+    {'type': 'string'})

@@ -5,6 +5,10 @@ from nova_lite.api.schemas import parameter_types as types
 # Nova's key pair names before 2.92: letters, digits, spaces, _ and -.
 NAME = {'type': 'string', 'minLength': 1, 'maxLength': 255,
         'pattern': r'^[a-zA-Z0-9 _-]+$'}
+# From 2.92 they may also carry '@' and '.' (the handler checks the
+# version; the schema takes the wider form).
+NAME_V292 = {'type': 'string', 'minLength': 1, 'maxLength': 255,
+             'pattern': r'^[a-zA-Z0-9 @._-]+$'}
 
 CREATE = {
     'type': 'object',
@@ -12,7 +16,9 @@ CREATE = {
         'keypair': {
             'type': 'object',
             'properties': {
-                'name': NAME,
+                'name': NAME_V292,
+                # Required from 2.92 (the handler checks it): generating
+                # key pairs is gone.
                 'public_key': {'type': 'string', 'minLength': 1},
                 # 2.2 (the handler refuses it before); ssh keys only.
                 'type': {'type': 'string', 'enum': ['ssh']},

@@ -1,4 +1,5 @@
-"""Schemas of GET /os-migrations (2.59 pages the list)."""
+"""Schemas of GET /os-migrations (2.59 pages the list, 2.66 adds
+changes-before, 2.80 filters on the user and the project)."""
 
 import copy
 
@@ -27,3 +28,13 @@ INDEX_QUERY_V259['properties'].update({
     'changes-since': _one({'type': 'string'}),
 })
 INDEX_QUERY_V259['additionalProperties'] = False
+
+# From 2.66: changes-before too.
+INDEX_QUERY_V266 = copy.deepcopy(INDEX_QUERY_V259)
+INDEX_QUERY_V266['properties']['changes-before'] = _one({'type': 'string'})
+# From 2.80: the user and project that own the migration.
+INDEX_QUERY_V280 = copy.deepcopy(INDEX_QUERY_V266)
+INDEX_QUERY_V280['properties'].update({
+    'user_id': _one(types.query_string),
+    'project_id': _one(types.query_string),
+})

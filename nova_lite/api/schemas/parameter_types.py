@@ -73,3 +73,13 @@ query_non_negative_int = {'type': 'string', 'pattern': r'^[0-9]+$',
                           'maximum': MAX_INT}
 query_string = {'type': 'string'}
 query_sort_dir = {'type': 'string', 'enum': ['asc', 'desc']}
+
+# A server's hostname (2.90): a bare host name of 2-63 letters, digits,
+# hyphens and underscores (underscores occur in real systems).
+hostname = {'type': 'string', 'minLength': 2, 'maxLength': 63,
+            'pattern': r'^[a-zA-Z0-9_-]*$'}
+
+# From 2.94 a hostname may be a fully qualified domain name: dots
+# allowed, up to 255 characters.
+fqdn = {'type': 'string', 'minLength': 2, 'maxLength': 255,
+        'pattern': r'^[a-zA-Z0-9._-]*$'}

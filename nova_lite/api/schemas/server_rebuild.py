@@ -42,10 +42,9 @@ _REBUILD_CHANGES = [
                             'format': 'base64', 'maxLength': 65535},
               'personality': None}),
     ('2.63', {'trusted_image_certificates': types.trusted_certs}),
-    ('2.90', {'hostname': {'type': 'string', 'minLength': 1,
-                           'maxLength': 63,
-                           'pattern': r'^[a-zA-Z0-9]([a-zA-Z0-9.-]*'
-                                      r'[a-zA-Z0-9])?$'}}),
+    ('2.90', {'hostname': types.hostname}),
+    # 2.94: the hostname may be a fully qualified domain name.
+    ('2.94', {'hostname': types.fqdn}),
 ]
 
 _EVACUATE_V21 = {

@@ -17,6 +17,9 @@ _NETWORK = {
     'additionalProperties': False,
 }
 
+_HOSTNAME = {'type': 'string', 'minLength': 1, 'maxLength': 255,
+             'pattern': '^[a-zA-Z0-9-._]*$'}
+
 _SERVER_PROPERTIES = {
     'name': types.name,
     # 2.19 (the handler refuses it before).
@@ -30,6 +33,9 @@ _SERVER_PROPERTIES = {
     'availability_zone': {'type': 'string', 'minLength': 1,
                           'maxLength': 255},
     'key_name': {'type': 'string', 'minLength': 1, 'maxLength': 255},
+    # 2.90 as a hostname, 2.94 as an FQDN (server_checks.check_hostname
+    # checks the version).
+    'hostname': types.fqdn,
     # 2.52 (server_checks refuses them before).
     'tags': {'type': 'array', 'items': server_tags.TAG,
              'maxItems': tag_obj.MAX_TAG_COUNT},
@@ -49,7 +55,9 @@ _SERVER_PROPERTIES = {
         'items': {'type': 'object',
                   'properties': {'name': {'type': 'string'}}},
     },
-    'user_data': {'type': 'string'},
+    # Kept and shown (2.3): base64, as Nova checks it.
+    'user_data': {'type': 'string', 'format': 'base64',
+                  'maxLength': 65535},
     'config_drive': types.boolean,
     'accessIPv4': {'type': 'string'},
     'accessIPv6': {'type': 'string'},
@@ -57,6 +65,9 @@ _SERVER_PROPERTIES = {
     'personality': {'type': 'array'},
     # 2.63 (server_checks.check_trusted_certs checks the version).
     'trusted_image_certificates': types.trusted_certs,
+    # 2.74 (server_checks.requested_destination checks the version).
+    'host': _HOSTNAME,
+    'hypervisor_hostname': _HOSTNAME,
     'OS-DCF:diskConfig': {'type': 'string', 'enum': ['AUTO', 'MANUAL']},
     # The openstack CLI describes the image root disk this way too; only
     # that form is accepted (see handlers.servers._image_ref).
@@ -80,6 +91,9 @@ _SERVER_PROPERTIES = {
                 'guest_format': {'type': 'string'},
                 # 2.32 and from 2.42 (the handler checks the version).
                 'tag': {'type': 'string'},
+                # 2.67 (server_checks.check_volume_type).
+                'volume_type': {'type': ['string', 'null'],
+                                'maxLength': 255},
             },
             'additionalProperties': False,
         },
@@ -117,7 +131,9 @@ CREATE = {
 _SORT_KEYS = ['created_at', 'display_name', 'updated_at', 'launched_at',
               'uuid', 'host', 'node', 'vm_state', 'task_state']
 
-# Unknown parameters are ignored, as Nova 2.1 does; these are checked.
+# Unknown parameters are ignored, as Nova 2.1 does (until 2.75); these
+# are checked. changes-since is parsed by the handler (400 for one that is
+# no date-time).
 INDEX_QUERY = {
     'type': 'object',
     'properties': {
@@ -138,15 +154,71 @@ INDEX_QUERY = {
         'tags-any': types.multi(types.query_string),
         'not-tags': types.multi(types.query_string),
         'not-tags-any': types.multi(types.query_string),
+        'changes-since': types.multi(types.query_string),
+        # Administrators', and everyone's from 2.83 (server_list_filters).
+        'availability_zone': types.multi(types.query_string),
+        'config_drive': types.multi(types.query_string),
+        'key_name': types.multi(types.query_string),
+        'created_at': types.multi(types.query_string),
+        'launched_at': types.multi(types.query_string),
+        'terminated_at': types.multi(types.query_string),
+        'power_state': types.multi(types.query_string),
+        'task_state': types.multi(types.query_string),
+        'vm_state': types.multi(types.query_string),
+        'progress': types.multi(types.query_string),
+        'user_id': types.multi(types.query_string),
     },
     'additionalProperties': True,
 }
 
-DETAIL_QUERY = copy.deepcopy(INDEX_QUERY)
+# 2.66: changes-before (parsed by the handler; ignored before).
+INDEX_QUERY_V266 = copy.deepcopy(INDEX_QUERY)
+INDEX_QUERY_V266['properties']['changes-before'] = types.multi(
+    types.query_string)
 
-# PUT /servers/{id}. description is 2.19's (the handler refuses it
-# before). accessIPv4/6 and diskConfig are accepted and ignored, as at
-# create.
+# 2.73: the locked filter (a boolean, checked by the handler) and sort key.
+INDEX_QUERY_V273 = copy.deepcopy(INDEX_QUERY_V266)
+INDEX_QUERY_V273['properties'].update({
+    'locked': types.multi(types.query_string),
+    'sort_key': types.multi({'type': 'string',
+                             'enum': _SORT_KEYS + ['locked']}),
+})
+
+# The other filters Nova's list knows. Before 2.75 they are accepted (and,
+# as for Nova's non-administrators, ignored here); from 2.75 anything
+# outside this list is a 400.
+_NOVA_FILTERS = (
+    'user_id', 'launch_index', 'image_ref', 'image', 'kernel_id',
+    'ramdisk_id', 'hostname', 'key_name', 'power_state', 'vm_state',
+    'task_state', 'node', 'flavor', 'reservation_id', 'launched_at',
+    'terminated_at', 'availability_zone', 'display_name', 'description',
+    'display_description', 'locked_by', 'uuid', 'root_device_name',
+    'config_drive', 'access_ip_v4', 'access_ip_v6', 'auto_disk_config',
+    'progress', 'soft_deleted', 'deleted', 'created_at')
+
+# 2.75: strict; unknown parameters are a 400.
+INDEX_QUERY_V275 = copy.deepcopy(INDEX_QUERY_V273)
+for _name in _NOVA_FILTERS:
+    INDEX_QUERY_V275['properties'].setdefault(
+        _name, types.multi(types.query_string))
+INDEX_QUERY_V275['additionalProperties'] = False
+
+# What the list handlers' decorator checks first: what any version takes
+# (the sort keys of 2.73 included); the handler then validates again with
+# the schema of the request's version.
+LIST_QUERY_ANY = copy.deepcopy(INDEX_QUERY_V273)
+
+# (first version, query schema), oldest first.
+LIST_QUERY_VERSIONS = (
+    ('2.1', INDEX_QUERY),
+    ('2.66', INDEX_QUERY_V266),
+    ('2.73', INDEX_QUERY_V273),
+    ('2.75', INDEX_QUERY_V275),
+)
+
+# PUT /servers/{id}. description is 2.19's and hostname 2.90's (the
+# handler refuses them before). accessIPv4/6 and diskConfig are accepted
+# and ignored, as at create.
 UPDATE = {
     'type': 'object',
     'properties': {
@@ -156,6 +228,7 @@ UPDATE = {
                 'name': types.name,
                 'description': {'type': ['string', 'null'],
                                 'maxLength': 255},
+                'hostname': types.fqdn,
                 'accessIPv4': {'type': 'string'},
                 'accessIPv6': {'type': 'string'},
                 'OS-DCF:diskConfig': {'type': 'string',

@@ -13,6 +13,7 @@ from nova_lite import objects
 from nova_lite.objects import fields
 from nova_lite.objects import flavor as flavor_obj
 from nova_lite.objects import instance_usage
+from nova_lite.objects import request_spec
 from nova_lite.placement import allocations
 from nova_lite.placement import providers
 
@@ -146,6 +147,68 @@ def test_provision_writes_instances_and_specs_together(ctxt):
         assert spec.scheduler_hints == {'same_host': ['x']}
 
 
+def test_a_requested_hostname_is_kept(ctxt):
+    # API 2.90: the user's hostname, not one made from the name.
+    flavor = _flavor(ctxt)
+    template = _template(ctxt, flavor, 'Web Server')
+    template.hostname = 'db-1.example.com'
+    [instance] = provision.provision_instances(ctxt, template,
+                                               _spec(flavor), 1, 1)
+    loaded = objects.Instance.get_by_uuid(ctxt, instance.uuid)
+    assert loaded.hostname == 'db-1.example.com'
+    [derived] = provision.provision_instances(
+        ctxt, _template(ctxt, flavor, 'Web Server'), _spec(flavor), 1, 1)
+    assert derived.hostname == 'web-server'
+
+
+def test_user_data_round_trips(ctxt):
+    # API 2.3 / 2.57: the user data reaches the rows the provisioning's
+    # one INSERT writes (every instance of the request), whole at its
+    # largest, and a rebuild's save replaces or removes it.
+    flavor = _flavor(ctxt)
+    big = 'QUJD' * (65532 // 4)
+    template = _template(ctxt, flavor)
+    template.user_data = big
+    made = provision.provision_instances(ctxt, template, _spec(flavor),
+                                         2, 2)
+    for instance in made:
+        assert instance.user_data == big
+        assert objects.Instance.get_by_uuid(
+            ctxt, instance.uuid).user_data == big
+    listed = objects.InstanceList.get_by_filters(ctxt, {})
+    assert {i.user_data for i in listed} == {big}
+    instance = made[0]
+    instance.user_data = 'aGVsbG8='
+    instance.save()
+    assert objects.Instance.get_by_uuid(
+        ctxt, instance.uuid).user_data == 'aGVsbG8='
+    instance.user_data = None
+    instance.save()
+    assert objects.Instance.get_by_uuid(ctxt, instance.uuid).user_data is None
+    [none] = provision.provision_instances(
+        ctxt, _template(ctxt, flavor), _spec(flavor), 1, 1)
+    assert objects.Instance.get_by_uuid(ctxt, none.uuid).user_data is None
+
+
+def test_shown_fields_of_many_specs(ctxt, monkeypatch):
+    # The API's server views read the zone and hints of whole lists in
+    # batches, without building RequestSpec objects.
+    monkeypatch.setattr(request_spec, '_READ_BATCH', 2)
+    flavor = _flavor(ctxt)
+    spec = _spec(flavor)
+    spec.availability_zone = 'az1'
+    made = provision.provision_instances(
+        ctxt, _template(ctxt, flavor, 'web'), spec, 3, 3)
+    uuids = [i.uuid for i in made]
+    missing = uuidutils.generate_uuid()
+    shown = objects.RequestSpec.get_shown_fields(ctxt, uuids + [missing])
+    assert set(shown) == set(uuids)
+    for uuid in uuids:
+        assert shown[uuid] == {'availability_zone': 'az1',
+                               'scheduler_hints': {'same_host': ['x']}}
+    assert objects.RequestSpec.get_shown_fields(ctxt, []) == {}
+
+
 def test_provisioned_instances_are_what_a_single_create_gives(ctxt):
     # Provisioning writes the instances with one Core INSERT: each object
     # must come out as Instance.create (the ORM's flush) leaves one, and
@@ -272,6 +335,62 @@ def test_instance_list_filters_and_faults(ctxt):
     assert 'none fit' in found[0].fault.message
     assert objects.InstanceList.get_by_filters(
         ctxt, {'project_id': 'other'}).objects == []
+
+
+def test_instance_list_change_window_and_locked(ctxt):
+    """2.66's changes-since/changes-before (the last change, or the
+    creation if none), 2.73's locked filter and sort key, on each
+    backend."""
+    flavor = _flavor(ctxt)
+    first, second = provision.provision_instances(
+        ctxt, _template(ctxt, flavor, 'win'), _spec(flavor), 2, 2)
+    created = objects.Instance.get_by_uuid(ctxt, first.uuid).created_at
+    second.locked = True
+    second.save()
+    changed = objects.Instance.get_by_uuid(ctxt, second.uuid).updated_at
+
+    def uuids(**filters):
+        return sorted(i.uuid for i in objects.InstanceList.get_by_filters(
+            ctxt, dict(filters, project_id='p1')))
+    both = sorted([first.uuid, second.uuid])
+    second_ = datetime.timedelta(seconds=1)
+    assert uuids(**{'changes-since': created}) == both
+    assert second.uuid in uuids(**{'changes-since': changed})
+    assert uuids(**{'changes-since': changed + second_}) == []
+    assert uuids(**{'changes-before': changed}) == both
+    assert uuids(**{'changes-before': created - second_}) == []
+    assert uuids(**{'changes-since': created,
+                    'changes-before': changed}) == both
+    assert uuids(locked=True) == [second.uuid]
+    assert uuids(locked=False) == [first.uuid]
+    ordered = objects.InstanceList.get_by_filters(
+        ctxt, {'project_id': 'p1'}, sort_key='locked', sort_dir='desc')
+    assert [i.uuid for i in ordered][0] == second.uuid
+
+
+def test_instance_list_equality_filters(ctxt):
+    """The server list's 2.83 filters match a column's value exactly."""
+    flavor = _flavor(ctxt)
+    first, second = provision.provision_instances(
+        ctxt, _template(ctxt, flavor, 'eq'), _spec(flavor), 2, 2)
+    first.availability_zone, first.key_name = 'az1', 'key'
+    first.power_state = 1
+    first.launched_at = datetime.datetime(2026, 1, 2, 3, 4, 5)
+    first.save()
+    # As stored (MySQL keeps whole seconds), naive UTC as the API sends.
+    stored_created_at = objects.Instance.get_by_uuid(
+        ctxt, first.uuid).created_at.replace(tzinfo=None)
+    for filters in ({'availability_zone': 'az1'}, {'key_name': 'key'},
+                    {'power_state': 1},
+                    {'launched_at': datetime.datetime(2026, 1, 2, 3, 4, 5)}):
+        found = objects.InstanceList.get_by_filters(
+            ctxt, dict(filters, project_id='p1'))
+        assert [i.uuid for i in found] == [first.uuid], filters
+    # Both may have been created in the same (MySQL: whole) second.
+    assert first.uuid in [i.uuid for i in objects.InstanceList.get_by_filters(
+        ctxt, {'created_at': stored_created_at})]
+    assert objects.InstanceList.get_by_filters(
+        ctxt, {'availability_zone': 'az'}).objects == []
 
 
 def test_extra_spec_writes(ctxt):

@@ -7,13 +7,16 @@ import json
 import pytest
 import webob
 
+from nova_lite.api.handlers import server_view_requested
 from nova_lite.api import router
 from nova_lite.api import wsgi
 from nova_lite.conf import CONF
 from nova_lite import context as nl_context
+from nova_lite import exception
 from nova_lite import objects
 from nova_lite.objects import tag as tag_obj
 from nova_lite import policy
+from tests.unit.api import fakes
 
 
 @pytest.fixture(autouse=True)
@@ -59,6 +62,56 @@ def call(app, method, path, body=None, headers=None, script_name='/v2.1'):
         if 'Content-Type' not in (headers or {}):
             req.content_type = 'application/json'
     return req.get_response(app)
+
+
+@pytest.fixture(autouse=True)
+def server_groups_of(monkeypatch):
+    """{instance uuid: group uuid} that InstanceGroup.get_by_instance_uuid
+    answers from (the server views name the group from 2.71) instead of
+    the database; none by default."""
+    groups = {}
+
+    def get_by_instance_uuid(cls, context, instance_uuid):
+        if instance_uuid not in groups:
+            raise exception.InstanceGroupNotFound(group_uuid=instance_uuid)
+        return objects.InstanceGroup(uuid=groups[instance_uuid])
+    monkeypatch.setattr(objects.InstanceGroup, 'get_by_instance_uuid',
+                        classmethod(get_by_instance_uuid))
+    return groups
+
+
+@pytest.fixture(autouse=True)
+def request_specs(monkeypatch):
+    """What the server views read of request specs (2.96 pinned zone,
+    2.100 hints): ``{uuid: {'availability_zone': ..., 'scheduler_hints':
+    {name: [values]}}}``, empty by default, instead of the database."""
+    store = {}
+
+    def get_shown_fields(cls, context, instance_uuids, names=None):
+        return {uuid: dict(store[uuid]) for uuid in instance_uuids
+                if uuid in store}
+    monkeypatch.setattr(objects.RequestSpec, 'get_shown_fields',
+                        classmethod(get_shown_fields))
+    return store
+
+
+@pytest.fixture(autouse=True)
+def view_images(monkeypatch):
+    """The images the server views read properties of (2.98), by id,
+    instead of the image service: fakes.image() by default; an
+    exception as a value is raised."""
+    image = fakes.image()
+    store = {image['id']: image}
+
+    def read_image(context, image_ref):
+        found = store.get(image_ref)
+        if found is None:
+            raise exception.ImageNotFound(image_id=image_ref)
+        if isinstance(found, Exception):
+            raise found
+        return found
+    monkeypatch.setattr(server_view_requested, 'read_image', read_image)
+    return store
 
 
 @pytest.fixture(autouse=True)

@@ -85,3 +85,10 @@ class FakeComputeAPI:
 
     def delete(self, context, instance):
         self.deleted.append(instance.uuid)
+
+    def update(self, context, instance, values):
+        if 'name' in values:
+            instance.display_name = values['name']
+        if 'description' in values:
+            instance.description = values['description']
+        return instance

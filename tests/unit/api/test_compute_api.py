@@ -24,8 +24,8 @@ def api():
     compute._scheduler = mock.Mock()
     compute._compute = mock.Mock()
     compute._conductor.provision_instances.side_effect = (
-        lambda ctxt, inst, spec, mn, mx, build=False: objects.InstanceList(
-            objects=[fakes.instance()]))
+        lambda ctxt, inst, spec, mn, mx, build=False, request_key=None,
+        timeout=None: objects.InstanceList(objects=[fakes.instance()]))
     return compute
 
 
@@ -75,8 +75,9 @@ class TestCreate:
             api._conductor.provision_instances.call_args)
         assert (mn, mx) == (1, 3)
         # One call: the conductor (or, pinned, its client) starts the
-        # build.
-        assert kwargs == {'build': True}
+        # build. It names the request, so it can be sent again.
+        assert kwargs == {'build': True, 'request_key': CTXT.request_id,
+                          'timeout': 15}
         assert (template.project_id, template.user_id) == ('proj1', 'demo')
         assert template.display_name == 'vm'
         assert template.image_ref == image['id']
@@ -105,6 +106,19 @@ class TestCreate:
                    forced_host='h1', forced_node='n1')
         spec = api._conductor.provision_instances.call_args[0][2]
         assert (spec.force_hosts, spec.force_nodes) == (['h1'], ['n1'])
+
+    @pytest.mark.parametrize('destination', [('h1', None), (None, 'n1'),
+                                             ('h1', 'n1')])
+    def test_requested_destination(self, api, destination):
+        """2.74's host and hypervisor_hostname: the only candidates,
+        nothing forced."""
+        api.create(CTXT, fakes.flavor(), fakes.image(), 'vm',
+                   requested_destination=destination)
+        spec = api._conductor.provision_instances.call_args[0][2]
+        host, node = destination
+        assert spec.requested_destination == {'host': host, 'node': node}
+        assert (spec.requested_host(), spec.requested_node()) == destination
+        assert (spec.force_hosts, spec.force_nodes) == (None, None)
 
     @pytest.mark.parametrize('flavor, image, error', [
         (dict(memory_mb=64), dict(min_ram=128),
@@ -167,6 +181,13 @@ def saved(monkeypatch):
         return ['rp-1']
     monkeypatch.setattr(objects.Instance, 'save', save)
     monkeypatch.setattr(objects.Instance, 'destroy', destroy)
+    # No move to settle unless a test says so.
+    calls['moves'] = []
+    monkeypatch.setattr(objects.MigrationList, 'get_by_filters', classmethod(
+        lambda cls, context, filters, **kw: [
+            m for m in calls['moves']
+            if m.status in filters['status']
+            and m.migration_type in filters['migration_type']]))
     return calls
 
 
@@ -245,7 +266,7 @@ class TestDelete:
         instance = fakes.instance(task_state='deleting')
         instance.updated_at = timeutils.utcnow()
         api.delete(CTXT, instance)
-        assert saved == {'save': [], 'destroy': 0}
+        assert saved == {'save': [], 'destroy': 0, 'moves': []}
 
     def test_a_delete_stuck_in_deleting_is_sent_again(self, api, saved,
                                                       monkeypatch):
@@ -345,6 +366,110 @@ class TestDeleteInVerifyResize:
                                         task_state=None))
         resized.lookup.assert_not_called()
         api._compute.terminate_instance.assert_called_once()
+
+
+class TestDeleteWithTheDestinationDown:
+    """The destination of a move waiting in VERIFY_RESIZE is down: the
+    records go here (the conductor's destroy frees the source the
+    migration holds and confirms it, in one transaction), and a source
+    that is up is told to remove its copy of the VM, as Nova's delete
+    confirms on the source."""
+
+    @pytest.fixture
+    def hosts(self, monkeypatch):
+        self.actions = []
+        monkeypatch.setattr(
+            compute_api.action_api, 'record_action',
+            lambda ctxt, inst, action: self.actions.append(action))
+        up = {'src': True, 'dst': False}
+        monkeypatch.setattr(
+            objects.Service, 'get_by_host_and_binary', classmethod(
+                lambda cls, context, host, binary: _service(up[host])))
+        return up
+
+    @staticmethod
+    def _move(saved, status='finished', source='src',
+              migration_type='resize'):
+        migration = objects.Migration(
+            id=7, uuid='0b8f5e4e-3c1a-4f5e-9a8b-7c6d5e4f3a2b',
+            status=status, source_compute=source, dest_compute='dst',
+            migration_type=migration_type)
+        saved['moves'].append(migration)
+        return migration
+
+    def test_records_go_here_and_the_source_removes_its_copy(
+            self, api, saved, hosts):
+        migration = self._move(saved)
+        instance = fakes.instance(host='dst', vm_state='resized',
+                                  task_state=None)
+        api.delete(CTXT, instance)
+        assert saved['destroy'] == 1
+        api._conductor.confirm_resize.assert_not_called()
+        api._compute.terminate_instance.assert_not_called()
+        api._compute.confirm_resize.assert_called_once_with(
+            CTXT, instance, migration)
+        assert self.actions == ['confirmResize']
+
+    @pytest.mark.parametrize('status', ['post-migrating', 'reverting',
+                                        'confirming'])
+    def test_a_move_in_flight_on_another_source_too(self, api, saved,
+                                                    hosts, status):
+        self._move(saved, status=status)
+        api.delete(CTXT, fakes.instance(host='dst', vm_state='resized',
+                                        task_state=None))
+        assert saved['destroy'] == 1
+        api._compute.confirm_resize.assert_called_once()
+
+    def test_a_source_that_is_down_removes_it_when_it_starts(
+            self, api, saved, hosts):
+        hosts['src'] = False
+        self._move(saved)
+        api.delete(CTXT, fakes.instance(host='dst', vm_state='resized',
+                                        task_state=None))
+        assert saved['destroy'] == 1
+        api._compute.confirm_resize.assert_not_called()
+
+    def test_a_pinned_compute_client_leaves_it_to_the_source(
+            self, api, saved, hosts):
+        api._compute.can_send_moves.return_value = False
+        self._move(saved)
+        api.delete(CTXT, fakes.instance(host='dst', vm_state='resized',
+                                        task_state=None))
+        assert saved['destroy'] == 1
+        api._compute.confirm_resize.assert_not_called()
+
+    @pytest.mark.parametrize('kwargs', [
+        {'source': 'dst'},                  # a resize to the same host
+        {'status': 'confirmed'},            # settled: nothing left there
+        {'status': 'pre-migrating'},        # the VM never left its host
+        {'migration_type': 'live-migration'}])
+    def test_no_copy_elsewhere_is_nothing_to_tell(self, api, saved, hosts,
+                                                  kwargs):
+        hosts['src'] = True
+        self._move(saved, **kwargs)
+        api.delete(CTXT, fakes.instance(host='dst', vm_state='resized',
+                                        task_state=None))
+        assert saved['destroy'] == 1
+        api._compute.confirm_resize.assert_not_called()
+        assert self.actions == []
+
+    def test_a_refused_cast_still_deletes(self, api, saved, hosts):
+        api._compute.confirm_resize.side_effect = (
+            messaging.MessageDeliveryFailure('vhost refused'))
+        self._move(saved)
+        api.delete(CTXT, fakes.instance(host='dst', vm_state='resized',
+                                        task_state=None))
+        assert saved['destroy'] == 1
+
+    def test_a_destroy_that_lost_the_race_tells_no_one(self, api, saved,
+                                                       hosts, monkeypatch):
+        def gone(self):
+            raise exception.InstanceNotFound(instance_id=self.uuid)
+        monkeypatch.setattr(objects.Instance, 'destroy', gone)
+        self._move(saved)
+        api.delete(CTXT, fakes.instance(host='dst', vm_state='resized',
+                                        task_state=None))
+        api._compute.confirm_resize.assert_not_called()
 
 
 class TestReads:

@@ -127,3 +127,47 @@ def test_unknown_flavor_is_404(api, writes):
 def test_writes_are_for_administrators(api, writes, method, path, body):
     assert api()(method, path, body).status_int == 403
     assert writes == []
+
+
+# -- 2.86: unknown keys in the namespaces checked here ---------------------
+
+UNKNOWN_IN_KNOWN = ['hw:future_key', 'hw_rng:speed', 'hw_video:colour',
+                    'os:favourite', 'quota:cpu_mood']
+
+
+@pytest.mark.parametrize('key', UNKNOWN_IN_KNOWN)
+def test_unknown_keys_in_checked_namespaces_are_400_from_2_86(
+        api, at_version, writes, key):
+    body = {'extra_specs': {'hw:numa_nodes': '2', key: 'x'}}
+    old = at_version(api(ADMIN), '2.85')('POST', '/flavors/1/os-extra_specs',
+                                         body)
+    assert old.status_int == 200, old.text
+    new = at_version(api(ADMIN), '2.86')
+    resp = new('POST', '/flavors/1/os-extra_specs', body)
+    assert resp.status_int == 400, resp.text
+    assert key in resp.text
+    resp = new('PUT', '/flavors/1/os-extra_specs/' + key, {key: 'x'})
+    assert resp.status_int == 400, resp.text
+    # Only the 2.85 write happened: nothing half-written.
+    assert len(writes) == 1
+
+
+@pytest.mark.parametrize('key, value', [
+    ('custom:anything', 'goes'), ('aggregate_instance_extra_specs:ssd',
+                                  'true'),
+    ('capabilities:cpu_info:arch', 'x86_64'), ('no_namespace', 'x'),
+    ('hw:sound_model', 'ich6'), ('hw:cpu_policy', 'dedicated'),
+    ('quota:cpu_shares_level', 'high'), ('quota:disk_read_bytes_sec', '5'),
+    ('resources:VCPU', '2'), ('trait:HW_CPU_X86_AVX2', 'required')])
+def test_other_keys_pass_at_2_86(api, at_version, writes, key, value):
+    resp = at_version(api(ADMIN), '2.86')(
+        'POST', '/flavors/1/os-extra_specs', {'extra_specs': {key: value}})
+    assert resp.status_int == 200, resp.text
+
+
+def test_bad_values_stay_400_at_2_86(api, at_version, writes):
+    resp = at_version(api(ADMIN), '2.86')(
+        'POST', '/flavors/1/os-extra_specs',
+        {'extra_specs': {'hw:cpu_policy': 'sometimes'}})
+    assert resp.status_int == 400
+    assert writes == []

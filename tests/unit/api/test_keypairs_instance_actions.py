@@ -11,6 +11,7 @@ from nova_lite import exception
 from nova_lite import objects
 from tests.unit.api import conftest
 from tests.unit.api import fakes
+from tests.unit.api.shapes import conftest as shapes
 
 UUID = 'c2e2a7d4-5b43-4a5e-9a58-0b9c0d1e2f30'
 WHEN = datetime.datetime(2026, 1, 2, 3, 4, 5)
@@ -140,8 +141,10 @@ def history(monkeypatch):
     pages = []
 
     def get_page(cls, context, instance_uuid, limit, marker=None,
-                 changes_since=None):
+                 changes_since=None, changes_before=None):
         pages.append((limit, marker, changes_since))
+        if changes_before is not None:
+            pages.append(('changes_before', changes_before))
         if marker not in (None, 'req-1'):
             raise exception.MarkerNotFound(marker=marker)
         found = [] if marker else [action]
@@ -200,6 +203,18 @@ class TestInstanceActions:
         [event] = self._show(api, at_version, '2.62', ADMIN)['events']
         assert event == dict(self.EVENT, traceback='Traceback...',
                              hostId=host_id, host='host1')
+
+    def test_details_from_2_84_to_the_servers_readers(
+            self, api, at_version, history):
+        [event] = self._show(api, at_version, '2.83')['events']
+        assert 'details' not in event
+        reader = conftest.make_context('viewer', 'proj1', ['reader'])
+        for context in (None, reader, ADMIN):
+            resp = at_version(api(context), '2.84')('GET', self.PATH)
+            shapes.check_shape(resp, shapes.TempestSchemas(
+                'servers', '2.84').show_instance_action)
+            [event] = resp.json['instanceAction']['events']
+            assert event['details'] == 'boom'
 
     def test_unknown_request_and_server_are_404(self, api, history):
         assert api()('GET', '/servers/%s/os-instance-actions/req-2'

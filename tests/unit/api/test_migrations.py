@@ -117,8 +117,10 @@ def paged(monkeypatch, listed):
     pages = []
 
     def get_page(cls, context, filters, limit, marker=None,
-                 changes_since=None):
+                 changes_since=None, changes_before=None):
         pages.append((filters, limit, marker, changes_since))
+        if changes_before is not None:
+            pages.append(('changes_before', changes_before))
         rows = [_migration(), _migration(id=6, uuid=OLDER)]
         if marker is not None:
             uuids = [m.uuid for m in rows]
@@ -173,3 +175,67 @@ def test_paging_ignored_before_2_59(api, at_version, paged):
         'GET', '/os-migrations?limit=1&marker=nope&bogus=1')
     assert resp.status_int == 200
     assert paged == []
+
+
+# -- 2.80: the migration's user and project ----------------------------------
+
+def _owned(**kwargs):
+    return _migration(user_id='u1', project_id='p1', **kwargs)
+
+
+@pytest.fixture
+def owned(monkeypatch, paged):
+    monkeypatch.setattr(objects.MigrationList, 'get_page', classmethod(
+        lambda cls, context, filters, limit, marker=None, changes_since=None,
+        changes_before=None:
+        paged.append(filters) or objects.MigrationList(objects=[_owned()])))
+    return paged
+
+
+def test_user_and_project_shown_from_2_80(api, at_version, owned):
+    old = at_version(api(ADMIN), '2.79')('GET', '/os-migrations').json
+    assert 'user_id' not in old['migrations'][0]
+    new = at_version(api(ADMIN), '2.80')('GET', '/os-migrations')
+    shapes.check_shape(new, shapes.TempestSchemas(
+        'migrations', '2.80').list_migrations)
+    [view] = new.json['migrations']
+    assert (view['user_id'], view['project_id']) == ('u1', 'p1')
+
+
+def test_user_and_project_filters_from_2_80(api, at_version, owned):
+    resp = at_version(api(ADMIN), '2.80')(
+        'GET', '/os-migrations?user_id=u1&project_id=p1&host=c1')
+    assert resp.status_int == 200, resp.text
+    assert owned[-1] == {'host': 'c1', 'hidden': False, 'user_id': 'u1',
+                         'project_id': 'p1'}
+    for query in ('user_id=u1&user_id=u2', 'project_id=a&project_id=b'):
+        resp = at_version(api(ADMIN), '2.80')('GET', '/os-migrations?'
+                                              + query)
+        assert resp.status_int == 400, resp.text
+
+
+def test_user_and_project_filters_are_400_before_2_80(api, at_version,
+                                                      owned):
+    # Unknown query parameters are refused from 2.59, as in Nova.
+    for query in ('user_id=u1', 'project_id=p1'):
+        resp = at_version(api(ADMIN), '2.79')('GET', '/os-migrations?'
+                                              + query)
+        assert resp.status_int == 400, resp.text
+
+
+def test_server_migrations_show_user_and_project_from_2_80(api, at_version,
+                                                          monkeypatch):
+    monkeypatch.setattr(objects.MigrationList, 'get_by_filters', classmethod(
+        lambda cls, context, filters, limit=None: objects.MigrationList(
+            objects=[_owned(migration_type='live-migration',
+                            status='running')])))
+    monkeypatch.setattr(handler, 'compute', fakes.FakeComputeAPI(
+        [fakes.instance(host='c2')]))
+    path = '/servers/%s/migrations' % UUID
+    old = at_version(api(ADMIN), '2.79')('GET', path).json
+    assert 'user_id' not in old['migrations'][0]
+    new = at_version(api(ADMIN), '2.80')('GET', path)
+    shapes.check_shape(new, shapes.TempestSchemas(
+        'servers', '2.80').list_live_migrations)
+    [view] = new.json['migrations']
+    assert (view['user_id'], view['project_id']) == ('u1', 'p1')

@@ -53,7 +53,7 @@ def test_request_schemas_are_the_validated_ones(document):
         'parameters']}
     assert params['limit']['in'] == 'query'
     assert params['sort_key']['schema'] == (
-        server_schemas.INDEX_QUERY['properties']['sort_key']['items'])
+        server_schemas.LIST_QUERY_ANY['properties']['sort_key']['items'])
     [path_param] = document['paths']['/servers/{server_id}']['get'][
         'parameters']
     assert path_param == {'name': 'server_id', 'in': 'path',

@@ -61,8 +61,6 @@ def world(moves_world, monkeypatch):  # noqa: F811
                 migration_id=migration_id)
         return world.migration
     monkeypatch.setattr(objects.Migration, 'get_by_id', get_by_id)
-    monkeypatch.setattr(api_version, 'VERSIONS', api_version.VERSIONS + [
-        '2.25', '2.30', '2.34', '2.68'])
     return world
 
 
@@ -315,3 +313,26 @@ def test_force_complete_bad_body_is_400(api, world):
     resp = _call(api, 'POST', _one('/action'), {'force_complete': {}},
                  '2.22')
     assert resp.status_int == 400, resp.text
+
+
+@pytest.mark.parametrize('status', ['queued', 'preparing', 'running'])
+def test_abort_a_queued_or_preparing_migration_from_2_65(api, world,
+                                                         status):
+    world.set_state(V.ACTIVE, T.MIGRATING)
+    world.migration.status = status
+    resp = _call(api, 'DELETE', _one(), version='2.65')
+    assert resp.status_int == 202, resp.text
+    assert world.actions == ['live_migration_cancel']
+    assert world.compute.sent[0][0] == 'live_migration_abort'
+
+
+@pytest.mark.parametrize('version,status', [
+    ('2.64', 'queued'), ('2.64', 'preparing'), ('2.65', 'completed'),
+    ('2.65', 'post-migrating')])
+def test_abort_around_2_65(api, world, version, status):
+    world.set_state(V.ACTIVE, T.MIGRATING)
+    world.migration.status = status
+    resp = _call(api, 'DELETE', _one(), version=version)
+    assert resp.status_int == 400, resp.text
+    assert 'Cannot abort live migration' in resp.text
+    assert world.compute.sent == []

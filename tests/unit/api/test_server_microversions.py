@@ -41,6 +41,21 @@ class TestExtendedAttributes:
         assert server[EXT + 'kernel_id'] == ''
         assert server[EXT + 'user_data'] is None
 
+    @pytest.mark.parametrize('version, shown', [('2.2', False),
+                                                ('2.3', True)])
+    def test_user_data_shown_from_2_3(self, api, at_version, compute,
+                                      version, shown):
+        compute.instances[OTHER].user_data = 'aGVsbG8='
+        server = _show(api, at_version, version, ADMIN, uuid=OTHER)
+        assert (server.get(EXT + 'user_data') == 'aGVsbG8=') is shown
+        assert (EXT + 'user_data' in server) is shown
+
+    def test_user_data_not_for_members(self, api, at_version, compute):
+        compute.instances[UUID].user_data = 'aGVsbG8='
+        server = _show(api, at_version, '2.3')
+        assert EXT + 'user_data' not in server
+        assert 'aGVsbG8=' not in str(server)
+
     def test_2_3_not_for_members(self, api, at_version,
                                  compute):
         server = _show(api, at_version, '2.3')
@@ -286,3 +301,33 @@ class TestTrustedImageCertificates:
     def test_null_when_none_were_given(self, api, at_version, compute):
         assert _show(api, at_version, '2.63')[
             'trusted_image_certificates'] is None
+
+
+class TestUserDataAtCreate:
+    """user_data is taken at every version, kept for the build and shown
+    from 2.3 (the view tests above)."""
+
+    BODY = {'name': 'vm', 'flavorRef': '1',
+            'imageRef': '70a599e0-31e7-49b7-b260-868f441e862b'}
+
+    @pytest.mark.parametrize('version', ['2.1', '2.3', '2.57'])
+    def test_given_to_the_build(self, api, at_version, compute, version):
+        resp = at_version(api(), version)('POST', '/servers', {
+            'server': dict(self.BODY, user_data='aGVsbG8=',
+                           **({'networks': 'none'}
+                              if version >= '2.37' else {}))})
+        assert resp.status_int == 202, resp.text
+        assert compute.created[0]['user_data'] == 'aGVsbG8='
+
+    def test_none_without_it(self, api, at_version, compute):
+        resp = at_version(api(), '2.1')('POST', '/servers',
+                                         {'server': dict(self.BODY)})
+        assert resp.status_int == 202, resp.text
+        assert compute.created[0]['user_data'] is None
+
+    def test_not_base64_is_400(self, api, at_version, compute):
+        resp = at_version(api(), '2.1')('POST', '/servers', {
+            'server': dict(self.BODY, user_data='not base64!')})
+        assert resp.status_int == 400, resp.text
+        assert 'user_data' in resp.text
+        assert compute.created == []

@@ -11,7 +11,6 @@ import types
 
 import pytest
 
-from nova_lite.api import api_version
 from nova_lite.api.handlers import server_actions
 from nova_lite.api.handlers import server_rebuild
 from nova_lite.compute import rebuild_api
@@ -96,6 +95,12 @@ def world(monkeypatch):
         return {}, {'metadata_items': w.metadata_items}
 
     monkeypatch.setattr(objects.Instance, 'save', save)
+    # From 2.75 a rebuild answers the view of show: its host_status too.
+    monkeypatch.setattr(objects.ServiceList, 'get_all', classmethod(
+        lambda cls, context, binary=None, host=None: [
+            types.SimpleNamespace(host=h, forced_down=False,
+                                  disabled=False, is_up=up)
+            for h, up in w.up.items()]))
     monkeypatch.setattr(objects.InstanceAction, 'create',
                         lambda self: w.actions.append(self.action))
     monkeypatch.setattr(objects.Migration, 'create',
@@ -117,11 +122,8 @@ def world(monkeypatch):
 
 
 @pytest.fixture
-def newer(monkeypatch):
-    """The router's maximum patched to 2.95 (another change raises it);
-    returns the header for a version."""
-    monkeypatch.setattr(api_version, 'VERSIONS',
-                        ['2.%d' % n for n in range(1, 96)])
+def newer():
+    """The header for a version (up to the API's real maximum)."""
     return lambda version: {'OpenStack-API-Version': 'compute ' + version}
 
 
@@ -257,9 +259,19 @@ def test_rebuild_arguments_are_gated_by_microversion(api, world, newer,
     assert world.conductor.sent == []
     resp = _act(api, body, headers=newer(version))
     assert resp.status_int == 202, resp.text
-    field = {'user_data': None}.get(argument, argument)
-    if field:
-        assert world.stored[field] == value
+    assert world.stored[argument] == value
+
+
+def test_rebuild_hostname_may_be_an_fqdn_from_2_94(api, world, newer):
+    body = {'rebuild': {'imageRef': NEW_IMAGE,
+                        'hostname': 'web.example.com'}}
+    assert _act(api, body, headers=newer('2.93')).status_int == 400
+    assert world.conductor.sent == []
+    resp = _act(api, body, headers=newer('2.94'))
+    assert resp.status_int == 202, resp.text
+    assert world.stored['hostname'] == 'web.example.com'
+    assert resp.json['server']['OS-EXT-SRV-ATTR:hostname'] == (
+        'web.example.com')
 
 
 def test_rebuild_personality_goes_with_2_57(api, world, newer):
@@ -452,6 +464,43 @@ def test_rebuild_answers_user_data_from_2_57(api, world, at_version,
         {'rebuild': {'imageRef': NEW_IMAGE}})
     assert resp.status_int == 202, resp.text
     assert ('user_data' in resp.json['server']) is shown
+
+
+def test_rebuild_answers_the_kept_user_data(api, world, at_version):
+    world.instance.user_data = 'b2xk'
+    world.instance.obj_reset_changes()
+    resp = at_version(api(ADMIN), '2.57')(
+        'POST', '/servers/%s/action' % UUID,
+        {'rebuild': {'imageRef': NEW_IMAGE}})
+    assert resp.status_int == 202, resp.text
+    assert resp.json['server']['user_data'] == 'b2xk'
+    assert 'user_data' not in world.stored
+
+
+@pytest.mark.parametrize('value', ['aGVsbG8=', None])
+def test_rebuild_user_data_replaces_the_servers(api, world, at_version,
+                                                value):
+    world.instance.user_data = 'b2xk'
+    world.instance.obj_reset_changes()
+    resp = at_version(api(ADMIN), '2.57')(
+        'POST', '/servers/%s/action' % UUID,
+        {'rebuild': {'imageRef': NEW_IMAGE, 'user_data': value}})
+    assert resp.status_int == 202, resp.text
+    assert world.stored['user_data'] == value
+    assert resp.json['server']['user_data'] == value
+
+
+def test_rebuild_at_2_75_shows_user_data_once(api, world, at_version):
+    """The full view of 2.75 keeps user_data as its own key, not as the
+    administrators' extended attribute (as Nova answers a rebuild)."""
+    resp = at_version(api(ADMIN), '2.75')(
+        'POST', '/servers/%s/action' % UUID,
+        {'rebuild': {'imageRef': NEW_IMAGE, 'user_data': 'aGVsbG8='}})
+    assert resp.status_int == 202, resp.text
+    server = resp.json['server']
+    assert server['user_data'] == 'aGVsbG8='
+    assert 'OS-EXT-SRV-ATTR:user_data' not in server
+    assert 'OS-EXT-SRV-ATTR:hostname' in server
 
 
 def test_rebuild_trusted_certs_from_2_63(api, world, at_version):

@@ -465,6 +465,17 @@ def test_unshelve_zone_needs_2_77(api, world, max_version):
                                           'host': None}
 
 
+def test_unshelve_zone_at_the_real_boundary(api, world):
+    """2.77 is advertised now: no patched maximum."""
+    world.set_state(V.SHELVED_OFFLOADED, host=None)
+    body = {'unshelve': {'availability_zone': 'az2'}}
+    assert _act(api, body, MEMBER, version='2.76').status_int == 400
+    resp = _act(api, body, MEMBER, version='2.77')
+    assert resp.status_int == 202, resp.text
+    assert world.conductor.sent[-1][3] == {'availability_zone': 'az2',
+                                           'host': None}
+
+
 def test_unshelve_zone_of_a_shelved_server_is_409(api, world, max_version):
     max_version('2.77')
     world.set_state(V.SHELVED)
@@ -474,11 +485,10 @@ def test_unshelve_zone_of_a_shelved_server_is_409(api, world, max_version):
     assert 'must be SHELVED_OFFLOADED' in resp.text
 
 
-def test_unshelve_host_needs_2_91_and_an_administrator(api, world,
-                                                       max_version):
+def test_unshelve_host_needs_2_91_and_an_administrator(api, world):
+    # At the API's real maximum (2.91 is advertised).
     world.set_state(V.SHELVED_OFFLOADED, host=None)
     body = {'unshelve': {'host': 'host2'}}
-    max_version('2.91')
     assert _act(api, body, version='2.90').status_int == 400
     assert _act(api, body, MEMBER, version='2.91').status_int == 403
     for bad in ('nope', 'host3'):
@@ -501,9 +511,7 @@ def test_unshelve_to_an_unknown_zone_is_400(api, world, max_version):
     assert world.conductor.sent == [] and world.saves == []
 
 
-def test_unshelve_host_outside_the_pinned_zone_is_409(api, world,
-                                                      max_version):
-    max_version('2.91')
+def test_unshelve_host_outside_the_pinned_zone_is_409(api, world):
     world.set_state(V.SHELVED_OFFLOADED, host=None)
     world.spec.availability_zone = 'nova'
     resp = _act(api, {'unshelve': {'host': 'host2'}}, version='2.91')

@@ -358,3 +358,22 @@ def test_search_and_servers_are_gone_from_2_53(api, at_version, nodes,
             'GET', path).status_int == 200
         assert at_version(api(ADMIN), '2.53')(
             'GET', path).status_int == 404
+
+
+def test_with_servers_shows_an_empty_list_from_2_75(api, at_version, nodes,
+                                                    monkeypatch):
+    monkeypatch.setattr(objects.InstanceList, 'get_by_filters', classmethod(
+        lambda cls, context, filters, **kwargs: objects.InstanceList(
+            objects=[])))
+    for version, expected in (('2.74', None), ('2.75', [])):
+        call = at_version(api(ADMIN), version)
+        for path in ('/os-hypervisors', '/os-hypervisors/detail'):
+            [listed] = call('GET', path + '?with_servers=true').json[
+                'hypervisors']
+            assert listed.get('servers') == expected
+        shown = call('GET', '/os-hypervisors/%s?with_servers=1'
+                     % NODE_UUID).json['hypervisor']
+        assert shown.get('servers') == expected
+    [plain] = at_version(api(ADMIN), '2.75')(
+        'GET', '/os-hypervisors').json['hypervisors']
+    assert 'servers' not in plain

@@ -198,3 +198,31 @@ def test_a_failed_take_over_puts_the_server_in_error(w):
     assert w.instance.vm_state == V.ERROR
     assert w.statuses[-1] == 'error'
     assert w.settled == []
+
+
+class AbortingDestination(ComputeRPC):
+    """A destination whose pre_live_migration is interrupted by an abort
+    on the source (the migration is ``preparing`` meanwhile)."""
+
+    def pre_live_migration(self, context, instance, migration,
+                           migrate_data):
+        self.w.status_at_abort = self.w.statuses[-1]
+        self.w.src.live_migration_abort(None, instance, migration)
+        return super().pre_live_migration(context, instance, migration,
+                                          migrate_data)
+
+
+def test_abort_while_preparing_cancels_before_the_copy(w):
+    rpc = AbortingDestination(w)
+    w.src._compute_api = lambda: rpc
+    data = _data(w)
+    assert not w.src.live_migration(None, w.instance, w.migration, data)
+    assert w.status_at_abort == 'preparing'
+    assert 'running' not in w.statuses
+    assert w.settled[0]['status'] == 'cancelled'
+    assert w.log[-1] == 'dst.rollback_live_migration_at_destination'
+    assert _on(w.src_driver, w.instance)
+    assert not _on(w.dst_driver, w.instance)
+    assert ('compute_live_migration_abort', None) in w.events
+    # Nothing is left behind for the next migration of this server.
+    assert w.src._not_started == {}

@@ -47,3 +47,15 @@ def test_backport_to_1_1_drops_trusted_certs():
     assert data['locked'] is True
     data = instance.obj_to_primitive()['nova_lite_object.data']
     assert data['trusted_certs'] == ['cert-1']
+
+
+def test_backport_to_1_2_drops_user_data():
+    instance = _instance('active', None)
+    instance.trusted_certs = ['cert-1']
+    instance.user_data = 'aGVsbG8='
+    data = instance.obj_to_primitive(target_version='1.2')[
+        'nova_lite_object.data']
+    assert 'user_data' not in data
+    assert data['trusted_certs'] == ['cert-1']
+    data = instance.obj_to_primitive()['nova_lite_object.data']
+    assert data['user_data'] == 'aGVsbG8='

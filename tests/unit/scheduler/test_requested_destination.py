@@ -43,3 +43,23 @@ def test_the_named_host_and_the_ignored_source_together(scheduler):
     with pytest.raises(exception.NoValidHost):
         base._select(hosts, _spec('h0', ignore_hosts=['h0']),
                      scheduler=scheduler)
+
+
+def _node_spec(host, node):
+    return fakes.spec(requested_destination={'host': host, 'node': node})
+
+
+def test_a_named_node_alone_is_the_only_candidate(scheduler):
+    """2.74's hypervisor_hostname without a host."""
+    hosts = base._ram_hosts(8192, 1024, 4096)
+    result = base._select(hosts, _node_spec(None, 'H2'),
+                          scheduler=scheduler)
+    assert base._names(result[0]) == ['h2']
+
+
+def test_a_named_host_and_node_must_both_match(scheduler):
+    hosts = base._ram_hosts(8192, 1024)
+    with pytest.raises(exception.NoValidHost) as info:
+        base._select(hosts, _node_spec('h0', 'h1'), scheduler=scheduler)
+    assert '1 not the requested destination node' in (
+        info.value.format_message())

@@ -6,6 +6,7 @@ newest one at or below it), so a shape that changes is checked against
 the schema of its version.
 """
 
+import copy
 import importlib
 import json
 import os
@@ -56,21 +57,49 @@ class TempestSchemas:
     only what changed, and not always everything else)."""
 
     def __init__(self, name, version):
+        self._name = name
+        self._version = api_version.APIVersionRequest(str(version))
         self._modules = list(_modules(name, version))
         if not self._modules:
             raise LookupError('tempest.lib has no %s schemas' % name)
 
-    def __getattr__(self, attr):
+    def _plain(self, attr):
         for module in self._modules:
             if hasattr(module, attr):
                 return getattr(module, attr)
         raise AttributeError(attr)
+
+    def __getattr__(self, attr):
+        return self._plain(attr)
+
+
+# The hypervisor fields Nova dropped at 2.88.
+DROPPED_AT_2_88 = ('vcpus', 'memory_mb', 'local_gb', 'vcpus_used',
+                   'memory_mb_used', 'local_gb_used', 'running_vms',
+                   'cpu_info', 'free_ram_mb', 'free_disk_gb',
+                   'disk_available_least', 'current_workload')
+
+
+def hypervisor_at_2_88(schema, *path):
+    """tempest.lib's (2.53) schema of a hypervisor response, the
+    hypervisor found under ``path`` ('[]' for a list's items) no longer
+    requiring 2.88's dropped fields and allowed a string or null
+    ``uptime`` (tempest.lib has no 2.88 hypervisor schema of its own)."""
+    schema = copy.deepcopy(schema)
+    item = schema['response_body']
+    for key in path:
+        item = item['items'] if key == '[]' else item['properties'][key]
+    item['required'] = [name for name in item['required']
+                        if name not in DROPPED_AT_2_88]
+    item['properties']['uptime'] = {'type': ['string', 'null']}
+    return schema
 
 
 @pytest.fixture
 def schemas(microversion):
     """``schemas('servers')``: tempest.lib's module for the version."""
     return lambda name: TempestSchemas(name, microversion)
+
 
 
 @pytest.fixture

@@ -1,6 +1,8 @@
 """rebuild against tempest.lib's schemas of each version (its answer is
 the server's view, which changes with the version)."""
 
+from nova_lite.api import api_version
+from tests.unit.api import conftest
 from tests.unit.api.test_server_rebuild import world  # noqa: F401
 
 UUID = 'c2e2a7d4-5b43-4a5e-9a58-0b9c0d1e2f30'
@@ -11,3 +13,20 @@ def test_rebuild(api, world, assert_shape, schemas):  # noqa: F811
     resp = api()('POST', '/servers/%s/action' % UUID,
                  {'rebuild': {'imageRef': NEW_IMAGE}})
     assert_shape(resp, schemas('servers').rebuild_server_with_admin_pass)
+
+
+def test_rebuild_by_an_administrator(api, world, assert_shape,  # noqa: F811
+                                     schemas, microversion):
+    """From 2.75 the answer is show's view: administrators get the
+    extended attributes (user_data apart, as its own key)."""
+    admin = api(conftest.make_context('admin', 'ops'))
+    rebuild = {'imageRef': NEW_IMAGE}
+    if api_version.APIVersionRequest(microversion).matches('2.57'):
+        rebuild['user_data'] = 'aGVsbG8='
+    resp = admin('POST', '/servers/%s/action' % UUID, {'rebuild': rebuild})
+    assert_shape(resp, schemas('servers').rebuild_server_with_admin_pass)
+    server = resp.json['server']
+    assert 'OS-EXT-SRV-ATTR:user_data' not in server
+    full = api_version.APIVersionRequest(microversion).matches('2.75')
+    assert ('OS-EXT-SRV-ATTR:host' in server) is full
+    assert ('OS-EXT-STS:vm_state' in server) is full

@@ -25,8 +25,9 @@ def test_every_answer(api, compute, assert_shape, schemas,  # noqa: F811
                       microversion):
     servers = schemas('servers')
     member = api()
-    assert_shape(member('POST', '/servers', create_body(microversion)),
-                 servers.create_server_with_admin_pass)
+    assert_shape(member('POST', '/servers', create_body(
+        microversion, user_data='aGVsbG8=')),
+        servers.create_server_with_admin_pass)
     assert_shape(member('GET', '/servers'), servers.list_servers)
     assert_shape(member('GET', '/servers/detail'),
                  servers.list_servers_detail)
@@ -41,6 +42,7 @@ def test_admin_views(api, compute, assert_shape, schemas,  # noqa: F811
                                disabled=False, is_up=True)
     monkeypatch.setattr(objects.ServiceList, 'get_all', classmethod(
         lambda cls, context, binary=None, host=None: [up]))
+    compute.instances[UUID].user_data = 'aGVsbG8='
     servers = schemas('servers')
     admin = api(api_conftest.make_context('admin', 'ops'))
     assert_shape(admin('GET', '/servers/detail?all_tenants=1'),

@@ -6,6 +6,7 @@ import pytest
 from nova_lite.api import api_version
 from nova_lite import objects
 from tests.unit.api import conftest
+from tests.unit.api.shapes import conftest as conftest_shapes
 from tests.unit.api.test_services_hypervisors import nodes  # noqa: F401
 from tests.unit.api.test_services_hypervisors import services  # noqa: F401
 
@@ -38,14 +39,21 @@ def test_hypervisors(api, nodes, assert_shape, schemas,  # noqa: F811
     hyp_schemas = schemas('hypervisors')
     admin = api(ADMIN)
     node_id = NODE_UUID if _at(microversion, '2.53') else '7'
+    detail = hyp_schemas.list_hypervisors_detail
+    show = hyp_schemas.get_hypervisor
+    if _at(microversion, '2.88'):
+        detail = conftest_shapes.hypervisor_at_2_88(detail, 'hypervisors',
+                                                    '[]')
+        show = conftest_shapes.hypervisor_at_2_88(show, 'hypervisor')
     assert_shape(admin('GET', '/os-hypervisors'),
                  hyp_schemas.list_search_hypervisors)
-    assert_shape(admin('GET', '/os-hypervisors/detail'),
-                 hyp_schemas.list_hypervisors_detail)
-    assert_shape(admin('GET', '/os-hypervisors/%s' % node_id),
-                 hyp_schemas.get_hypervisor)
-    assert_shape(admin('GET', '/os-hypervisors/statistics'),
-                 hyp_schemas.get_hypervisor_statistics)
+    assert_shape(admin('GET', '/os-hypervisors/detail'), detail)
+    assert_shape(admin('GET', '/os-hypervisors/%s' % node_id), show)
+    statistics = admin('GET', '/os-hypervisors/statistics')
+    if _at(microversion, '2.88'):
+        assert statistics.status_int == 404
+        return
+    assert_shape(statistics, hyp_schemas.get_hypervisor_statistics)
 
 
 def test_hypervisors_with_servers(api, nodes, one_server,  # noqa: F811
@@ -54,14 +62,20 @@ def test_hypervisors_with_servers(api, nodes, one_server,  # noqa: F811
         pytest.skip('with_servers and the name pattern are 2.53')
     hyp_schemas = schemas('hypervisors')
     admin = api(ADMIN)
+    detail = hyp_schemas.list_hypervisors_detail
+    show = hyp_schemas.get_hypervisor
+    if _at(microversion, '2.88'):
+        detail = conftest_shapes.hypervisor_at_2_88(detail, 'hypervisors',
+                                                    '[]')
+        show = conftest_shapes.hypervisor_at_2_88(show, 'hypervisor')
     for query in ('with_servers=true',
                   'hypervisor_hostname_pattern=node1&with_servers=1'):
         assert_shape(admin('GET', '/os-hypervisors?' + query),
                      hyp_schemas.list_search_hypervisors)
         assert_shape(admin('GET', '/os-hypervisors/detail?' + query),
-                     hyp_schemas.list_hypervisors_detail)
+                     detail)
     assert_shape(admin('GET', '/os-hypervisors/%s?with_servers=true'
-                       % NODE_UUID), hyp_schemas.get_hypervisor)
+                       % NODE_UUID), show)
 
 
 def test_hypervisor_search_and_servers(api, nodes,  # noqa: F811
