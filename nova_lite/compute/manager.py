@@ -21,6 +21,7 @@ from oslo_service import periodic_task
 from nova_lite.compute import build_outcome
 from nova_lite.compute import build_receipts
 from nova_lite.compute import diagnostics
+from nova_lite.compute import image_cache
 from nova_lite.compute import live_migration
 from nova_lite.compute import moves
 from nova_lite.compute import power
@@ -100,6 +101,7 @@ class ComputeManager(manager.Manager):
         self._conductor_api = None
         self._scheduler_api = None
         self._instance_locks = _InstanceLocks()
+        self._ran = power.RanRequests()
         self._receipts = build_receipts.Receipts()
         self._compute_api = None
         self.moves = moves.Moves(self.host, self.driver, self.rt,
@@ -155,7 +157,9 @@ class ComputeManager(manager.Manager):
         recovery.reconcile_builds(ctxt, self.host, self.driver,
                                   self.conductor_api)
         recovery.reap_deleted(ctxt, self.host, self.driver)
+        recovery.reap_moved_away(ctxt, self.host, self.driver)
         recovery.resume_actions(ctxt, self.host, self.driver)
+        recovery.settle_moves(ctxt, self.host, self.conductor_api)
         try:
             self.rt.update_available_resource(ctxt, startup=True)
         except Exception:
@@ -404,6 +408,12 @@ class ComputeManager(manager.Manager):
 
     def _run_action(self, context, instance, method, **kwargs):
         with self._instance_locks(instance.uuid):
+            if not self._ran.first_time(instance.uuid, context.request_id,
+                                        method):
+                LOG.info('%s of instance %s (request %s) was sent again; '
+                         'it ran here already', method, instance.uuid,
+                         context.request_id)
+                return False
             return power.run(context, self.driver, self.host, instance,
                              method, **kwargs)
 
@@ -458,9 +468,11 @@ class ComputeManager(manager.Manager):
         return self._run_move(context, instance, 'confirm_resize',
                               migration=migration)
 
-    def revert_resize(self, context, instance, migration):
+    def revert_resize(self, context, instance, migration,
+                      conductor_finishes=False):
         return self._run_move(context, instance, 'revert_resize',
-                              migration=migration)
+                              migration=migration,
+                              conductor_finishes=conductor_finishes)
 
     def finish_revert_resize(self, context, instance, migration):
         return self._run_move(context, instance, 'finish_revert_resize',
@@ -570,6 +582,10 @@ class ComputeManager(manager.Manager):
 
     def get_host_uptime(self, context):
         return self.driver.get_host_uptime()
+
+    # RPC 1.9: the aggregate image pre-cache (API microversion 2.81).
+    def cache_images(self, context, image_ids):
+        image_cache.cache_images(self.driver, context, self.host, image_ids)
 
 
 # Attempts at deleting a record through the conductors, and how long each

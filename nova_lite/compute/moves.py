@@ -13,8 +13,15 @@ migrate.py``); the computes move the VM, in Nova's order:
   ``finished``.
 
 After the conductor settled the records, ``confirm_resize`` (source)
-removes the source copy; ``revert_resize`` (destination) destroys the new
-VM and ``finish_revert_resize`` (source) starts the old one again.
+removes the source copy. A revert goes in Nova's order:
+``revert_resize`` (destination) destroys the new VM first, while the
+instance still holds the destination's allocations (no other server can
+be placed on what that VM uses), then hands the revert to the conductor
+(``conductor_finishes``, compute RPC 1.10), which gives the source its
+allocations and the old flavor back and casts ``finish_revert_resize``
+(source) to start the old VM again. Asked by an older conductor (which
+changed the records first), the destination casts
+``finish_revert_resize`` itself.
 
 A failure after the source let go of the VM puts the instance in ERROR
 and the migration in ``error``, with a fault (as Nova does: what the
@@ -25,6 +32,7 @@ administrator to sort out (``os-resetState``, delete).
 from oslo_log import log as logging
 
 from nova_lite.compute import power
+from nova_lite.conductor import rpcapi as conductor_rpcapi
 from nova_lite import exception
 from nova_lite import objects
 from nova_lite.objects import fields
@@ -53,7 +61,21 @@ class Moves:
 
     def prep_resize(self, context, instance, migration, flavor,
                     request_spec, host_list):
-        if not self._still_wanted(context, instance, migration):
+        try:
+            wanted = self._still_wanted(context, instance, migration)
+        except Exception as exc:
+            # No answer (the conductor or the database away longer than
+            # the call waits): the move goes back to the conductor with
+            # no alternate, which undoes it if it still stands, rather
+            # than staying in resize_prep until task_timeout.
+            LOG.warning('Could not tell whether the move of %s is still '
+                        'wanted (%s); handing it back', instance.uuid,
+                        _message(exc))
+            self._conductor_api().migrate_server(
+                context, instance, flavor, migration=migration,
+                host_list=[], request_spec=request_spec)
+            return False
+        if not wanted:
             return False
         event = 'compute_prep_resize'
         power.event_start(context, instance, event, self.host)
@@ -132,10 +154,24 @@ class Moves:
                  instance.uuid, self.host, migration.dest_node)
         return True
 
-    def revert_resize(self, context, instance, migration):
+    def revert_resize(self, context, instance, migration,
+                      conductor_finishes=False):
+        """Destroy the VM of a reverted move here (destination), then
+        have the revert finished: by the conductor with
+        ``conductor_finishes``, else by the source. A VM that cannot be
+        destroyed puts the server in ERROR with a fault, the migration in
+        ``error``, and both hosts stay held."""
         event = 'compute_revert_resize'
         power.event_start(context, instance, event, self.host)
         try:
+            if (conductor_finishes and
+                    not self._conductor_api().can_send_finish_revert()):
+                # Checked before the VM goes: the server must not lose it
+                # with nobody to finish the revert.
+                raise exception.UnsupportedRPCVersion(
+                    method='finish_revert_resize', service='conductor',
+                    needed=conductor_rpcapi.FINISH_REVERT_VERSION,
+                    pin='an older release')
             self.driver.destroy(context, instance)
         except exception.InstanceNotFound:
             pass
@@ -145,8 +181,12 @@ class Moves:
         self.rt.free_migration(migration)
         self.rt.free_instance(instance)
         power.event_finish(context, instance, event)
-        self._compute_api().finish_revert_resize(context, instance,
-                                                 migration)
+        if conductor_finishes:
+            self._conductor_api().finish_revert_resize(context, instance,
+                                                       migration)
+        else:
+            self._compute_api().finish_revert_resize(context, instance,
+                                                     migration)
         return True
 
     # Source

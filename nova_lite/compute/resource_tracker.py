@@ -503,7 +503,9 @@ def _stats(tracked_instances):
     """The ComputeNode stats of a node's instances, values as strings.
 
     num_instances, num_vm_<state>, num_task_<state>, num_proj_<project>
-    and io_workload (instances still building), as Nova keeps them.
+    and io_workload (instances still building or in an I/O-heavy task:
+    a move's prep and send, a rebuild, a snapshot, a backup, an
+    unshelve), as Nova keeps them.
     """
     stats = collections.Counter(num_instances=0, io_workload=0)
     for entry in tracked_instances:
@@ -511,6 +513,7 @@ def _stats(tracked_instances):
         stats['num_vm_%s' % entry.vm_state] += 1
         stats['num_task_%s' % entry.task_state] += 1
         stats['num_proj_%s' % entry.project_id] += 1
-        if entry.vm_state == fields.VMState.BUILDING:
+        if (entry.vm_state == fields.VMState.BUILDING
+                or entry.task_state in fields.TaskState.IO_HEAVY):
             stats['io_workload'] += 1
     return {key: str(value) for key, value in stats.items()}

@@ -24,6 +24,14 @@ API version history:
 * 1.7 - Diagnostics and host uptime (release "bramble"): get_diagnostics,
         get_instance_diagnostics, get_host_uptime (calls).
 * 1.8 - Backups (release "bramble"): backup_instance.
+* 1.9 - Aggregate image pre-cache (release "bramble"): cache_images.
+* 1.10 - revert_resize(conductor_finishes) (release "bramble"): the
+         destination removes its VM, then hands the revert to the
+         conductor (conductor RPC 1.9 finish_revert_resize), which gives
+         the source back its allocations and casts finish_revert_resize
+         there; the destination holds its allocations until its VM is
+         gone. Pinned below, the conductor changes the records first and
+         the destination casts finish_revert_resize itself, as before.
 
 A client pinned below 1.1 refuses the 1.1 methods with
 UnsupportedRPCVersion (a compute of that release cannot do them); the API
@@ -32,7 +40,10 @@ likewise, with ``can_send_moves``, the 1.3 snapshots and shelving with
 ``can_send_shelve``, the 1.4 rebuild with ``can_send_rebuild``, the
 1.5 live migration with ``can_send_live_migration``, the 1.6 crash
 dump with ``can_send_crash_dump`` and the 1.7 diagnostics and uptime
-with ``can_send_diagnostics``, the 1.8 backups with ``can_send_backup``.
+with ``can_send_diagnostics``, the 1.8 backups with ``can_send_backup``,
+the 1.9 image pre-cache with ``can_send_image_cache``. The conductor
+checks ``can_send_revert_dest_first`` before it asks for the 1.10
+revert.
 """
 
 import oslo_messaging as messaging
@@ -42,7 +53,7 @@ from nova_lite import rpc
 from nova_lite import rpc_pins
 
 RPC_TOPIC = 'compute'
-RPC_VERSION = '1.8'
+RPC_VERSION = '1.10'
 # The version that brought the server actions.
 ACTIONS_VERSION = '1.1'
 # The version that brought resize and cold migration.
@@ -59,8 +70,16 @@ CRASH_DUMP_VERSION = '1.6'
 DIAGNOSTICS_VERSION = '1.7'
 # The version that brought createBackup.
 BACKUP_VERSION = '1.8'
+# The version that brought the aggregate image pre-cache.
+IMAGE_CACHE_VERSION = '1.9'
+# The version whose revert_resize lets the conductor finish the revert.
+REVERT_DEST_FIRST_VERSION = '1.10'
 
 VERSION_ALIASES = releases.rpc_aliases('compute')
+# Instance fields computes never read, not sent to them: the user data
+# (up to 65535 characters) is the API's alone (nova_lite has no metadata
+# service or config drive).
+NOT_SENT = {'Instance': ('user_data',)}
 
 # Every method names the version it needs (the oldest that has its current
 # form), never the newest: a client pinned to an older release can then
@@ -71,7 +90,8 @@ class ComputeAPI:
 
     def __init__(self):
         target = messaging.Target(topic=RPC_TOPIC, version=RPC_VERSION)
-        self.client = rpc.get_client(target, pin=rpc_pins.Pin('compute'))
+        self.client = rpc.get_client(target, pin=rpc_pins.Pin('compute'),
+                                     omit=NOT_SENT)
 
     def build_and_run_instance(self, context, instance, host, node,
                                request_spec, host_list):
@@ -169,12 +189,26 @@ class ComputeAPI:
             context, 'confirm_resize', instance=instance,
             migration=migration)
 
-    def revert_resize(self, context, instance, migration):
+    def can_send_revert_dest_first(self):
+        """Whether the pin lets this client send the 1.10 revert_resize
+        (``conductor_finishes``)."""
+        return self.client.can_send_version(REVERT_DEST_FIRST_VERSION)
+
+    def revert_resize(self, context, instance, migration,
+                      conductor_finishes=False):
         """Remove the VM from the destination (cast), which then casts
-        ``finish_revert_resize`` to the source."""
+        ``finish_revert_resize`` to the source, or with
+        ``conductor_finishes`` (1.10) hands the revert to the conductor's
+        ``finish_revert_resize``."""
+        kwargs = {}
+        version = MOVES_VERSION
+        if conductor_finishes:
+            kwargs['conductor_finishes'] = True
+            version = REVERT_DEST_FIRST_VERSION
         self.client.prepare(
-            server=migration.dest_compute, version=MOVES_VERSION).cast(
-            context, 'revert_resize', instance=instance, migration=migration)
+            server=migration.dest_compute, version=version).cast(
+            context, 'revert_resize', instance=instance, migration=migration,
+            **kwargs)
 
     def finish_revert_resize(self, context, instance, migration):
         """Bring the VM back on the source (cast)."""
@@ -384,3 +418,15 @@ class ComputeAPI:
             server=instance.host, version=BACKUP_VERSION).cast(
             context, 'backup_instance', instance=instance,
             image_id=image_id, backup_type=backup_type, rotation=rotation)
+
+    # -- 1.9: the aggregate image pre-cache (see compute/image_cache.py) ----
+
+    def can_send_image_cache(self):
+        """Whether the pin lets this client send cache_images."""
+        return self.client.can_send_version(IMAGE_CACHE_VERSION)
+
+    def cache_images(self, context, host, image_ids):
+        """Have compute ``host`` fetch ``image_ids`` (a list of image ids)
+        into its image cache (cast)."""
+        self.client.prepare(server=host, version=IMAGE_CACHE_VERSION).cast(
+            context, 'cache_images', image_ids=image_ids)

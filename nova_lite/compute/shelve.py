@@ -17,7 +17,8 @@ takes the snapshot, in Nova's order of task states:
   shelved_at, shelved_image_id, shelved_host), and at once offloaded
   when [DEFAULT] shelved_offload_time is 0.
 * ``shelve_offload_instance`` (and the periodic offload after
-  shelved_offload_time): shelving_offloading, the VM removed, then
+  shelved_offload_time): shelving_offloading, the VM removed, then the
+  conductor records it (``conductor/tasks/shelve_offload.py``):
   SHELVED_OFFLOADED with no host or node and the host's allocations
   freed in the same write; the instance and its quota stay.
 * ``unshelve_instance``: a SHELVED server powers on where it is; an
@@ -177,15 +178,8 @@ class Shelving:
         except Exception as exc:
             self._failed(context, instance, event, exc)
             return False
-        instance.vm_state = _V.SHELVED_OFFLOADED
-        instance.power_state = _P.SHUTDOWN
-        instance.task_state = None
-        instance.host = None
-        instance.node = None
-        instance.compute_node_uuid = None
         try:
-            instance.save_offloaded(
-                expected_task_state=[_T.SHELVING_OFFLOADING])
+            instance = self._record_offload(context, instance)
         except _GONE as exc:
             power.event_finish(context, instance, event, exc)
             return False
@@ -194,6 +188,23 @@ class Shelving:
         LOG.info('Instance %s is offloaded from %s', instance.uuid,
                  self.host)
         return True
+
+    def _record_offload(self, context, instance):
+        """Have the conductor record the offload (its task decides what
+        that writes and frees); returns the instance as saved."""
+        conductor = self._conductor_api()
+        if conductor.can_send_shelve_offloaded():
+            return conductor.shelve_offloaded(context, instance)
+        # A conductor pinned below 1.9 (of an older release, it saves
+        # the fields it is sent): the remotable save of older computes.
+        instance.vm_state = _V.SHELVED_OFFLOADED
+        instance.power_state = _P.SHUTDOWN
+        instance.task_state = None
+        instance.host = None
+        instance.node = None
+        instance.compute_node_uuid = None
+        instance.save_offloaded(expected_task_state=[_T.SHELVING_OFFLOADING])
+        return instance
 
     def offload_expired(self, context, offload_time):
         """Offload this host's servers shelved more than ``offload_time``

@@ -4,14 +4,13 @@ Thin by design: object indirection is answered here, workflows live in
 ``conductor/tasks`` (provision, build, ownership, lost_builds and
 lost_casts,
 migrate, live_migrate, resize_outcome, rebuild, evacuate, unshelve,
-timeouts) and
+shelve_offload, timeouts) and
 placement reports in
 ``conductor/provider_report.py``.
 """
 
 import concurrent.futures
 
-from oslo_db import api as oslo_db_api
 from oslo_log import log as logging
 import oslo_messaging as messaging
 from oslo_service import periodic_task
@@ -25,18 +24,22 @@ from nova_lite.conductor.tasks import evacuate
 from nova_lite.conductor.tasks import lost_builds
 from nova_lite.conductor.tasks import lost_casts
 from nova_lite.conductor.tasks import live_migrate
+from nova_lite.conductor.tasks import lost_actions
 from nova_lite.conductor.tasks import migrate
 from nova_lite.conductor.tasks import move_timeouts
 from nova_lite.conductor.tasks import ownership
 from nova_lite.conductor.tasks import provision
 from nova_lite.conductor.tasks import rebuild
 from nova_lite.conductor.tasks import rebuild_timeouts
+from nova_lite.conductor.tasks import request_keys
 from nova_lite.conductor.tasks import resize_outcome
+from nova_lite.conductor.tasks import shelve_offload
 from nova_lite.conductor.tasks import stuck_deletes
 from nova_lite.conductor.tasks import timeouts
 from nova_lite.conductor.tasks import unshelve
 from nova_lite.conf import CONF
 from nova_lite.conf import messaging as conf_messaging
+from nova_lite.db import api as db_api
 from nova_lite import exception
 from nova_lite import manager
 from nova_lite.objects import base as objects_base
@@ -45,16 +48,6 @@ from nova_lite import rpc_stats
 from nova_lite.scheduler import rpcapi as scheduler_rpcapi
 
 LOG = logging.getLogger(__name__)
-
-# A database blip (a restart, a failover, connections terminated) must not
-# fail a compute's save: its build would be undone or left in BUILD. A
-# lost connection is retried for about ten seconds, well inside the
-# caller's rpc_response_timeout. A connection refused or dropped before
-# the commit wrote nothing; the saves compare-and-swap on their expected
-# states, so one that did commit is refused, not applied twice.
-_retry_on_disconnect = oslo_db_api.wrap_db_retry(
-    max_retries=6, retry_interval=0.5, inc_retry_interval=True,
-    max_retry_interval=2, retry_on_disconnect=True)
 
 
 class ConductorManager(manager.Manager):
@@ -94,7 +87,10 @@ class ConductorManager(manager.Manager):
                                      object_versions, args, kwargs):
         objclass = objects_base.NovaLiteObject.obj_class_from_name(
             objname, object_versions[objname])
-        result = getattr(objclass, objmethod)(context, *args, **kwargs)
+        # Retried across a database blip, as object_action: a compute's
+        # read (a move's migration, say) must not fail its step.
+        result = db_api.retry_on_disconnect(getattr(objclass, objmethod))(
+            context, *args, **kwargs)
         if not isinstance(result, objects_base.NovaLiteObject):
             return result
         # Answer in the caller's version (seed 003): an older caller gets
@@ -116,7 +112,12 @@ class ConductorManager(manager.Manager):
         # the database work of a save.
         before = {name: getattr(objinst, name) for name in objinst.fields
                   if objinst.obj_attr_is_set(name)}
-        result = _retry_on_disconnect(getattr(objinst, objmethod))(
+        # A database blip must not fail a compute's save (its build would
+        # be undone or left in BUILD): it is retried well inside the
+        # caller's rpc_response_timeout. The saves compare-and-swap on
+        # their expected states, so one that did commit is refused, not
+        # applied twice.
+        result = db_api.retry_on_disconnect(getattr(objinst, objmethod))(
             *args, **kwargs)
         # Send back what the method changed, so the caller's copy matches.
         updates = {}
@@ -140,10 +141,14 @@ class ConductorManager(manager.Manager):
 
     @messaging.expected_exceptions(exception.NovaLiteException)
     def provision_instances(self, context, instance, request_spec,
-                            min_count, max_count, build=False):
+                            min_count, max_count, build=False,
+                            request_key=None):
         instances, owned = provision.provision(
-            context, instance, request_spec, min_count, max_count)
-        if build:
+            context, instance, request_spec, min_count, max_count,
+            request_key)
+        # An earlier attempt's servers are built by its conductor (or
+        # re-driven if it died).
+        if build and owned is not provision.EARLIER:
             self._start_build(context, instances, request_spec, owned)
         return instances
 
@@ -214,6 +219,16 @@ class ConductorManager(manager.Manager):
                                   self.scheduler_api,
                                   self.compute_api).execute()
 
+    def settle_moves(self, context, host):
+        """1.8: compute ``host`` restarted and lost the steps it was
+        working on."""
+        return move_timeouts.settle_restarted(context, host)
+
+    def finish_revert_resize(self, context, instance, migration):
+        """1.9: the destination of a revert removed its VM."""
+        resize_outcome.FinishRevertTask(context, instance, migration,
+                                        self.compute_api).execute()
+
     # -- rebuild and evacuate (1.3) -------------------------------------
 
     def rebuild_instance(self, context, instance, image_ref, orig_image_ref,
@@ -245,6 +260,13 @@ class ConductorManager(manager.Manager):
             context, instance, self.scheduler_api, self.compute_api,
             availability_zone=availability_zone, host=host,
             request_spec=request_spec, host_list=host_list).execute()
+
+    @messaging.expected_exceptions(exception.NovaLiteException)
+    def shelve_offloaded(self, context, instance):
+        """1.9: a compute removed a shelved VM; returns the instance as
+        saved."""
+        shelve_offload.offload(context, instance)
+        return instance
 
     # -- live migration (1.4) -------------------------------------------
 
@@ -299,6 +321,8 @@ class ConductorManager(manager.Manager):
                           CONF.conductor.lost_cast_grace)
         stuck_deletes.resend(context, self.compute_api,
                              CONF.conductor.delete_resend_after)
+        lost_actions.resend(context, self.compute_api,
+                            CONF.conductor.action_resend_after)
 
     @periodic_task.periodic_task(
         spacing=CONF.conductor.build_timeout_check_interval)
@@ -318,3 +342,4 @@ class ConductorManager(manager.Manager):
         # Reservations of requests that never finished (their conductor
         # died between reserve and commit) give their quota back.
         quota_reservations.expire_reservations(context)
+        request_keys.purge(context)

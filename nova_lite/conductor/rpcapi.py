@@ -24,6 +24,23 @@ API version history:
         changed fields only. Pinned below, the whole object is sent.
 * 1.6 - Build receipts (release "bramble"): build_received, sent by a
         compute as a build cast arrives; not sent while pinned below.
+* 1.7 - provision_instances(request_key) (release "bramble"): a call that
+        names its request's key may be sent again after a lost answer
+        and returns the first attempt's servers. Pinned below, the key is
+        not sent and the API waits rpc_response_timeout, once.
+* 1.8 - settle_moves (release "bramble"): a compute that restarted says
+        so as it starts, and the moves whose current step was its own are
+        settled at once. Pinned below, it says nothing and they wait for
+        [conductor] task_timeout.
+* 1.9 - finish_revert_resize (release "bramble"): a destination compute
+        whose VM of a reverted move is gone hands the revert back (see
+        compute RPC 1.10); the conductor then gives the source its
+        allocations back. Sent only in answer to a 1.10 revert_resize,
+        which a conductor sends only to computes that can send this.
+        shelve_offloaded: a compute that removed a shelved VM has the
+        conductor record the offload (conductor/tasks/shelve_offload.py).
+        Pinned below, the compute saves it with Instance.save_offloaded,
+        which runs the same task.
 """
 
 import contextlib
@@ -40,7 +57,7 @@ from nova_lite import rpc_pins
 LOG = logging.getLogger(__name__)
 
 RPC_TOPIC = 'conductor'
-RPC_VERSION = '1.6'
+RPC_VERSION = '1.9'
 # The version that brought resize and cold migration.
 MOVES_VERSION = '1.1'
 # The version that brought unshelving.
@@ -55,6 +72,14 @@ PROVISION_BUILDS_VERSION = '1.5'
 SPARSE_ACTION_VERSION = '1.5'
 # The version that brought build receipts.
 BUILD_RECEIVED_VERSION = '1.6'
+# The version whose provision_instances takes a request key.
+REQUEST_KEY_VERSION = '1.7'
+# The version that brought settle_moves.
+SETTLE_MOVES_VERSION = '1.8'
+# The version that brought finish_revert_resize.
+FINISH_REVERT_VERSION = '1.9'
+# The version that brought shelve_offloaded.
+SHELVE_OFFLOADED_VERSION = '1.9'
 
 # Release name -> the newest conductor RPC version that release speaks,
 # accepted by [upgrade_levels] conductor.
@@ -80,6 +105,11 @@ def call_timeout(seconds):
 
 def _call_timeout():
     return getattr(_local, 'timeout', None)
+
+
+def current_call_timeout():
+    """The ``call_timeout`` this thread set, or None."""
+    return _call_timeout()
 
 
 # Every method names the version it needs (the oldest that has its current
@@ -153,27 +183,42 @@ class ConductorAPI:
 
     # Boot
 
+    def can_send_request_key(self):
+        """Whether the pin lets this client send provision_instances a
+        request key (1.7), which makes it safe to send again."""
+        return self.client.can_send_version(REQUEST_KEY_VERSION)
+
     def provision_instances(self, context, instance, request_spec,
-                            min_count, max_count, build=False):
+                            min_count, max_count, build=False,
+                            request_key=None, timeout=None):
         """Create the records of a boot request (call).
 
         ``instance`` is an unsaved template; returns the InstanceList
         created (between min_count and max_count instances). With
         ``build`` their build starts too: in the conductor that created
         them, after it answered (1.5), or, pinned below 1.5, with a
-        ``build_instances`` cast sent here after the answer.
+        ``build_instances`` cast sent here after the answer. With
+        ``request_key`` (1.7; check ``can_send_request_key``) a second
+        call with the same key returns the first one's servers.
+        ``timeout`` bounds the wait (else rpc_response_timeout).
         """
-        if build and self.client.can_send_version(PROVISION_BUILDS_VERSION):
-            cctxt = self.client.prepare(version=PROVISION_BUILDS_VERSION)
-            return cctxt.call(context, 'provision_instances',
-                              instance=instance, request_spec=request_spec,
-                              min_count=min_count, max_count=max_count,
-                              build=True)
-        cctxt = self.client.prepare(version='1.0')
+        kwargs = {}
+        if request_key is not None:
+            kwargs['request_key'] = request_key
+            version = REQUEST_KEY_VERSION
+        elif build and self.client.can_send_version(
+                PROVISION_BUILDS_VERSION):
+            version = PROVISION_BUILDS_VERSION
+        else:
+            version = '1.0'
+        if version != '1.0':
+            kwargs['build'] = build
+        cctxt = self.client.prepare(version=version, timeout=timeout)
         instances = cctxt.call(context, 'provision_instances',
                                instance=instance, request_spec=request_spec,
-                               min_count=min_count, max_count=max_count)
-        if build:
+                               min_count=min_count, max_count=max_count,
+                               **kwargs)
+        if build and version == '1.0':
             self.build_instances(context, instances, request_spec)
         return instances
 
@@ -253,7 +298,40 @@ class ConductorAPI:
         cctxt.cast(context, 'revert_resize', instance=instance,
                    migration=migration)
 
+    def settle_moves(self, context, host):
+        """Compute ``host`` restarted: settle the moves whose current step
+        it was working on (call; conductor/tasks/move_timeouts.py). Sends
+        nothing while pinned below 1.8; returns the uuids settled."""
+        if not self.client.can_send_version(SETTLE_MOVES_VERSION):
+            return []
+        cctxt = self.client.prepare(version=SETTLE_MOVES_VERSION)
+        return cctxt.call(context, 'settle_moves', host=host)
+
+    def can_send_finish_revert(self):
+        """Whether the pin lets this client send finish_revert_resize."""
+        return self.client.can_send_version(FINISH_REVERT_VERSION)
+
+    def finish_revert_resize(self, context, instance, migration):
+        """The destination of a reverted move removed its VM: give the
+        source back its allocations and the old flavor, and start the VM
+        there (cast; 1.9)."""
+        cctxt = self.client.prepare(version=FINISH_REVERT_VERSION)
+        cctxt.cast(context, 'finish_revert_resize', instance=instance,
+                   migration=migration)
+
     # Shelving (1.2): see conductor/tasks/unshelve.py
+
+    def can_send_shelve_offloaded(self):
+        """Whether the pin lets this client send shelve_offloaded."""
+        return self.client.can_send_version(SHELVE_OFFLOADED_VERSION)
+
+    def shelve_offloaded(self, context, instance):
+        """Record ``instance`` (shelving_offloading, its VM removed from
+        its host) as offloaded and free its host (call; 1.9). Returns
+        the instance as saved; raises UnexpectedTaskStateError or
+        InstanceNotFound, writing nothing, if it left the task."""
+        cctxt = self.client.prepare(version=SHELVE_OFFLOADED_VERSION)
+        return cctxt.call(context, 'shelve_offloaded', instance=instance)
 
     def can_send_shelve(self):
         """Whether the pin lets this client send the 1.2 unshelve."""

@@ -100,6 +100,12 @@ class TaskState(Enum):
         MIGRATING, REBUILD_BLOCK_DEVICE_MAPPING, SHELVING,
         SHELVING_IMAGE_UPLOADING, SHELVING_OFFLOADING, UNSHELVING,
         IMAGE_PENDING_UPLOAD, SHELVING_IMAGE_PENDING_UPLOAD, IMAGE_BACKUP)
+    # I/O-heavy operations (Nova's list; rescuing has no state here): an
+    # instance in one of them, or still building, is an I/O op of its
+    # host (the compute's io_workload, the scheduler's num_io_ops).
+    IO_HEAVY = frozenset((RESIZE_MIGRATING, REBUILDING, RESIZE_PREP,
+                          IMAGE_SNAPSHOT, IMAGE_BACKUP, 'rescuing',
+                          UNSHELVING))
 
     def __init__(self):
         super().__init__(valid_values=TaskState.ALL)

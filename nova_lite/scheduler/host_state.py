@@ -25,15 +25,14 @@ and I/O counts and the usage of NUMA cells and PCI pools are worked out.
 import collections
 
 from nova_lite import availability_zones
+from nova_lite.objects import fields
 from nova_lite.scheduler import host_usage
 
 _MB_PER_GB = 1024
 
 # Task states of I/O-heavy operations (Nova's list): an instance in one of
 # them, or still building, counts in num_io_ops.
-IO_TASK_STATES = frozenset(('resize_migrating', 'rebuilding', 'resize_prep',
-                            'image_snapshot', 'image_backup', 'rescuing',
-                            'unshelving'))
+IO_TASK_STATES = fields.TaskState.IO_HEAVY
 _BUILDING = 'building'
 
 

@@ -193,8 +193,16 @@ class ComputeDriver:
         raise NotImplementedError()
 
     def confirm_migration(self, context, instance, nodename):
-        """Remove the source copy of a confirmed move (source)."""
+        """Remove the source copy of a confirmed move (source).
+        Idempotent: no copy is not an error."""
         raise NotImplementedError()
+
+    def list_moved_away_uuids(self):
+        """The uuids of the instances whose source copy this host keeps
+        (moved away by ``migrate_disk_and_power_off``, not yet removed
+        by ``confirm_migration`` nor started again by
+        ``finish_revert_migration``), as a list. None by default."""
+        return []
 
     def finish_revert_migration(self, context, instance, nodename,
                                 power_on):
@@ -239,6 +247,13 @@ class ComputeDriver:
         """This host's uptime line, in the format of the ``uptime``
         command (" 08:32:11 up 93 days, 18:25, 12 users,  load average:
         0.20, 0.12, 0.14")."""
+        raise NotImplementedError()
+
+    def cache_image(self, context, image_id):
+        """Fetch image ``image_id`` into this host's image cache ahead of
+        the servers that will boot from it (the aggregate image pre-cache
+        of microversion 2.81). Returns True if it was fetched now, False
+        if it was cached already; raises what the fetch raised."""
         raise NotImplementedError()
 
     # Snapshots and shelving. The image record is the registry's; the

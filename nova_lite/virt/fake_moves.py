@@ -95,6 +95,10 @@ class MovesMixin:
             LOG.debug('No source copy of instance %s to remove',
                       instance.uuid)
 
+    def list_moved_away_uuids(self):
+        with self._lock:
+            return list(self._moved_away_copies())
+
     def finish_revert_migration(self, context, instance, nodename,
                                 power_on):
         self._inject('finish_revert_migration', instance, nodename)

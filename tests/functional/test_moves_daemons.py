@@ -1,10 +1,11 @@
 """Resize and cold migration on the real daemons: RabbitMQ with
 PostgreSQL, then with MariaDB.
 
-Three computes of one node each: ``c1`` and ``c2`` (8 GiB) and
+Four computes of one node each: ``c1`` and ``c2`` (8 GiB),
 ``prepfail`` (4 GiB), whose every ``prep_resize`` fails (fault
-injection). Servers boot on ``c1`` (forced), so a move goes to ``c2``,
-the RAM weigher's first choice, unless a test fills ``c2`` first.
+injection), and ``slow`` (2 GiB), whose VMs take 4 s to destroy. Servers
+boot on ``c1`` (forced), so a move goes to ``c2``, the RAM weigher's
+first choice, unless a test fills ``c2`` first or names ``slow``.
 
 At each step the allocations (by consumer and provider) and the quota
 usage are read from the database, and ``nova-lite-manage quota verify``
@@ -12,6 +13,7 @@ must find no drift.
 """
 
 import pytest
+import sqlalchemy as sa
 
 from tests.functional import conftest
 from tests.functional import deployment
@@ -22,6 +24,7 @@ COMPUTES = {
     'c2': dict(NODE, memory_mb=8192),
     'prepfail': dict(NODE, memory_mb=4096,
                      fail_operations='prep_resize:*'),
+    'slow': dict(NODE, memory_mb=2048, destroy_delay=4),
 }
 # name: (vcpus, ram)
 FLAVORS = {'m1': (1, 1024), 'm2': (2, 2048), 'huge': (1, 9000),
@@ -192,6 +195,100 @@ def test_resize_then_revert(deploy):
     assert _usage(deploy) == before
     _verify_clean(deploy)
     _delete(deploy, uuid)
+
+
+def _migrated_to_slow(deploy):
+    """A server booted on c1 and cold-migrated to ``slow`` (named, 2.56),
+    waiting in VERIFY_RESIZE; returns (uuid, migration)."""
+    uuid = _boot(deploy)
+    _action(deploy, uuid, {'migrate': {'host': 'slow'}}, version='2.56')
+    _wait(deploy, uuid, 'VERIFY_RESIZE')
+    migration = _migration(deploy, uuid)
+    assert (migration.dest_compute, migration.status) == ('slow',
+                                                          'finished')
+    return uuid, migration
+
+
+def test_a_revert_holds_the_destination_until_its_vm_is_gone(deploy):
+    """Nova's order: the destination destroys its VM (4 s on ``slow``)
+    while the instance still holds it, and only then do the records go
+    back to the source; at no step is either host free while a VM of the
+    server may be there."""
+    uuid, migration = _migrated_to_slow(deploy)
+    before = _usage(deploy)
+    _action(deploy, uuid, {'revertResize': None})
+    held = {'slow-n0': _size(1, 1024)}
+    source = {'c1-n0': _size(1, 1024)}
+    seen = []
+
+    def step():
+        state = (_migration(deploy, uuid).status,
+                 _allocations(deploy, uuid),
+                 _allocations(deploy, migration.uuid))
+        if not seen or seen[-1] != state:
+            seen.append(state)
+        return state[0] == 'reverted'
+    deployment.wait_for(step, timeout=60, interval=0.2,
+                        message='revert of %s' % uuid)
+    # While the destination's VM is there, the instance holds that
+    # host and the migration the source; then the source is the
+    # instance's again and the destination free.
+    assert seen[0] == ('reverting', held, source), seen
+    assert seen[-1] == ('reverted', source, {}), seen
+    for _status, instance_holds, migration_holds in seen:
+        assert (instance_holds, migration_holds) in (
+            (held, source), (source, {})), seen
+    server = _wait(deploy, uuid, 'ACTIVE')
+    assert server['OS-EXT-SRV-ATTR:host'] == 'c1'
+    [event] = deploy.sql(
+        "SELECT e.result FROM instance_actions_events e JOIN "
+        "instance_actions a ON a.id = e.action_id WHERE "
+        "a.instance_uuid = :u AND "
+        "e.event = 'conductor_finish_revert_resize'", u=uuid)
+    assert event.result == 'Success'
+    assert _usage(deploy) == before
+    _verify_clean(deploy)
+    _delete(deploy, uuid)
+
+
+def _set_forced_down(deploy, host, value):
+    engine = sa.create_engine(deploy.database.url)
+    try:
+        with engine.begin() as conn:
+            conn.execute(sa.text(
+                'UPDATE services SET forced_down = :v WHERE host = :h'),
+                {'v': value, 'h': host})
+    finally:
+        engine.dispose()
+
+
+def test_delete_in_verify_resize_with_the_destination_down(deploy):
+    """The destination is down: the API deletes the records itself, and
+    the conductor's destroy frees the source the migration holds and
+    confirms it in the same transaction (nothing left for the orphan
+    sweep); the source, up, is told to remove its copy."""
+    uuid, migration = _migrated_to_slow(deploy)
+    before = _usage(deploy)
+    _set_forced_down(deploy, 'slow', True)
+    try:
+        _delete(deploy, uuid)
+        assert _migration(deploy, uuid).status == 'confirmed'
+        assert _allocations(deploy, migration.uuid) == {}
+        assert _allocations(deploy, uuid) == {}
+        deployment.wait_for(
+            lambda: deploy.sql(
+                "SELECT e.result FROM instance_actions_events e JOIN "
+                "instance_actions a ON a.id = e.action_id WHERE "
+                "a.instance_uuid = :u AND a.action = 'confirmResize' "
+                "AND e.event = 'compute_confirm_resize' AND "
+                "e.result = 'Success'", u=uuid),
+            timeout=30, message='the source removed its copy')
+    finally:
+        _set_forced_down(deploy, 'slow', False)
+    after = _usage(deploy)
+    assert after['cores'] == (before['cores'][0] - 1, 0)
+    assert after['ram'] == (before['ram'][0] - 1024, 0)
+    _verify_clean(deploy)
 
 
 def test_delete_in_verify_resize_confirms_first(deploy):

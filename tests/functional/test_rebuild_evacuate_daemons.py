@@ -143,6 +143,39 @@ def test_rebuild_with_a_new_image(deploy):
     moves._delete(deploy, uuid)
 
 
+def _user_data(deploy, uuid):
+    status, _, body = deploy.admin_api.get(
+        '/servers/' + uuid, headers={'OpenStack-API-Version': 'compute 2.3'})
+    assert status == 200, body
+    [row] = deploy.sql('SELECT user_data FROM instances WHERE uuid = :u',
+                       u=uuid)
+    assert row.user_data == body['server']['OS-EXT-SRV-ATTR:user_data']
+    return row.user_data
+
+
+def test_user_data_is_kept_through_create_and_rebuild(deploy):
+    """The API hands the user data to the conductor, whose INSERT keeps
+    it; a rebuild (2.57) replaces it, then removes it with null."""
+    status, _, body = deploy.admin_api.post('/servers', {'server': {
+        'name': 'ud', 'imageRef': deploy.image_id, 'flavorRef': 'm1',
+        'availability_zone': 'nova:c2', 'user_data': 'aGVsbG8='}})
+    assert status == 202, body
+    uuid = body['server']['id']
+    moves._wait(deploy, uuid, 'ACTIVE')
+    assert _user_data(deploy, uuid) == 'aGVsbG8='
+    body = moves._action(deploy, uuid, {'rebuild': {
+        'imageRef': deploy.image_id, 'user_data': 'bmV3'}}, version='2.57')
+    assert body['server']['user_data'] == 'bmV3'
+    _wait_status(deploy, uuid, 'ACTIVE')
+    assert _user_data(deploy, uuid) == 'bmV3'
+    body = moves._action(deploy, uuid, {'rebuild': {
+        'imageRef': deploy.image_id, 'user_data': None}}, version='2.57')
+    assert body['server']['user_data'] is None
+    _wait_status(deploy, uuid, 'ACTIVE')
+    assert _user_data(deploy, uuid) is None
+    moves._delete(deploy, uuid)
+
+
 def test_rebuild_of_a_stopped_server_stays_stopped(deploy):
     uuid = _boot(deploy, 'c2')
     moves._action(deploy, uuid, {'os-stop': None})
@@ -239,6 +272,28 @@ def test_evacuate_anywhere_and_to_a_failing_host(deploy):
     moves._delete(deploy, failing)
 
 
+def test_evacuate_at_2_95_lands_stopped(deploy):
+    # Microversion 2.95: the server lands SHUTOFF on its new host (the
+    # compute is told target_state STOPPED), not ACTIVE.
+    uuid = _boot(deploy, 'c3')
+    _take_down(deploy, 'c3')
+    try:
+        body = moves._action(deploy, uuid, {'evacuate': {'host': 'c2'}},
+                             expected=200, version='2.95')
+        assert body is None or body == {}
+        moves._wait_migration(deploy, uuid, 'done')
+        server = _wait_status(deploy, uuid, 'SHUTOFF')
+        assert server['OS-EXT-SRV-ATTR:host'] == 'c2'
+        assert server['OS-EXT-STS:power_state'] == 4
+        moves._verify_clean(deploy)
+    finally:
+        _bring_back(deploy, 'c3')
+    moves._wait_migration(deploy, uuid, 'completed')
+    moves._action(deploy, uuid, {'os-start': None})
+    _wait_status(deploy, uuid, 'ACTIVE')
+    moves._delete(deploy, uuid)
+
+
 @cli_tests.pytestmark
 def test_the_stock_client_runs_rebuild_and_evacuate(deploy, identity):
     def cli(*args):
@@ -257,7 +312,9 @@ def test_the_stock_client_runs_rebuild_and_evacuate(deploy, identity):
         with _disabled(deploy, 'evacfail'):
             cli('server', 'evacuate', uuid)
             moves._wait_migration(deploy, uuid, 'done')
-        server = _wait_status(deploy, uuid, 'ACTIVE')
+        # The client negotiates the highest microversion, at least
+        # 2.95: the server lands stopped.
+        server = _wait_status(deploy, uuid, 'SHUTOFF')
         assert server['OS-EXT-SRV-ATTR:host'] != 'c3'
     finally:
         _bring_back(deploy, 'c3')

@@ -20,6 +20,7 @@ RAM of a flavor's extra specs is not part of that difference.)
 
 from oslo_utils import uuidutils
 
+from nova_lite.conductor.tasks import ownership
 from nova_lite.db import api as db_api
 from nova_lite import objects
 from nova_lite.objects import fields
@@ -78,6 +79,7 @@ def start_move(context, instance, flavor, migration_type, reservation):
         instance.memory_mb = max(instance.flavor.memory_mb,
                                  flavor.memory_mb)
         instance.save(expected_task_state=[_T.RESIZE_PREP])
+        ownership.own_move_in_session(context, session, instance.uuid)
         if reservation:
             quota_reservations.commit_in_session(
                 session, quota_reservations.Reservation(**reservation))

@@ -26,13 +26,13 @@ import datetime
 from oslo_log import log as logging
 from oslo_utils import timeutils
 
+from nova_lite.conductor.tasks import timeouts
 from nova_lite import exception
 from nova_lite import objects
 from nova_lite.objects import fields
 
 LOG = logging.getLogger(__name__)
 
-COMPUTE_BINARY = 'nova-lite-compute'
 _DELETING = fields.TaskState.DELETING
 
 
@@ -47,7 +47,7 @@ def resend(context, compute_api, after):
         sort_key='id', sort_dir='asc')
     if not stuck:
         return {}
-    up = _computes_up(context)
+    up = timeouts.up_computes(context)
     done = {}
     for instance in stuck:
         try:
@@ -59,11 +59,6 @@ def resend(context, compute_api, after):
         if outcome:
             done[instance.uuid] = outcome
     return done
-
-
-def _computes_up(context):
-    return {svc.host for svc in objects.ServiceList.get_all(context)
-            if svc.binary == COMPUTE_BINARY and svc.is_up}
 
 
 def _resend_one(context, compute_api, instance, up):

@@ -144,6 +144,14 @@ def test_actions_page_newest_first_and_move_with_their_events(ctxt,
     since = started.replace(tzinfo=None)
     assert [a.request_id for a in page(ctxt, instance.uuid, 5,
                                        changes_since=since)] == ['req-0']
+    # 2.66: changes-before, alone and with changes-since.
+    before = since - datetime.timedelta(seconds=1)
+    assert [a.request_id for a in page(ctxt, instance.uuid, 5,
+                                       changes_before=before)] == [
+        'req-2', 'req-1']
+    assert [a.request_id for a in page(
+        ctxt, instance.uuid, 5, changes_since=since,
+        changes_before=finished.replace(tzinfo=None))] == ['req-0']
 
 
 def test_migrations_page_newest_first(ctxt, monkeypatch):
@@ -172,6 +180,11 @@ def test_migrations_page_newest_first(ctxt, monkeypatch):
     first.save()
     assert [m.uuid for m in page(ctxt, {}, 5, changes_since=since)] == [
         uuids[0]]
+    # 2.66: changes-before (the never updated are not found either).
+    assert [m.uuid for m in page(
+        ctxt, {}, 5, changes_before=since + datetime.timedelta(
+            hours=2))] == [uuids[0]]
+    assert len(page(ctxt, {}, 5, changes_before=since)) == 0
 
 
 def test_migration_round_trip(ctxt):

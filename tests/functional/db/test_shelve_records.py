@@ -5,11 +5,14 @@ write."""
 from oslo_utils import uuidutils
 import pytest
 
+from nova_lite.conductor.tasks import shelve_offload
 from nova_lite import context as nl_context
 from nova_lite import exception
 from nova_lite.image import api as image_api
 from nova_lite import objects
 from nova_lite.objects import fields
+from nova_lite.placement import allocations
+from nova_lite.placement import providers
 
 
 @pytest.fixture
@@ -59,3 +62,34 @@ def test_save_offloaded_is_conditional_and_clears_the_host(ctxt):
     stored = objects.Instance.get_by_uuid(ctxt, instance.uuid)
     assert (stored.vm_state, stored.host, stored.node) == (
         fields.VMState.SHELVED_OFFLOADED, None, None)
+
+
+def test_the_offload_task_frees_the_host_and_keeps_the_quota(ctxt):
+    provider = uuidutils.generate_uuid()
+    providers.ensure_provider(ctxt, provider, 'n1')
+    providers.set_inventories(ctxt, provider, {'VCPU': {
+        'total': 4, 'reserved': 0, 'min_unit': 1, 'max_unit': 4,
+        'step_size': 1, 'allocation_ratio': 1.0}})
+    flavor = objects.Flavor(ctxt, flavorid='2', name='m1.small',
+                            memory_mb=512, vcpus=1, root_gb=1)
+    flavor.create()
+    instance = objects.Instance(
+        ctxt, uuid=uuidutils.generate_uuid(), project_id='p1', user_id='u1',
+        display_name='vm', flavor=flavor, image_ref='img', host='host1',
+        node='n1', metadata={}, vm_state=fields.VMState.SHELVED,
+        task_state=fields.TaskState.SHELVING_OFFLOADING)
+    instance.create()
+    allocations.claim(ctxt, instance.uuid, 'p1', 'u1',
+                      {provider: {'VCPU': 1}})
+    with pytest.raises(exception.UnexpectedTaskStateError):
+        shelve_offload.offload(ctxt, instance, expected_task_state=[None])
+    # Nothing written by the refused one.
+    assert allocations.get_for_consumer(ctxt, instance.uuid) == {
+        provider: {'VCPU': 1}}
+    instance = objects.Instance.get_by_uuid(ctxt, instance.uuid)
+    assert shelve_offload.offload(ctxt, instance) == [provider]
+    stored = objects.Instance.get_by_uuid(ctxt, instance.uuid)
+    assert (stored.vm_state, stored.task_state, stored.host, stored.node,
+            stored.power_state) == (fields.VMState.SHELVED_OFFLOADED, None,
+                                    None, None, fields.PowerState.SHUTDOWN)
+    assert allocations.get_for_consumer(ctxt, instance.uuid) == {}

@@ -30,7 +30,8 @@ def env(conf):
                                ctxt=nl_context.get_admin_context())
     ns.manager = compute_manager.ComputeManager(host='host1')
     ns.manager.driver.init_host('host1')
-    ns.manager._conductor_api = mock.Mock()
+    ns.manager._conductor_api = mock.Mock(**{
+        'settle_moves.return_value': []})
     ns.manager._scheduler_api = mock.Mock()
     ns.manager.rt._conductor_api = mock.Mock()
 

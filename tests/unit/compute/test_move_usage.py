@@ -9,6 +9,7 @@ is real.
 from unittest import mock
 
 from oslo_utils import uuidutils
+import oslo_messaging as messaging
 import pytest
 
 from nova_lite.compute import moves as moves_mod
@@ -234,3 +235,95 @@ def test_a_prep_of_a_move_given_up_on_does_nothing(env, compute):
     rpc.resize_instance.assert_not_called()
     conductor.migrate_server.assert_not_called()
     assert saves == []
+
+
+def test_a_prep_that_cannot_read_its_migration_hands_the_move_back(
+        env, compute, monkeypatch):
+    """The conductor (or the database behind it) does not answer whether
+    the move still stands: the move goes back to the conductor with no
+    alternate, to be undone, instead of staying in resize_prep."""
+    steps, rpc, conductor, _saves = compute
+
+    def unanswered(ctxt, uuid):
+        raise messaging.MessagingTimeout('no answer')
+    monkeypatch.setattr(objects.Migration, 'get_by_uuid', unanswered)
+    inst = _resizing({'vcpus': 1}, {'vcpus': 2}, host='host1',
+                     node='host1-n0')
+    migration = _migration(inst, 'host1-n0', 'host1-n1', 'pre-migrating')
+    assert not steps.prep_resize(None, inst, migration, inst.new_flavor,
+                                 'spec', ['chosen', 'alt'])
+    assert env.tracker.usage('host1-n1') == ZERO
+    rpc.resize_instance.assert_not_called()
+    kwargs = conductor.migrate_server.call_args.kwargs
+    assert (kwargs['host_list'], kwargs['migration']) == ([], migration)
+
+
+def _verify_resize(env, steps, inst):
+    """``inst`` moved from host1-n0 to host1-n1, waiting in
+    VERIFY_RESIZE; returns its migration."""
+    _spawned(env, inst)
+    migration = _migration(inst, 'host1-n0', 'host1-n1', 'pre-migrating')
+    assert steps.prep_resize(None, inst, migration, inst.new_flavor, None,
+                             [])
+    assert steps.resize_instance(None, inst, migration, inst.new_flavor)
+    assert steps.finish_resize(None, inst, migration, inst.new_flavor)
+    inst.task_state = T.RESIZE_REVERTING
+    inst.obj_reset_changes()
+    return migration
+
+
+def test_a_revert_the_conductor_finishes_hands_back_once_the_vm_is_gone(
+        env, compute):
+    """Nova's order: the destination destroys its VM first, then the
+    records go back to the source (the conductor's, here); the
+    destination never casts to the source itself."""
+    steps, rpc, conductor, saves = compute
+    inst = _resizing({'vcpus': 1}, {'vcpus': 2}, host='host1',
+                     node='host1-n0', task_state=T.RESIZE_PREP)
+    inst.obj_reset_changes(recursive=True)
+    migration = _verify_resize(env, steps, inst)
+    del saves[:]
+
+    def vm_gone(context, instance, migration):
+        # The VM was gone before the conductor was asked.
+        assert env.driver.list_instance_uuids() == []
+    conductor.finish_revert_resize.side_effect = vm_gone
+    assert steps.revert_resize(None, inst, migration,
+                               conductor_finishes=True)
+    conductor.finish_revert_resize.assert_called_once_with(None, inst,
+                                                           migration)
+    rpc.finish_revert_resize.assert_not_called()
+    # The records are the conductor's to change: nothing saved here.
+    assert saves == []
+
+
+def test_a_conductor_pinned_below_finish_revert_keeps_the_vm(env, compute):
+    steps, rpc, conductor, _saves = compute
+    conductor.can_send_finish_revert.return_value = False
+    inst = _resizing({'vcpus': 1}, {'vcpus': 2}, host='host1',
+                     node='host1-n0', task_state=T.RESIZE_PREP)
+    migration = _verify_resize(env, steps, inst)
+    assert not steps.revert_resize(None, inst, migration,
+                                   conductor_finishes=True)
+    assert (inst.vm_state, migration.status) == (V.ERROR, 'error')
+    assert env.driver.list_instance_uuids() == [inst.uuid]
+    conductor.finish_revert_resize.assert_not_called()
+    rpc.finish_revert_resize.assert_not_called()
+
+
+def test_a_destination_that_cannot_destroy_its_vm_errors_the_revert(
+        env, compute):
+    steps, rpc, conductor, _saves = compute
+    inst = _resizing({'vcpus': 1}, {'vcpus': 2}, host='host1',
+                     node='host1-n0', task_state=T.RESIZE_PREP)
+    migration = _verify_resize(env, steps, inst)
+    with mock.patch.object(env.driver, 'destroy',
+                           side_effect=RuntimeError('stuck')), \
+            mock.patch('nova_lite.compute.power.record_fault') as fault:
+        assert not steps.revert_resize(None, inst, migration,
+                                       conductor_finishes=True)
+    assert (inst.vm_state, inst.task_state) == (V.ERROR, None)
+    assert migration.status == 'error'
+    assert 'stuck' in str(fault.call_args.args[-1])
+    conductor.finish_revert_resize.assert_not_called()
+    rpc.finish_revert_resize.assert_not_called()

@@ -493,6 +493,13 @@ def test_stats_count_building_as_io_workload():
     stats = resource_tracker._stats(entries)
     assert stats['io_workload'] == '1'
     assert stats['num_proj_p'] == '2'
+    # I/O-heavy tasks count too, as in Nova (and the scheduler).
+    for task in ('resize_migrating', 'resize_prep', 'image_snapshot',
+                 'image_backup', 'rebuilding', 'unshelving'):
+        entries[1].task_state = task
+        assert resource_tracker._stats(entries)['io_workload'] == '2', task
+    entries[1].task_state = 'rebooting'
+    assert resource_tracker._stats(entries)['io_workload'] == '1'
     assert all(isinstance(v, str) for v in stats.values())
 
 

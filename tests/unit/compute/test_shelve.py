@@ -70,7 +70,7 @@ def rec(monkeypatch):
 
 
 @pytest.fixture
-def shelving():
+def shelving(rec):
     driver = mock.Mock()
     driver.snapshot.return_value = 4096
     driver.get_node_uuid.return_value = NODE_UUID
@@ -78,6 +78,18 @@ def shelving():
                         mock.Mock())
     s.scheduler = s._scheduler_api.return_value
     s.conductor = s._conductor_api.return_value
+
+    def shelve_offloaded(context, instance):
+        # The conductor's task decides what an offload writes; it is
+        # sent the instance as the compute left it.
+        rec.offloads.append((instance.obj_get_changes(), 'conductor'))
+        saved = instance.obj_clone()
+        saved.vm_state = V.SHELVED_OFFLOADED
+        saved.host = saved.node = None
+        saved.task_state = None
+        saved.obj_reset_changes()
+        return saved
+    s.conductor.shelve_offloaded.side_effect = shelve_offloaded
     return s
 
 
@@ -150,16 +162,46 @@ def test_shelve_with_offload_time_0_offloads_at_once(rec, shelving, conf):
     instance = _instance(V.ACTIVE, T.SHELVING)
     assert shelving.shelve_instance(None, instance, IMAGE)
     assert rec.saves[-1][0]['task_state'] == T.SHELVING_OFFLOADING
+    # The conductor records the offload (its task decides what that
+    # writes and frees): the compute sends it nothing changed.
+    assert rec.offloads == [({}, 'conductor')]
+    shelving.driver.shelve_offload.assert_called_once()
+    [((saved,), _kw)] = shelving.rt.free_instance.call_args_list
+    assert (saved.uuid, saved.vm_state, saved.host) == (
+        instance.uuid, V.SHELVED_OFFLOADED, None)
+    # The offload's allocation write tells the schedulers, in the
+    # conductor (placement.changes).
+    shelving.scheduler.update_provider_states.assert_not_called()
+
+
+def test_a_conductor_pinned_below_1_9_gets_the_remotable_save(rec,
+                                                              shelving):
+    # Older conductors save what they are sent (the wire entry of older
+    # computes); a newer one runs its offload task from it.
+    shelving.conductor.can_send_shelve_offloaded.return_value = False
+    instance = _instance(V.SHELVED, T.SHELVING_OFFLOADING)
+    assert shelving.shelve_offload_instance(None, instance)
+    shelving.conductor.shelve_offloaded.assert_not_called()
     [(changes, expected)] = rec.offloads
     assert expected == [T.SHELVING_OFFLOADING]
     assert changes['vm_state'] == V.SHELVED_OFFLOADED
     assert changes['host'] is None and changes['node'] is None
     assert changes['task_state'] is None
-    shelving.driver.shelve_offload.assert_called_once()
     shelving.rt.free_instance.assert_called_once_with(instance)
-    # The offload's allocation write tells the schedulers, in the
-    # conductor (placement.changes).
-    shelving.scheduler.update_provider_states.assert_not_called()
+
+
+@pytest.mark.parametrize('gone', [
+    exception.InstanceNotFound(instance_id='x'),
+    exception.UnexpectedTaskStateError(instance_uuid='x', expected='y',
+                                       actual='deleting')])
+def test_an_offload_of_a_server_that_moved_on_frees_nothing_here(
+        rec, shelving, gone):
+    shelving.conductor.shelve_offloaded.side_effect = gone
+    instance = _instance(V.SHELVED, T.SHELVING_OFFLOADING)
+    assert not shelving.shelve_offload_instance(None, instance)
+    shelving.rt.free_instance.assert_not_called()
+    assert rec.events[-1][:2] == ('finish',
+                                  'compute_shelve_offload_instance')
 
 
 def test_a_failed_offload_stays_shelved_on_its_host(rec, shelving):

@@ -51,6 +51,10 @@ class Recorder:
         self.log, self.name, self.answers = log, name, answers or {}
 
     def __getattr__(self, method):
+        if method.startswith('can_send'):
+            # The pin checks take no context and are not recorded.
+            return lambda: self.answers.get(method, True)
+
         def call(context, *args, **kwargs):
             self.log.append((self.name + '.' + method, args, kwargs))
             answer = self.answers.get(method)
@@ -240,10 +244,88 @@ def test_a_failed_confirm_for_a_delete_still_deletes(w):
                          'compute.terminate_instance']
 
 
-def test_revert_settles_records_then_tells_the_destination(w):
-    resize_outcome.RevertTask(w.ctxt, _instance(), w.migration,
-                              w.scheduler, w.compute).execute()
+def _revert(w):
+    instance = _instance()
+    instance.task_state = 'resize_reverting'
+    resize_outcome.RevertTask(w.ctxt, instance, w.migration, w.scheduler,
+                              w.compute).execute()
+    return instance
+
+
+def test_revert_has_the_destination_destroy_its_vm_first(w):
+    # Nova's order: the records stay (the destination held by the
+    # instance) until the destination's VM is gone.
+    _revert(w)
+    assert _names(w) == ['compute.revert_resize']
+    assert w.log[-1][2] == {'conductor_finishes': True}
+    assert w.events[-1][:2] == ('conductor_revert_resize', None)
+
+
+def test_revert_to_computes_pinned_below_settles_records_first(w):
+    w.compute.answers['can_send_revert_dest_first'] = False
+    _revert(w)
     assert _names(w) == ['revert_move', 'compute.revert_resize']
+    assert w.log[-1][2] == {}
+
+
+def test_a_revert_the_bus_refused_waits_for_a_decision_again(w):
+    w.compute.answers['revert_resize'] = exception.UnsupportedRPCVersion(
+        method='revert_resize', service='compute', needed='1.10', pin='1.9')
+    w.migration.status = 'reverting'
+    _revert(w)
+    # Nothing was written: back to VERIFY_RESIZE.
+    assert _names(w)[-2:] == ['migration', 'save']
+    assert w.migration.status == 'finished'
+    assert 'revert_move' not in _names(w)
+
+
+def _finish_revert(w, instance=None):
+    instance = instance or _instance()
+    instance.task_state = 'resize_reverting'
+    instance.vm_state = 'resized'
+    instance.obj_reset_changes()
+    resize_outcome.FinishRevertTask(w.ctxt, instance, w.migration,
+                                    w.compute).execute()
+    return instance
+
+
+def test_finish_revert_frees_the_destination_then_starts_the_source(w):
+    _finish_revert(w)
+    assert _names(w) == ['revert_move', 'compute.finish_revert_resize']
+    assert w.events[-1][:2] == ('conductor_finish_revert_resize', None)
+    assert w.faults == []
+
+
+@pytest.mark.parametrize('failing', ['revert_move',
+                                     'compute.finish_revert_resize'])
+def test_a_failed_finish_revert_puts_the_server_in_error(w, failing):
+    # The destination's VM is gone: there is nothing to go back to.
+    error = exception.NovaLiteException('database away')
+    if failing == 'revert_move':
+        w.fail['revert_move'] = error
+    else:
+        w.compute.answers['finish_revert_resize'] = error
+    w.migration.status = 'reverting'
+    instance = _finish_revert(w)
+    saves = [e for e in w.log if e[0] == 'save']
+    assert saves == [('save', (), {
+        'expected_task_state': ['resize_reverting']})]
+    assert (instance.vm_state, instance.task_state) == ('error', None)
+    assert w.migration.status == 'error'
+    assert w.faults == ['database away']
+    assert w.events[-1][:2] == ('conductor_finish_revert_resize', 'Error')
+
+
+@pytest.mark.parametrize('gone', [
+    exception.InstanceNotFound(instance_id=UUID),
+    exception.UnexpectedTaskStateError(instance_uuid=UUID, expected='x',
+                                       actual=None)])
+def test_a_server_that_moved_on_is_left_to_whoever_moved_it(w, gone):
+    w.fail['revert_move'] = gone
+    w.migration.status = 'reverting'
+    _finish_revert(w)
+    assert _names(w) == ['revert_move']
+    assert w.faults == [] and w.migration.status == 'reverting'
 
 
 def test_a_failed_confirm_puts_the_migration_back_to_finished(w):
@@ -304,12 +386,15 @@ def test_confirm_expired_confirms_only_old_moves_in_verify_resize(
     ('resize_prep', None, 'cleared'),
     ('resize_migrating', 'migrating', 'error-at-source'),
     ('resize_finish', 'post-migrating', 'error-at-source'),
-    ('resize_reverting', 'reverting', 'error')])
+    ('resize_reverting', 'reverting', 'error'),
+    # A revert whose records went back to the source, whose source then
+    # never started the VM: the source stays the instance's.
+    ('resize_reverting', 'reverting', 'error-kept-at-source')])
 def test_a_move_stuck_past_the_timeout_is_settled(w, monkeypatch, task_state,
                                                   status, outcome):
     instance = _instance()
     instance.task_state = task_state
-    if task_state == 'resize_reverting':
+    if outcome == 'error':
         instance.host = 'dst'   # past VERIFY_RESIZE: the record moved
     instance.obj_reset_changes()
     asked = {}
@@ -372,6 +457,45 @@ def test_a_move_with_a_compute_down_is_settled_at_once(
         return
     assert settled == [UUID]
     assert 'its compute %s is down' % down in w.faults[0]
+    assert _names(w) == ['abandon_move']
+    assert instance.vm_state == ('active' if outcome == 'undone'
+                                 else 'error')
+
+
+@pytest.mark.parametrize('task_state,status,restarted,outcome', [
+    ('resize_prep', 'pre-migrating', 'dst', 'left'),
+    ('resize_migrating', 'migrating', 'src', 'error-at-source'),
+    ('resize_migrating', 'migrating', 'dst', 'left'),
+    ('resize_migrated', 'post-migrating', 'dst', 'left'),
+    ('resize_finish', 'post-migrating', 'dst', 'error-at-source'),
+    ('resize_finish', 'post-migrating', 'src', 'left'),
+    ('resize_reverting', 'reverting', 'src', 'left')])
+def test_a_restarted_compute_has_the_moves_of_its_steps_settled(
+        w, monkeypatch, task_state, status, restarted, outcome):
+    """A compute that restarted (conductor RPC 1.8, settle_moves) lost
+    the step it was working on: that move is settled now; a move whose
+    step is on the other compute goes on."""
+    instance = _instance()
+    instance.task_state = task_state
+    instance.obj_reset_changes()
+    w.migration.status, w.migration.dest_compute = status, 'dst'
+    if task_state == 'resize_reverting':
+        instance.host = 'dst'  # VERIFY_RESIZE: the record names it
+    monkeypatch.setattr(
+        objects.InstanceList, 'get_by_filters',
+        classmethod(lambda cls, c, filters, **kw: [instance]))
+    monkeypatch.setattr(
+        objects.MigrationList, 'get_by_filters',
+        classmethod(lambda cls, c, f, limit=None: [w.migration]))
+    settled = move_timeouts.settle_restarted(w.ctxt, restarted)
+    if outcome == 'left':
+        assert settled == [] and w.log == [] and w.faults == []
+        return
+    assert settled == [UUID]
+    assert 'its compute %s restarted' % restarted in w.faults[0]
+    if outcome == 'error':
+        assert (instance.vm_state, w.migration.status) == ('error', 'error')
+        return
     assert _names(w) == ['abandon_move']
     assert instance.vm_state == ('active' if outcome == 'undone'
                                  else 'error')
