@@ -64,7 +64,7 @@ def setup_process(db_access):
     rpc.init(CONF)
     if db_access == DB_NONE:
         db_api.disable_db_access('nova-lite-compute')
-        api = conductor_rpcapi.make_indirection_api()
+        api = conductor_api.make_compute_indirection_api()
         api.wait_until_ready(nl_context.get_admin_context())
     else:
         db_api.configure(CONF)

@@ -12,7 +12,9 @@ guest's state is then unknown), and the event says Error with the
 traceback.
 """
 
+import collections
 import dataclasses
+import threading
 import traceback
 
 from oslo_log import log as logging
@@ -65,6 +67,30 @@ ACTIONS = {a.method: a for a in (
 CRASH_DUMP = Action('trigger_crash_dump', 'trigger_crash_dump', (None,),
                     None, None)
 ACTIONS[CRASH_DUMP.method] = CRASH_DUMP
+
+
+class RanRequests:
+    """The (instance, request id, method) of the actions this compute
+    ran lately. A conductor sends an action no compute started again
+    (``conductor/tasks/lost_actions.py``); if this compute had the first
+    cast after all (its start event was lost, or it sat in the queue),
+    the second must not run the action twice."""
+
+    def __init__(self, size=4096):
+        self._seen = collections.OrderedDict()
+        self._lock = threading.Lock()
+        self._size = size
+
+    def first_time(self, instance_uuid, request_id, method):
+        """True the first time this request asks ``method``."""
+        key = (instance_uuid, request_id, method)
+        with self._lock:
+            if key in self._seen:
+                return False
+            self._seen[key] = True
+            if len(self._seen) > self._size:
+                self._seen.popitem(last=False)
+            return True
 
 
 def event_start(context, instance, event, host):

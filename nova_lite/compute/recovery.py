@@ -1,8 +1,10 @@
 """What a compute does at start about what its last run left behind.
 
 The VMs of instances deleted while it was away are destroyed
-(``reap_deleted``), and the server actions it was performing are
-performed again (``resume_actions``), both at the end of this module.
+(``reap_deleted``), and so are the copies it kept as the source of a
+move of an instance deleted since (``reap_moved_away``); the server
+actions it was performing are performed again (``resume_actions``), all
+at the end of this module.
 And the builds:
 
 A compute acknowledges a build when the message arrives, so a compute
@@ -34,7 +36,9 @@ conductor, see conductor/tasks/lost_casts.py).
 
     recovery.reconcile_builds(context, host, driver, conductor_api)
     recovery.reap_deleted(context, host, driver)
+    recovery.reap_moved_away(context, host, driver)
     recovery.resume_actions(context, host, driver)
+    recovery.settle_moves(context, host, conductor_api)
 """
 
 import copy
@@ -181,11 +185,7 @@ def reap_deleted(context, host, driver):
                 context, host)}
         if not strays:
             return []
-        with_deleted = copy.copy(context)
-        with_deleted.read_deleted = 'yes'
-        known = {inst.uuid: inst for inst in
-                 objects.InstanceList.get_by_filters(
-                     with_deleted, {'uuid': sorted(strays)})}
+        known = _read_with_deleted(context, strays)
     except Exception:
         LOG.exception('Cannot list the VMs of deleted instances on %s: '
                       'they are left running', host)
@@ -201,6 +201,47 @@ def reap_deleted(context, host, driver):
             context, uuid=uuid))
         reaped.append(uuid)
     return reaped
+
+
+def _read_with_deleted(context, uuids):
+    with_deleted = copy.copy(context)
+    with_deleted.read_deleted = 'yes'
+    return {inst.uuid: inst for inst in objects.InstanceList.get_by_filters(
+        with_deleted, {'uuid': sorted(uuids)})}
+
+
+def reap_moved_away(context, host, driver):
+    """Remove the source copies this host keeps of moves whose instance
+    was deleted while it was away (or while it was up, but the message
+    telling it was lost): a server deleted in VERIFY_RESIZE with its
+    destination down is deleted without either compute, and the copy
+    kept here for a revert outlives it (Nova's clean-up of incomplete
+    migrations, at start). Copies of live instances wait for their
+    confirm or revert. Never raises; returns the uuids removed."""
+    try:
+        copies = driver.list_moved_away_uuids()
+        if not copies:
+            return []
+        known = _read_with_deleted(context, copies)
+    except Exception:
+        LOG.exception('Cannot list the moved-away copies on %s: they are '
+                      'left in place', host)
+        return []
+    removed = []
+    for uuid in sorted(copies):
+        instance = known.get(uuid)
+        if instance is not None and not instance.deleted:
+            continue
+        LOG.warning('Instance %s was deleted in the middle of its move '
+                    'from %s; removing the copy kept here', uuid, host)
+        try:
+            driver.confirm_migration(context, instance or objects.Instance(
+                context, uuid=uuid), None)
+        except Exception:
+            LOG.exception('Removing the moved-away copy of %s failed', uuid)
+            continue
+        removed.append(uuid)
+    return removed
 
 
 def resume_actions(context, host, driver):
@@ -236,3 +277,21 @@ def resume_actions(context, host, driver):
 
 _ACTION_OF_TASK = {task: action.method for action in power.ACTIONS.values()
                    for task in action.task_states if task is not None}
+
+
+def settle_moves(context, host, conductor_api):
+    """Tell the conductors this compute restarted: the moves whose
+    current step it was working on are lost with its last run, and are
+    settled now (undone, or ERROR once a VM was touched) rather than
+    after ``[conductor] task_timeout``. Before this compute consumes: a
+    step still queued for it finds its move settled and does nothing.
+    Never raises."""
+    try:
+        settled = conductor_api.settle_moves(context, host)
+    except Exception:
+        LOG.exception('Could not have the moves of %s settled; they wait '
+                      'for [conductor] task_timeout', host)
+        return
+    if settled:
+        LOG.warning('Moves lost with the last run of %s settled: %s', host,
+                    ', '.join(settled))

@@ -93,12 +93,25 @@ api_opts = [
                     'conditional and sent again, up to write_attempts '
                     'times, so a killed conductor costs a request seconds '
                     'and never leaves a server in a task nothing will '
-                    'do. Other writes wait rpc_response_timeout.'),
+                    'do. Other writes are sent once and wait '
+                    'write_attempt_timeout times write_attempts.'),
     cfg.IntOpt('write_attempts', mutable=True,
                default=3, min=1,
                help='Attempts at a write that can be sent again (see '
                     'write_attempt_timeout) before the request is answered '
                     '503 with Retry-After.'),
+    cfg.IntOpt('provision_attempt_timeout', mutable=True,
+               default=15, min=1,
+               help='Seconds each attempt at a server create waits for the '
+                    'conductor to write its records. Unanswered (a conductor '
+                    'killed while it held the call, a lost reply), the '
+                    'create is sent again under the same request key, which '
+                    'returns the servers of an attempt that did commit '
+                    'instead of making more; after write_attempts attempts '
+                    'the request is answered 503 with Retry-After. While a '
+                    'conductor older than RPC 1.7 may take the call it is '
+                    'sent once and waits rpc_response_timeout. Raise it if '
+                    'creates of very many servers at once time out.'),
     cfg.IntOpt('server_threads',
                default=32, min=1,
                help='Worker threads of the API\'s WSGI server (cheroot): '

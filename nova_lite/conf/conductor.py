@@ -110,6 +110,20 @@ conductor_opts = [
                     'again. Too short only costs duplicate deletes, '
                     'which a compute ignores. The API also sends a '
                     'repeated DELETE of such a server again.'),
+    cfg.IntOpt('action_resend_after', mutable=True,
+               default=5, min=1,
+               help='Seconds a server may stay in the task state of a '
+                    'power action (rebooting, powering-off, ...) that no '
+                    'compute started before a conductor (checking every '
+                    'lost_build_check_interval seconds) sends the action '
+                    'to its compute again: its cast was lost (the bus '
+                    'refused it and the API answered 503, or the API was '
+                    'killed before it cast). A compute runs a request '
+                    'once, however often it gets it, so too short only '
+                    'costs repeated casts to a busy compute. A resize or '
+                    'migration still in resize_prep with no migration '
+                    'record after three times as long never reached a '
+                    'conductor and is ended with a fault.'),
     cfg.IntOpt('workers',
                default=1, min=1,
                help='Conductor worker processes, forked once the '

@@ -195,6 +195,14 @@ retry_on_deadlock = oslo_db_api.wrap_db_retry(max_retries=5,
                                               inc_retry_interval=True,
                                               max_retry_interval=1)
 
+# Retry a write across a database blip (a restart, a failover, connections
+# terminated) for about ten seconds. A connection refused or dropped before
+# the commit wrote nothing; the decorated function must be safe to run
+# again (a compare-and-swap on the state it expects, or idempotent).
+retry_on_disconnect = oslo_db_api.wrap_db_retry(
+    max_retries=6, retry_interval=0.5, inc_retry_interval=True,
+    max_retry_interval=2, retry_on_disconnect=True)
+
 
 def get_engine():
     check_db_access()

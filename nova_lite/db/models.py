@@ -240,6 +240,9 @@ class Instance(Base, TimestampMixin, SoftDeleteMixin):
     # Migration 0008_trusted_certs: the ids of the certificates the
     # user trusts to have signed the server's image (a JSON list).
     trusted_certs = sa.Column(sa.Text)
+    # Migration 0010_user_data: the user data given at create or rebuild
+    # (base64, as the API took it).
+    user_data = sa.Column(sa.Text)
 
 
 
@@ -639,3 +642,21 @@ class Migration(Base, TimestampMixin, SoftDeleteMixin):
                                 server_default=sa.false())
     user_id = sa.Column(sa.String(255))
     project_id = sa.Column(sa.String(255))
+
+
+# ------------------------------------------------------ boot requests
+# (migration 0009_provision_requests)
+
+class ProvisionRequest(Base):
+    """One boot request whose records are written: the key of a create
+    the API may send again after a lost answer (conductor RPC 1.7), so a
+    second attempt finds the first's servers instead of making more.
+    Written in the transaction of the records; kept about an hour."""
+    __tablename__ = 'provision_requests'
+    __table_args__ = (
+        sa.Index('provision_requests_created_at_idx', 'created_at'),
+    )
+    request_key = sa.Column(sa.String(255), primary_key=True)
+    project_id = sa.Column(sa.String(255), nullable=False)
+    reservation_id = sa.Column(sa.String(255), nullable=False)
+    created_at = sa.Column(sa.DateTime, nullable=False, default=_utcnow)

@@ -35,8 +35,12 @@ SERVICE_VERSION_HISTORY = (
     # (provision_instances starts the build), compute RPC 1.6 (crash
     # dumps), conductor RPC 1.6 (build receipts: computes acknowledge
     # their builds), compute RPC 1.7 (diagnostics, host uptime), compute
-    # RPC 1.8 (backups).
-    {'compute_rpc': '1.8', 'conductor_rpc': '1.6', 'scheduler_rpc': '1.1'},
+    # RPC 1.8 (backups), conductor RPC 1.7 (creates keyed by request, so
+    # the API may send them again), compute RPC 1.9 (image pre-cache),
+    # conductor RPC 1.8 (a restarted compute has its lost moves settled),
+    # compute RPC 1.10 and conductor RPC 1.9 (a revert frees the
+    # destination once its VM is gone).
+    {'compute_rpc': '1.10', 'conductor_rpc': '1.9', 'scheduler_rpc': '1.1'},
 )
 
 

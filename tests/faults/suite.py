@@ -103,17 +103,19 @@ def _warm_up(deploy):
 
 
 def _settle(deploy, since):
-    """Seconds from ``since`` until nothing is transitional, or None
-    (still transitional after the bar)."""
+    """(seconds from ``since`` until nothing is transitional, []), or
+    (None, the servers still transitional after the bar)."""
     deadline = time.monotonic() + RECOVERY_BAR
+    rows = []
     while True:
         try:
-            if not deploy.sql(TRANSITIONAL):
-                return time.monotonic() - since
+            rows = deploy.sql(TRANSITIONAL)
+            if not rows:
+                return time.monotonic() - since, []
         except Exception:  # the suite's own connection, after a blip
             deploy._engine.dispose()
         if time.monotonic() > deadline:
-            return None
+            return None, ['%s still %s/%s' % tuple(row) for row in rows]
         time.sleep(0.5)
 
 
@@ -232,7 +234,7 @@ def run_fault(deploy, fault, workers):
     stopped = time.monotonic()
     recovery = _recovery(load, returned)
     answered, bad = _answered(load.records)
-    settled = _settle(deploy, stopped)
+    settled, unsettled = _settle(deploy, stopped)
     quota, placement = _checks(deploy)
     disagree = _driver_disagreements(deploy)
     result = collections.OrderedDict([
@@ -253,7 +255,7 @@ def run_fault(deploy, fault, workers):
     if hasattr(fault, 'heal'):
         fault.heal(deploy)  # the part that stayed away, for what follows
     result['statuses'] = collections.Counter(r.status for r in load.records)
-    result['bad'] = bad[:5] + load.stuck[:5] + disagree[:5] + (
+    result['bad'] = bad[:5] + load.stuck[:5] + unsettled[:5] + disagree[:5] + (
         ['left after deleting: %s' % left] if left else [])
     result['ok'] = recovery is not None and all(
         result[c] for c in COLUMNS[3:])

@@ -10,10 +10,16 @@ placement agreeing.
   the conductor that replaces it re-drives them at once
   (conductor/tasks/lost_builds.py) instead of leaving them in scheduling
   until the build timeout (600 s).
+* A conductor is SIGKILLed while it holds a create's call: the API sends
+  the create again under its request key after [api]
+  provision_attempt_timeout, and the client gets its one server
+  (conductor/tasks/request_keys.py) instead of a 503 after
+  rpc_response_timeout.
 """
 
 import os
 import signal
+import threading
 import time
 
 import pytest
@@ -24,6 +30,7 @@ from tests.functional import deployment
 
 RECOVERY_BAR = 10
 SPAWN_DELAY = 3
+PROVISION_ATTEMPT = 3
 
 
 @pytest.fixture(scope='module')
@@ -33,7 +40,8 @@ def deploy(request, module_tmp):
         computes={'c1': {'node_count': 2, 'spawn_delay': SPAWN_DELAY}},
         daemon_conf={'c1': {'DEFAULT': {'rpc_response_timeout': 2}}},
         conf={'conductor': {'build_timeout': 600,
-                            'lost_build_check_interval': 2}},
+                            'lost_build_check_interval': 2},
+              'api': {'provision_attempt_timeout': PROVISION_ATTEMPT}},
         check_exit=False) as d:
         d.image_id = d.register_image()
         conftest.add_flavors(d, {'tiny': {'ram': 256, 'vcpus': 1, 'disk': 1}})
@@ -164,6 +172,44 @@ def test_builds_of_a_killed_conductor_heal_at_its_restart(deploy):
         assert not _allocations(deploy, uuid)
     assert not deploy.sql('SELECT id FROM reservations')
     _assert_clean(deploy)
+
+
+def test_a_create_whose_conductor_dies_is_sent_again(deploy):
+    """The conductor pauses inside the create's call, after reserving
+    ([quota] reservation_commit_delay), and is SIGKILLed there; its
+    replacement gets the create's second attempt and makes its one
+    server. Nothing waits for rpc_response_timeout (60 s)."""
+    deploy.kill(deploy.daemon('conductor'))
+    paused = deploy.start_daemon('nova-lite-conductor', 'conductor-paused',
+                                 {'quota': {'reservation_commit_delay': 60}})
+    answer = {}
+
+    def create():
+        answer['reply'] = deploy.api.post('/servers', {'server': {
+            'name': 'resent', 'imageRef': deploy.image_id,
+            'flavorRef': 'tiny', 'return_reservation_id': True}})
+    sent = time.monotonic()
+    client = threading.Thread(target=create)
+    client.start()
+    deployment.wait_for(lambda: deploy.sql('SELECT uuid FROM reservations'),
+                        timeout=10, message='the paused conductor reserved')
+    deploy.kill(paused)
+    deploy.start_daemon('nova-lite-conductor', 'conductor')
+    client.join(60)
+    assert not client.is_alive()
+    status, _, body = answer['reply']
+    assert status == 202, body
+    # The second attempt, not rpc_response_timeout.
+    assert time.monotonic() - sent < PROVISION_ATTEMPT * 2 + RECOVERY_BAR
+    rows = deploy.sql('SELECT uuid FROM instances WHERE reservation_id = '
+                      ':rid', rid=body['reservation_id'])
+    assert len(rows) == 1
+    uuid = rows[0].uuid
+    deployment.wait_for(
+        lambda: _states(deploy, [uuid]) == {uuid: ('active', None)},
+        timeout=RECOVERY_BAR + SPAWN_DELAY, message='the server ACTIVE')
+    assert len(_allocations(deploy, uuid)) == 3
+    _delete_all(deploy, [uuid])
 
 
 def test_a_surviving_conductor_redrives_once_the_dead_one_is_down(deploy):

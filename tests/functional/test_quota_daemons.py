@@ -35,9 +35,12 @@ def deploy(request, tmp_path_factory):
         conf={'quota': {'instances': 10, 'cores': 20, 'ram': 51200,
                         'reservation_expire': RESERVATION_EXPIRE,
                         'reservation_expire_check_interval': 1},
-              'api': {'server_threads': 32},
               # The create the kill test abandons holds an API thread
-              # until this runs out.
+              # until its one attempt runs out (not sent again: that
+              # test is about the reservation the dead conductor left;
+              # test_lost_work.py covers the create sent again).
+              'api': {'server_threads': 32, 'provision_attempt_timeout': 15,
+                      'write_attempts': 1},
               'DEFAULT': {'rpc_response_timeout': 15}}) as d:
         d.image_id = d.register_image()
         conftest.add_flavors(d, {

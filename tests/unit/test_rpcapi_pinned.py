@@ -9,6 +9,7 @@ release's versions).
 import inspect
 
 from oslo_messaging import transport as msg_transport
+from oslo_utils import versionutils
 import pytest
 
 from nova_lite.compute import rpcapi as compute_rpcapi
@@ -136,7 +137,7 @@ _MOVES = {
 for _method in ('confirm_resize', 'revert_resize', 'finish_revert_resize'):
     _MOVES[(compute_rpcapi.ComputeAPI, _method)] = {
         'instance': _instance(), 'migration': _migration()}
-for _method in ('confirm_resize', 'revert_resize'):
+for _method in ('confirm_resize', 'revert_resize', 'finish_revert_resize'):
     _MOVES[(conductor_rpcapi.ConductorAPI, _method)] = {
         'instance': _instance(), 'migration': _migration()}
 CALLS.update(_MOVES)
@@ -157,6 +158,8 @@ _SHELVE = {
     (conductor_rpcapi.ConductorAPI, 'unshelve_instance'): {
         'instance': _instance(), 'availability_zone': 'az1',
         'host': 'compute2'},
+    (conductor_rpcapi.ConductorAPI, 'shelve_offloaded'): {
+        'instance': _instance()},
 }
 CALLS.update(_SHELVE)
 NEWER_THAN_ACORN |= set(_SHELVE)
@@ -217,12 +220,22 @@ _BACKUP = {(compute_rpcapi.ComputeAPI, 'backup_instance'): {
     'rotation': 2}}
 CALLS.update(_BACKUP)
 NEWER_THAN_ACORN |= set(_BACKUP)
+# Image pre-cache (compute 1.9): refused when pinned to acorn too (the
+# API checks can_send_image_cache first).
+_IMAGE_CACHE = {(compute_rpcapi.ComputeAPI, 'cache_images'): {
+    'host': 'compute1', 'image_ids': [UUID]}}
+CALLS.update(_IMAGE_CACHE)
+NEWER_THAN_ACORN |= set(_IMAGE_CACHE)
 # Build receipts (conductor 1.6): not sent at all when pinned to acorn (a
 # compute's receipt is a hint; an acorn conductor has no use for it).
 _RECEIPTS = {
     (conductor_rpcapi.ConductorAPI, 'build_received'): {
         'instance_uuid': UUID, 'host': 'compute1'},
 }
+# A restarted compute's lost moves (conductor 1.8): nothing is sent when
+# pinned below (the moves then wait for their timeout).
+_RECEIPTS[(conductor_rpcapi.ConductorAPI, 'settle_moves')] = {
+    'host': 'compute1'}
 CALLS.update(_RECEIPTS)
 SILENT_WHEN_PINNED = set(_RECEIPTS)
 SERVICES = {conductor_rpcapi.ConductorAPI: 'conductor',
@@ -235,6 +248,10 @@ def test_every_rpc_method_is_exercised():
         for name, func in inspect.getmembers(client, inspect.isfunction):
             if "'%s'" % name in inspect.getsource(func):
                 assert (client, name) in CALLS, name
+
+
+def _as_tuple(version):
+    return versionutils.convert_version_to_tuple(version)
 
 
 def _objects_in(value):
@@ -276,7 +293,8 @@ def test_method_pinned_and_unpinned(wire, conf, pin, client, method):
     newest = {'conductor': conductor_rpcapi, 'scheduler': scheduler_rpcapi,
               'compute': compute_rpcapi}[service].RPC_VERSION
     cap = releases.get(pin)['rpc'][service] if pin else newest
-    assert message['version'] <= cap
+    # As versions, not strings: 1.10 is newer than 1.9.
+    assert _as_tuple(message['version']) <= _as_tuple(cap)
     manifest = releases.get(pin)['objects'] if pin else None
     for obj in _objects_in(message['args']):
         name = obj['nova_lite_object.name']
@@ -372,6 +390,66 @@ def test_provision_with_build_is_one_call_or_call_and_cast(wire, conf, pin):
     else:
         assert sent == [('provision_instances', '1.0', None),
                         ('build_instances', '1.0', None)]
+
+
+def test_a_revert_the_conductor_finishes_is_compute_1_10(wire, conf):
+    api = compute_rpcapi.ComputeAPI()
+    assert api.can_send_revert_dest_first()
+    ctxt = nl_context.get_admin_context()
+    api.revert_resize(ctxt, _instance(), _migration(),
+                      conductor_finishes=True)
+    api.revert_resize(ctxt, _instance(), _migration())
+    (target, new), (_, old) = wire.sent
+    assert (target.server, new['version'],
+            new['args']['conductor_finishes']) == ('compute2', '1.10', True)
+    assert old['version'] == '1.2'
+    assert 'conductor_finishes' not in old['args']
+    conf.config(compute='1.9', group='upgrade_levels')
+    pinned = compute_rpcapi.ComputeAPI()
+    assert not pinned.can_send_revert_dest_first()
+    with pytest.raises(exception.UnsupportedRPCVersion):
+        pinned.revert_resize(ctxt, _instance(), _migration(),
+                             conductor_finishes=True)
+
+
+def test_finish_revert_is_conductor_1_9(wire, conf):
+    assert conductor_rpcapi.ConductorAPI().can_send_finish_revert()
+    conductor_rpcapi.ConductorAPI().finish_revert_resize(
+        nl_context.get_admin_context(), _instance(), _migration())
+    [(_target, message)] = wire.sent
+    assert message['version'] == '1.9'
+    conf.config(conductor='1.8', group='upgrade_levels')
+    assert not conductor_rpcapi.ConductorAPI().can_send_finish_revert()
+
+
+def test_shelve_offloaded_is_a_conductor_1_9_call(wire, conf):
+    api = conductor_rpcapi.ConductorAPI()
+    assert api.can_send_shelve_offloaded()
+    api.shelve_offloaded(nl_context.get_admin_context(), _instance())
+    [(_target, message)] = wire.sent
+    assert (message['method'], message['version']) == ('shelve_offloaded',
+                                                       '1.9')
+    conf.config(conductor='1.8', group='upgrade_levels')
+    pinned = conductor_rpcapi.ConductorAPI()
+    assert not pinned.can_send_shelve_offloaded()
+    with pytest.raises(exception.UnsupportedRPCVersion):
+        pinned.shelve_offloaded(nl_context.get_admin_context(), _instance())
+
+
+def test_provision_with_a_request_key_is_1_7(wire, conf):
+    api = conductor_rpcapi.ConductorAPI()
+    assert api.can_send_request_key()
+    api.provision_instances(nl_context.get_admin_context(), _instance(),
+                            _spec(), 1, 1, build=True, request_key='req-1')
+    [(_target, message)] = wire.sent
+    assert (message['version'], message['args']['request_key'],
+            message['args']['build']) == ('1.7', 'req-1', True)
+    conf.config(conductor='1.6', group='upgrade_levels')
+    assert not conductor_rpcapi.ConductorAPI().can_send_request_key()
+    with pytest.raises(exception.UnsupportedRPCVersion):
+        conductor_rpcapi.ConductorAPI().provision_instances(
+            nl_context.get_admin_context(), _instance(), _spec(), 1, 1,
+            build=True, request_key='req-1')
 
 
 @pytest.mark.parametrize('pin', [None, '1.4', 'acorn'])

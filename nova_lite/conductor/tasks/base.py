@@ -7,6 +7,14 @@ the outcome. Writes that must appear together are composed in one
 transaction inside a step (see ``move_records``), so an undo never has a
 half-written step to deal with.
 
+A step that fails because the database went away (a restart, a failover)
+is not retried, but its undos and the failure's records are: each is
+retried across the blip for about ten seconds
+(``db_api.retry_on_disconnect``), so the server ends where it started,
+with a fault, instead of in the task state the step set. Undos must
+therefore be safe to run again: compare-and-swap saves, idempotent
+rollbacks.
+
 Usage::
 
     class ResizeTask(TaskBase):
@@ -18,6 +26,7 @@ Usage::
 
 from oslo_log import log as logging
 
+from nova_lite.db import api as db_api
 from nova_lite import objects
 from nova_lite.objects import instance_action
 
@@ -48,7 +57,7 @@ class TaskBase:
             while self._undo:
                 undo = self._undo.pop()
                 try:
-                    undo()
+                    db_api.retry_on_disconnect(undo)()
                 except Exception:
                     LOG.exception('Undoing a step of %s for instance %s '
                                   'failed', type(self).__name__,
@@ -64,9 +73,11 @@ class TaskBase:
 
     def record_fault(self, error):
         """An InstanceFault saying ``error`` (best effort)."""
-        try:
+        def create():
             objects.InstanceFault.from_exception(
                 self.context, self.instance.uuid, error).create()
+        try:
+            db_api.retry_on_disconnect(create)()
         except Exception:
             LOG.exception('Recording the fault of instance %s failed',
                           self.instance.uuid)
@@ -88,7 +99,8 @@ class TaskBase:
             kwargs = {'result': instance_action.RESULT_ERROR,
                       'details': _message(error)}
         try:
-            instance_action.InstanceActionEvent.event_finish(
+            db_api.retry_on_disconnect(
+                instance_action.InstanceActionEvent.event_finish)(
                 self.context, self.instance.uuid, event, **kwargs)
         except Exception as exc:
             LOG.info('No action to record the end of %s of instance %s '

@@ -16,7 +16,9 @@ fault saying so:
   before VERIFY_RESIZE still names its source, so the source's
   allocations return to the instance and the destination's are freed
   (Nova's revert of the allocations after a failed step); after it, the
-  destination's stay and the migration's (source) ones are freed.
+  destination's stay and the migration's (source) ones are freed. A
+  revert is past VERIFY_RESIZE wherever its record names: one whose
+  records went back to the source keeps the source, the instance's.
 
 A live migration (``migrating``) keeps its VM running on the source
 until the copy is done, so a stuck one whose migration is not yet
@@ -30,7 +32,10 @@ A move needs both of its computes to finish, so one whose source or
 destination compute is down (no heartbeat within ``service_down_time``)
 is settled the same way at once, without waiting for the timeout, with a
 fault naming that compute. A compute that comes back and still works on
-such a move finds its conditional saves refused and stops.
+such a move finds its conditional saves refused and stops. A compute
+that restarts sooner than it is seen down says so as it starts
+(``settle_restarted``, conductor RPC 1.8): the moves whose current step
+was its own (``STEP_ON``) are settled the same way then.
 """
 
 import datetime
@@ -54,6 +59,14 @@ MOVE_TASK_STATES = (_T.RESIZE_PREP, _T.RESIZE_MIGRATING, _T.RESIZE_MIGRATED,
 LIVE_ON_SOURCE = (records.ACCEPTED, 'queued', 'preparing', 'running')
 _LIVE_ACTIVE = LIVE_ON_SOURCE + (records.POST_MIGRATING,)
 _GONE = (exception.InstanceNotFound, exception.UnexpectedTaskStateError)
+# The steps a compute marks itself as it starts them: one killed while it
+# worked on one lost it. (A step another party asked for, such as a prep
+# or a finish still queued for it, is consumed after a restart, so a
+# graceful restart in an upgrade must not settle it.)
+STEP_ON = {
+    _T.RESIZE_MIGRATING: ('source',),
+    _T.RESIZE_FINISH: ('dest',),
+}
 
 
 def _active_migration(context, instance_uuid, live=False):
@@ -89,7 +102,7 @@ def fail_stuck_moves(context, timeout, down=None):
         error = exception.InstanceTaskTimedOut(
             instance_uuid=instance.uuid, task_state=instance.task_state,
             timeout=timeout, host=instance.host or '(none)')
-        if _settle(context, instance, migration, error):
+        if settle(context, instance, migration, error):
             settled.append(instance.uuid)
     down = timeouts.down_computes(context) if down is None else down
     if not down:
@@ -108,9 +121,37 @@ def fail_stuck_moves(context, timeout, down=None):
         error = exception.MoveHostDown(instance_uuid=instance.uuid,
                                        task_state=instance.task_state,
                                        host=host)
-        if _settle(context, instance, migration, error):
+        if settle(context, instance, migration, error):
             settled.append(instance.uuid)
     return settled
+
+
+def settle_restarted(context, host):
+    """Settle every move whose current step was on compute ``host``,
+    which restarted and lost it (see the module docstring); returns
+    their uuids."""
+    settled = []
+    moving = objects.InstanceList.get_by_filters(
+        context, {'task_state': list(MOVE_TASK_STATES)}, sort_key='id',
+        sort_dir='asc')
+    for instance in moving:
+        migration = _active_migration(context, instance.uuid,
+                                      instance.task_state == _T.MIGRATING)
+        if migration is None or host not in _step_hosts(instance,
+                                                        migration):
+            continue
+        error = exception.MoveHostRestarted(instance_uuid=instance.uuid,
+                                            task_state=instance.task_state,
+                                            host=host)
+        if settle(context, instance, migration, error):
+            settled.append(instance.uuid)
+    return settled
+
+
+def _step_hosts(instance, migration):
+    sides = {'source': migration.source_compute,
+             'dest': migration.dest_compute}
+    return {sides[side] for side in STEP_ON.get(instance.task_state, ())}
 
 
 def _host_down(instance, migration, down):
@@ -121,7 +162,7 @@ def _host_down(instance, migration, down):
                 None)
 
 
-def _settle(context, instance, migration, error):
+def settle(context, instance, migration, error):
     """Undo the move or put the server in ERROR, with ``error`` as its
     fault; False if the server changed meanwhile."""
     task_state = instance.task_state
@@ -164,7 +205,12 @@ def _error(context, instance, migration, task_state):
     a failed step, the source's allocations return to the instance and
     the destination's go, so placement agrees with where it is."""
     instance.vm_state = fields.VMState.ERROR
-    if (migration is not None and task_state != _T.MIGRATING
+    # A revert whose records already went back to the source (the
+    # destination's VM is gone, the source never started it) holds the
+    # source as the instance: there is nothing of the migration to give
+    # back, and undoing would free the source under the VM's copy.
+    if (migration is not None
+            and task_state not in (_T.MIGRATING, _T.RESIZE_REVERTING)
             and instance.host == migration.source_compute):
         _undo(context, instance, migration, task_state)
         return

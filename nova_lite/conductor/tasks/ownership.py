@@ -360,3 +360,23 @@ def _older_than(stamp, seconds):
         return True
     now = timeutils.utcnow().replace(tzinfo=None)
     return (now - stamp).total_seconds() > seconds
+
+
+# A move's conductor step: the conductor that took a resize or migration
+# names itself in the same column while the move is in resize_prep (its
+# start, in move_records.start_move); lost_actions.py ends a move whose
+# owner is gone before any compute took it up.
+
+def own_move_in_session(context, session, uuid):
+    """Name this process the owner of ``uuid``'s move, in the caller's
+    transaction (nothing while an older conductor runs)."""
+    if enabled(context):
+        session.execute(sa.update(models.Instance).where(
+            models.Instance.uuid == uuid).values(build_owner=token()))
+
+
+@db_api.reader
+def owner_of(context, uuid):
+    """The owner value of instance ``uuid`` (None if none)."""
+    return context.session.scalar(sa.select(models.Instance.build_owner)
+                                  .where(models.Instance.uuid == uuid))

@@ -7,6 +7,10 @@ transaction, so the records and the usage that accounts for them appear
 together or not at all; a failure before that commit rolls the
 reservation back, and one the conductor did not live to roll back expires
 (see ``nova_lite.quota.reservations``).
+
+A request the API may send again (``request_key``, conductor RPC 1.7)
+writes its key in that transaction too, so an attempt after a lost
+answer returns the first attempt's servers (``request_keys``).
 """
 
 import re
@@ -17,6 +21,7 @@ from oslo_utils import excutils
 from oslo_utils import uuidutils
 
 from nova_lite.conductor.tasks import ownership
+from nova_lite.conductor.tasks import request_keys
 from nova_lite.conf import CONF
 from nova_lite.db import api as db_api
 from nova_lite import exception
@@ -29,6 +34,9 @@ from nova_lite.quota import usages as quota_usages
 LOG = logging.getLogger(__name__)
 
 _HOSTNAME_BAD = re.compile(r'[^a-z0-9-]+')
+# ``provision``'s "owned" for the servers of an earlier attempt of the
+# same request: not this call's to build.
+EARLIER = 'earlier'
 
 
 def _hostname(display_name, uuid):
@@ -56,7 +64,11 @@ def _new_instance(context, template, index, count):
     instance.launch_index = index
     instance.display_name = _display_name(template, template.display_name,
                                           index, count, instance.uuid)
-    instance.hostname = _hostname(instance.display_name, instance.uuid)
+    # A hostname the user asked for (API 2.90, one server only) is kept.
+    requested = (template.hostname if template.obj_attr_is_set('hostname')
+                 else None)
+    instance.hostname = requested or _hostname(instance.display_name,
+                                                instance.uuid)
     return instance
 
 
@@ -99,10 +111,16 @@ def reserve_quota(context, template, min_count, max_count):
 
 
 @quota_usages.retry
-def _create_records(context, template, request_spec, reservation):
+def _create_records(context, template, request_spec, reservation,
+                    request_key=None):
     count = reservation.count
     track_owner = ownership.enabled(context)
     with db_api.writer.using(context) as session:
+        if request_key is not None:
+            # First, so a second attempt waits here for this one.
+            request_keys.claim_in_session(session, request_key,
+                                          template.project_id,
+                                          template.reservation_id)
         instances = [_new_instance(context, template, index, count)
                      for index in range(count)]
         # This conductor owns the builds until one takes their cast.
@@ -131,31 +149,56 @@ def _join_server_group(context, request_spec, instances):
 
 
 def provision_instances(context, template, request_spec, min_count,
-                        max_count):
+                        max_count, request_key=None):
     """Create between min_count and max_count instances (as many as the
     quota allows) and their RequestSpecs.
 
-    Returns the InstanceList created, in launch order. Raises OverQuota
-    or MetadataLimitExceeded (403) and creates nothing when over quota.
+    Returns the InstanceList created, in launch order (or, for a
+    ``request_key`` already provisioned, the one its first attempt
+    created). Raises OverQuota or MetadataLimitExceeded (403) and
+    creates nothing when over quota.
     """
     return provision(context, template, request_spec, min_count,
-                     max_count)[0]
+                     max_count, request_key)[0]
 
 
-def provision(context, template, request_spec, min_count, max_count):
+def provision(context, template, request_spec, min_count, max_count,
+              request_key=None):
     """As ``provision_instances``; returns (InstanceList, owned): owned
     is True when the records name this conductor process as the owner
-    of their builds (see ownership.py)."""
+    of their builds (see ownership.py), and EARLIER for the servers of
+    an earlier attempt of ``request_key``, which this call must not
+    build."""
     how_many(min_count, max_count)
     check_metadata_items(context, template)
-    reservation = reserve_quota(context, template, min_count, max_count)
+    if request_key is not None:
+        earlier = request_keys.earlier(context, request_key,
+                                       template.project_id)
+        if earlier is not None:
+            return _answer_again(request_key, earlier)
+    try:
+        reservation = reserve_quota(context, template, min_count, max_count)
+    except exception.OverQuota:
+        if request_key is None:
+            raise
+        # The servers of an attempt still writing may be what is over.
+        earlier = request_keys.earlier_or_none_after_waiting(
+            context, request_key, template.project_id)
+        if earlier is None:
+            raise
+        return _answer_again(request_key, earlier)
     try:
         if CONF.quota.reservation_commit_delay:
             # Fault injection ([quota] reservation_commit_delay): a window
             # in which a test kills this conductor.
             time.sleep(CONF.quota.reservation_commit_delay)
         instances, owned = _create_records(context, template,
-                                           request_spec, reservation)
+                                           request_spec, reservation,
+                                           request_key)
+    except request_keys.AlreadyProvisioned:
+        quota_reservations.rollback(context, reservation.uuid)
+        return _answer_again(request_key, request_keys.earlier(
+            context, request_key, template.project_id))
     except Exception:
         with excutils.save_and_reraise_exception():
             quota_reservations.rollback(context, reservation.uuid)
@@ -163,3 +206,9 @@ def provision(context, template, request_spec, min_count, max_count):
              len(instances), template.project_id,
              ', '.join(i.uuid for i in instances))
     return objects.InstanceList(context, objects=instances), owned
+
+
+def _answer_again(request_key, instances):
+    LOG.info('Request %s was provisioned by an earlier attempt: %s',
+             request_key, ', '.join(i.uuid for i in instances))
+    return instances, EARLIER

@@ -53,6 +53,12 @@ def down_computes(context):
             if svc.binary == 'nova-lite-compute' and not svc.is_up}
 
 
+def up_computes(context):
+    """The hosts of the compute services seen up now."""
+    return {svc.host for svc in objects.ServiceList.get_all(context)
+            if svc.binary == 'nova-lite-compute' and svc.is_up}
+
+
 def fail_builds_on_down_computes(context, down=None):
     """ERROR every build whose compute service is down.
 

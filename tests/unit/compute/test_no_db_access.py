@@ -124,7 +124,9 @@ def test_setup_process_for_a_compute(sqlite_file, no_bus, ctxt):
     configure.assert_not_called()
     ping.assert_called()       # it waited for a conductor to answer
     api = objects_base.NovaLiteObject.indirection_api
-    assert type(api) is conductor_rpcapi.ConductorAPI
+    # The conductor's client, its writes sent again after a lost answer.
+    assert type(api) is conductor_api.ResendingConductorAPI
+    assert isinstance(api, conductor_rpcapi.ConductorAPI)
     assert db_api._DISABLED_FOR == BINARY
     # Object calls now go to the conductor instead of the database.
     api.object_class_action_versions = mock.Mock(return_value='remote')

@@ -7,6 +7,7 @@ import pytest
 
 from nova_lite.compute import manager as compute_manager
 from nova_lite.compute import power
+from nova_lite import context as nl_context
 from nova_lite import exception
 from nova_lite import objects
 from nova_lite.objects import fields
@@ -76,6 +77,10 @@ OUTCOMES = [
 ]
 
 
+CTXT = nl_context.RequestContext(user_id='u1', project_id='p1',
+                                 request_id='req-1')
+
+
 @pytest.mark.parametrize('method,kwargs,task,start,vm_state,power_state',
                          OUTCOMES)
 def test_manager_runs_the_action_and_saves_its_outcome(
@@ -84,8 +89,8 @@ def test_manager_runs_the_action_and_saves_its_outcome(
     instance = _instance(start, task)
     driver_call = power.ACTIONS[method].driver_call
     with mock.patch.object(manager.driver, driver_call) as call:
-        assert getattr(manager, method)(None, instance, **kwargs) is True
-    call.assert_called_once_with(None, instance, **kwargs)
+        assert getattr(manager, method)(CTXT, instance, **kwargs) is True
+    call.assert_called_once_with(CTXT, instance, **kwargs)
     [(changes, expected)] = rec.saves
     assert changes == {'vm_state': vm_state, 'power_state': power_state,
                        'task_state': None}
@@ -141,12 +146,37 @@ def test_an_event_that_cannot_be_recorded_does_not_stop_the_action(
     assert rec.saves[0][0]['vm_state'] == V.PAUSED
 
 
+def test_an_action_sent_again_runs_once(rec):
+    """A conductor sends a lost action again (lost_actions.py); the
+    compute that had the first cast runs the request once. Another
+    request for the same action runs."""
+    manager = compute_manager.ComputeManager('host1')
+    instance = _instance(V.ACTIVE, T.POWERING_OFF)
+    with mock.patch.object(manager.driver, 'power_off') as call:
+        assert manager.stop_instance(CTXT, instance) is True
+        assert manager.stop_instance(CTXT, instance) is False
+        assert call.call_count == 1
+        other = nl_context.RequestContext(user_id='u1', project_id='p1',
+                                          request_id='req-2')
+        instance.task_state = T.POWERING_OFF
+        assert manager.stop_instance(other, instance) is True
+        assert call.call_count == 2
+
+
+def test_ran_requests_forget_the_oldest():
+    ran = power.RanRequests(size=2)
+    assert ran.first_time('u', 'r1', 'm') and ran.first_time('u', 'r2', 'm')
+    assert not ran.first_time('u', 'r1', 'm')
+    assert ran.first_time('u', 'r3', 'm')
+    assert ran.first_time('u', 'r1', 'm')  # pushed out by r3
+
+
 def test_a_crash_dump_changes_no_state(rec):
     manager = compute_manager.ComputeManager('host1')
     instance = _instance(V.ACTIVE, None)
     with mock.patch.object(manager.driver, 'trigger_crash_dump') as call:
-        assert manager.trigger_crash_dump(None, instance) is True
-    call.assert_called_once_with(None, instance)
+        assert manager.trigger_crash_dump(CTXT, instance) is True
+    call.assert_called_once_with(CTXT, instance)
     assert rec.saves == [] and rec.faults == []
     assert rec.events == [('start', 'compute_trigger_crash_dump', 'host1'),
                           ('finish', 'compute_trigger_crash_dump',

@@ -25,7 +25,8 @@ SPAWNING = fields.TaskState.SPAWNING
 def env(conf):
     conf.config(group='fake_driver', node_count=1)
     ns = types.SimpleNamespace(saves=[], save_errors={}, faults=[],
-                               instances=[], conductor=mock.Mock(),
+                               instances=[], conductor=mock.Mock(**{
+                                   'settle_moves.return_value': []}),
                                ctxt=nl_context.get_admin_context())
     ns.driver = fake.FakeDriver()
     ns.driver.init_host('host1')
@@ -233,3 +234,75 @@ def test_servers_with_no_action_or_building_are_left_alone(env):
     _on_host(env)  # a build: reconcile_builds' business
     assert recovery.resume_actions(env.ctxt, 'host1', env.driver) == {}
     assert env.saves == []
+
+
+# Moves lost with the compute's last run.
+
+def test_a_restarted_compute_has_its_lost_moves_settled(env):
+    env.conductor.settle_moves.return_value = ['u1']
+    recovery.settle_moves(env.ctxt, 'host1', env.conductor)
+    env.conductor.settle_moves.assert_called_once_with(env.ctxt, 'host1')
+
+
+def test_a_failed_settle_leaves_the_moves_to_their_timeout(env):
+    env.conductor.settle_moves.side_effect = RuntimeError('no conductor')
+    recovery.settle_moves(env.ctxt, 'host1', env.conductor)  # no raise
+
+
+def test_init_host_settles_the_moves_before_it_consumes(env):
+    manager = compute_manager.ComputeManager(host='host1')
+    manager._conductor_api = env.conductor
+    with mock.patch.object(manager.rt, 'update_available_resource'):
+        manager.init_host()
+    env.conductor.settle_moves.assert_called_once_with(mock.ANY, 'host1')
+    manager.cleanup_host()
+
+
+# Source copies of moves whose instance was deleted meanwhile.
+
+def _moved_away(env, inst):
+    """``inst`` spawned here, then moved away: its copy stays here."""
+    _with_vm(env, inst)
+    env.driver.migrate_disk_and_power_off(env.ctxt, inst, inst.flavor,
+                                          'host2', 'host2-n0')
+
+
+def _reap_moved(env, known):
+    with mock.patch.object(
+            objects.InstanceList, 'get_by_filters',
+            side_effect=lambda ctxt, filters: [
+                inst for inst in known if inst.uuid in filters['uuid']]):
+        return recovery.reap_moved_away(env.ctxt, 'host1', env.driver)
+
+
+def test_copies_of_deleted_or_unknown_instances_are_removed(env):
+    # Regression: a server deleted in VERIFY_RESIZE with its destination
+    # down left its copy on the source for good (reap_deleted only sees
+    # the VMs a host runs, not the copies it keeps for a revert).
+    waiting = fakes.instance(host='host2', node='host2-n0')
+    waiting.deleted = False
+    deleted = fakes.instance(host='host2', node='host2-n0')
+    deleted.deleted = True
+    unknown = fakes.instance(host='host2', node='host2-n0')
+    for inst in (waiting, deleted, unknown):
+        _moved_away(env, inst)
+    assert recovery.reap_deleted(env.ctxt, 'host1', env.driver) == []
+    removed = _reap_moved(env, [waiting, deleted])
+    assert sorted(removed) == sorted([deleted.uuid, unknown.uuid])
+    assert env.driver.list_moved_away_uuids() == [waiting.uuid]
+
+
+def test_no_copy_reads_nothing(env):
+    with mock.patch.object(objects.InstanceList, 'get_by_filters') as read:
+        assert recovery.reap_moved_away(env.ctxt, 'host1', env.driver) == []
+    read.assert_not_called()
+
+
+def test_a_copy_that_cannot_be_removed_is_logged_and_kept(env):
+    deleted = fakes.instance(host='host2', node='host2-n0')
+    deleted.deleted = True
+    _moved_away(env, deleted)
+    with mock.patch.object(env.driver, 'confirm_migration',
+                           side_effect=RuntimeError('busy')):
+        assert _reap_moved(env, [deleted]) == []
+    assert env.driver.list_moved_away_uuids() == [deleted.uuid]

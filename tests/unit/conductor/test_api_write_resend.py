@@ -125,9 +125,97 @@ def test_an_action_record_is_found_rather_than_written_twice(sent):
     assert len(sent.log) == 1
 
 
-def test_other_writes_wait_as_before(sent):
+# A compute's saves (ResendingConductorAPI): the same, read back through
+# the conductor, each read bounded by the attempt timeout too.
+
+def _compute_save(instance, **kwargs):
+    api = conductor_api.ResendingConductorAPI.__new__(
+        conductor_api.ResendingConductorAPI)
+    return api.object_action(nl_context.get_admin_context(), instance,
+                             'save', (), kwargs)
+
+
+def test_a_computes_lost_save_is_read_back_and_sent_again(sent, conf):
+    conf.config(build_save_attempt_timeout=4, build_outcome_retries=3)
+    inst = fakes.instance(task_state='rebooting')
+    inst.obj_reset_changes()
+    inst.task_state = None
+    sent.answers = [LOST, ({}, None)]
+    reads = []
+
+    def get_by_uuid(context, uuid):
+        reads.append(rpcapi._call_timeout())
+        return _row(inst, task_state='rebooting')
+    with mock.patch.object(objects.Instance, 'get_by_uuid', get_by_uuid):
+        assert _compute_save(inst, expected_task_state=['rebooting']) == (
+            {}, None)
+    assert sent.log == [('save', 4), ('save', 4)]
+    assert reads == [4]
+
+
+def test_a_computes_save_whose_read_is_lost_too_is_sent_again(sent, conf):
+    conf.config(build_save_attempt_timeout=4, build_outcome_retries=2)
+    inst = fakes.instance(task_state='rebooting')
+    inst.obj_reset_changes()
+    inst.task_state = None
+    sent.answers = [LOST, LOST]
+    with mock.patch.object(objects.Instance, 'get_by_uuid',
+                           side_effect=LOST):
+        with pytest.raises(messaging.MessagingTimeout):
+            _compute_save(inst, expected_task_state=['rebooting'])
+    assert len(sent.log) == 2
+
+
+def test_a_caller_with_its_own_timeout_manages_its_attempts(sent):
+    """build_outcome.save sets its own call_timeout and reads back
+    itself: one attempt here."""
+    inst = fakes.instance(task_state='spawning')
+    inst.obj_reset_changes()
+    inst.task_state = None
+    sent.answers = [LOST]
+    with rpcapi.call_timeout(7):
+        with pytest.raises(messaging.MessagingTimeout):
+            _compute_save(inst, expected_task_state=['spawning'])
+    assert sent.log == [('save', 7)]
+
+
+def test_a_resent_save_refused_because_the_first_committed_succeeds(sent):
+    """The first attempt's message was delivered again to the next
+    conductor, which committed it; the resent one finds its condition
+    gone. What was written holds: the save succeeded."""
+    inst = fakes.instance(task_state=None)
+    inst.obj_reset_changes()
+    inst.task_state = 'resize_prep'
+    refused = exception.UnexpectedTaskStateError(
+        instance_uuid=inst.uuid, expected=[None], actual='resize_prep')
+    sent.answers = [LOST, refused]
+    rows = [_row(inst, task_state=None), _row(inst, task_state='resize_prep')]
+    with mock.patch.object(objects.Instance, 'get_by_uuid',
+                           side_effect=rows):
+        updates, _ = _save(inst, expected_task_state=[None])
+    assert updates['task_state'] == 'resize_prep'
+    assert len(sent.log) == 2
+
+
+def test_a_first_attempt_refused_is_refused(sent):
+    inst = fakes.instance(task_state='rebooting')
+    inst.obj_reset_changes()
+    inst.task_state = 'resize_prep'
+    sent.answers = [exception.UnexpectedTaskStateError(
+        instance_uuid=inst.uuid, expected=[None], actual='rebooting')]
+    with mock.patch.object(objects.Instance, 'get_by_uuid') as read:
+        with pytest.raises(exception.UnexpectedTaskStateError):
+            _save(inst, expected_task_state=[None])
+    read.assert_not_called()
+
+
+def test_a_write_not_safe_to_resend_is_sent_once_and_bounded(sent):
+    """An instance destroy (say) is not sent again, but waits only as
+    long as a resent write's attempts together: never
+    rpc_response_timeout."""
     inst = fakes.instance()
-    sent.answers = [({}, None)]
-    _api().object_action(nl_context.get_admin_context(), inst, 'destroy',
-                         (), {})
-    assert sent.log == [('destroy', None)]
+    sent.answers = [LOST]
+    with pytest.raises(messaging.MessagingTimeout):
+        _api().object_action(nl_context.get_admin_context(), inst,
+                             'destroy', (), {})
+    assert sent.log == [('destroy', 6)]  # 2 s x 3 attempts

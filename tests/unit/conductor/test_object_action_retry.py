@@ -52,3 +52,30 @@ def test_a_database_that_stays_away_still_fails():
     with pytest.raises(db_exc.DBConnectionError):
         _action(obj)
     assert obj.calls == 7  # the first try and six retries
+
+
+@base.NovaLiteObjectRegistry.register_if(False)
+class _Read(base.NovaLiteObject):
+    VERSION = '1.0'
+    fields = {}
+    calls = []
+
+    @classmethod
+    def get_it(cls, context, failures):
+        cls.calls.append(1)
+        if len(cls.calls) <= failures:
+            raise db_exc.DBConnectionError('connection to server failed')
+        return 'read'
+
+
+def test_a_class_action_is_retried_across_a_blip(monkeypatch):
+    """A compute's read through the conductor (a move's migration) must
+    not fail its step in a database blip."""
+    monkeypatch.setattr(base.NovaLiteObject, 'obj_class_from_name',
+                        classmethod(lambda cls, name, version: _Read))
+    _Read.calls.clear()
+    result = manager.ConductorManager.object_class_action_versions(
+        mock.sentinel.self, mock.sentinel.context, '_Read', 'get_it',
+        {'_Read': '1.0'}, (3,), {})
+    assert result == 'read'
+    assert len(_Read.calls) == 4

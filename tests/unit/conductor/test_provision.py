@@ -158,7 +158,9 @@ def test_conductor_periodic_task_expires_reservations(monkeypatch):
     monkeypatch.setattr(conductor_manager.quota_reservations,
                         'expire_reservations',
                         lambda ctxt: expired.append(ctxt) or 2)
+    monkeypatch.setattr(conductor_manager.request_keys, 'purge',
+                        lambda ctxt: expired.append(('keys', ctxt)) or 0)
     manager = conductor_manager.ConductorManager.__new__(
         conductor_manager.ConductorManager)
     manager._expire_reservations('ctxt')
-    assert expired == ['ctxt']
+    assert expired == ['ctxt', ('keys', 'ctxt')]

@@ -82,3 +82,16 @@ def test_a_failing_build_is_logged_and_unmarked(manager, monkeypatch):
         manager.cleanup_host()
     assert log.call_count == 1
     assert not any(ownership.is_active(u) for u in UUIDS)
+
+
+def test_an_earlier_attempts_servers_are_not_built_again(manager):
+    """A create sent again (RPC 1.7) that finds the first attempt's
+    servers answers with them and starts no second build."""
+    provision.provision.return_value = (manager.made, provision.EARLIER)
+    made = manager.provision_instances(
+        nl_context.get_admin_context(), 'tmpl', 'spec', 1, 2, build=True,
+        request_key='req-1')
+    assert made is manager.made
+    assert provision.provision.call_args[0][-1] == 'req-1'
+    manager.cleanup_host()
+    assert manager.tasks == []

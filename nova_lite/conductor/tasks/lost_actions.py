@@ -1,0 +1,210 @@
+"""Server actions whose cast never reached a compute or a conductor.
+
+The API writes an action's task state and records the action before it
+casts the work. A cast the bus refused (the API answers 503: it writes
+only through the conductors, so it cannot undo its own write then) or one
+never sent (the API killed in between) would leave the server in that
+task until ``[conductor] task_timeout`` (600 s). Every ``[conductor]
+lost_build_check_interval`` seconds each conductor looks for servers in
+such a task for more than ``[conductor] action_resend_after`` seconds
+whose action nobody took up:
+
+* a power action (reboot, stop, start, pause, unpause, suspend, resume)
+  with no compute event (a compute records ``compute_<method>`` as it
+  starts): cast again to the server's compute, if it is up, under the
+  action's request id, so its events land on the action. A compute that
+  got the first cast after all runs the request once (it remembers the
+  requests it ran, see ``compute/manager.py``). A compute that is down is
+  the down-compute check's (``timeouts.py``);
+* a resize or migration still in ``resize_prep`` with no migration
+  record (the conductor's first step writes one) after ``MOVE_FACTOR``
+  times as long (a conductor that far behind would still take it up):
+  the task state is cleared with a fault; the move's quota reservation,
+  never committed, expires by itself;
+* one with its migration record, no compute event yet and a conductor
+  owner that is gone (the conductor process named in the move's start,
+  see ``ownership.py``, was killed before it cast the move to a
+  compute): settled as a move whose compute is down (undone: the server
+  stays where it was, ``move_timeouts.settle``).
+
+The server's ``updated_at`` is stamped as the action is sent again, so a
+slow compute gets it once per ``action_resend_after``.
+
+    lost_actions.resend(context, compute_api, after)
+"""
+
+import datetime
+
+from oslo_log import log as logging
+from oslo_utils import timeutils
+
+from nova_lite.conductor.tasks import move_timeouts
+from nova_lite.conductor.tasks import ownership
+from nova_lite.conductor.tasks import timeouts
+from nova_lite import context as nl_context
+from nova_lite import exception
+from nova_lite import objects
+from nova_lite.objects import fields
+
+LOG = logging.getLogger(__name__)
+
+_T = fields.TaskState
+_GONE = (exception.InstanceNotFound, exception.UnexpectedTaskStateError)
+
+# task_state -> (the API's action name, the compute RPC method, its
+# arguments besides the instance).
+POWER = {
+    _T.REBOOTING: ('reboot', 'reboot_instance', {'reboot_type': 'SOFT'}),
+    _T.REBOOTING_HARD: ('reboot', 'reboot_instance',
+                        {'reboot_type': 'HARD'}),
+    _T.POWERING_OFF: ('stop', 'stop_instance', {}),
+    _T.POWERING_ON: ('start', 'start_instance', {}),
+    _T.PAUSING: ('pause', 'pause_instance', {}),
+    _T.UNPAUSING: ('unpause', 'unpause_instance', {}),
+    _T.SUSPENDING: ('suspend', 'suspend_instance', {}),
+    _T.RESUMING: ('resume', 'resume_instance', {}),
+}
+MOVES = ('resize', 'migrate')
+# A move's cast is taken for lost after this many times ``after``.
+MOVE_FACTOR = 3
+
+
+def resend(context, compute_api, after):
+    """Send again (or end) every action nobody took up within ``after``
+    seconds; return {uuid: 'cast' or 'cleared'}. Never raises for one
+    instance."""
+    now = timeutils.utcnow().replace(tzinfo=None)
+    stuck = _stuck(context, list(POWER) + [_T.RESIZE_PREP], now, after)
+    if not stuck:
+        return {}
+    moves_before = now - datetime.timedelta(seconds=after * MOVE_FACTOR)
+    up = None
+    done = {}
+    for instance in stuck:
+        try:
+            if instance.task_state == _T.RESIZE_PREP:
+                outcome = _end_lost_move(context, instance, moves_before)
+            else:
+                if up is None:
+                    up = timeouts.up_computes(context)
+                outcome = _resend_power(context, compute_api, instance, up)
+        except Exception:
+            LOG.exception('Handling the lost action of instance %s failed',
+                          instance.uuid)
+            continue
+        if outcome:
+            done[instance.uuid] = outcome
+    return done
+
+
+def _stuck(context, task_states, now, after):
+    return list(objects.InstanceList.get_by_filters(
+        context, {'task_state': task_states,
+                  'updated_before': now - datetime.timedelta(seconds=after)},
+        sort_key='id', sort_dir='asc'))
+
+
+def _newest_action(context, instance):
+    actions = objects.InstanceActionList.get_by_instance_uuid(
+        context, instance.uuid, limit=1)
+    return actions[0] if actions else None
+
+
+def _taken_up(context, action, prefix):
+    return any(event.event.startswith(prefix) for event in
+               objects.InstanceActionEventList.get_by_action(context,
+                                                             action.id))
+
+
+def _resend_power(context, compute_api, instance, up):
+    name, method, kwargs = POWER[instance.task_state]
+    if instance.host not in up:
+        return None  # the down-compute check settles it
+    action = _newest_action(context, instance)
+    if action is None or action.action != name or _taken_up(
+            context, action, 'compute_'):
+        return None
+    if not _stamp(instance):
+        return None
+    LOG.warning('Instance %s has been %s since %s without its compute %s '
+                'starting it; casting %s again (request %s)', instance.uuid,
+                instance.task_state, _since(instance), instance.host, method,
+                action.request_id)
+    getattr(compute_api, method)(_as_request(context, action), instance,
+                                 **kwargs)
+    return 'cast'
+
+
+def _end_lost_move(context, instance, moves_before):
+    action = _newest_action(context, instance)
+    if action is not None and action.action not in MOVES:
+        action = None  # the API failed before it recorded the move
+    try:
+        migration = objects.Migration.get_by_instance_and_status(
+            context, instance.uuid, 'pre-migrating')
+    except exception.MigrationNotFound:
+        migration = None
+    if migration is not None:
+        if action is None:
+            return None
+        return _end_orphaned_move(context, instance, action, migration)
+    if instance.updated_at.replace(tzinfo=None) >= moves_before:
+        return None  # a conductor that far behind may still take it up
+    what = action.action if action is not None else 'move'
+    error = exception.NovaLiteException(
+        'The %s never reached a conductor (its cast was lost); nothing '
+        'was moved' % what)
+    instance.task_state = None
+    try:
+        instance.save(expected_task_state=[_T.RESIZE_PREP])
+    except _GONE:
+        return None
+    LOG.warning('Instance %s has been in resize_prep since %s with no '
+                'migration: the %s never reached a conductor; cleared',
+                instance.uuid, _since(instance), what)
+    try:
+        objects.InstanceFault.from_exception(context, instance.uuid,
+                                             error).create()
+    except Exception:
+        LOG.exception('Recording the fault of instance %s failed',
+                      instance.uuid)
+    return 'cleared'
+
+
+def _end_orphaned_move(context, instance, action, migration):
+    """Settle a started move whose conductor died before a compute took
+    it up; None while its conductor lives or a compute has it."""
+    if _taken_up(context, action, 'compute_'):
+        return None
+    owner = ownership.owner_of(context, instance.uuid)
+    if not owner or owner.startswith(ownership.HANDED_OFF) or \
+            not ownership.is_gone(context, owner):
+        return None
+    error = exception.MoveConductorGone(instance_uuid=instance.uuid,
+                                        owner=owner)
+    if not move_timeouts.settle(context, instance, migration, error):
+        return None
+    return 'undone'
+
+
+def _stamp(instance):
+    """Write the same task state again (conditionally), which moves
+    ``updated_at``; False if the server left it meanwhile."""
+    instance.task_state = instance.task_state
+    try:
+        instance.save(expected_task_state=[instance.task_state])
+    except _GONE:
+        return False
+    return True
+
+
+def _as_request(context, action):
+    """A context for the cast that carries the action's request id and
+    owner, as the API's cast did."""
+    return nl_context.RequestContext(
+        user_id=action.user_id, project_id=action.project_id,
+        is_admin=True, request_id=action.request_id)
+
+
+def _since(instance):
+    return instance.updated_at.isoformat() if instance.updated_at else '?'
