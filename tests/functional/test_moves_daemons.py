@@ -87,13 +87,21 @@ def _action(deploy, uuid, body, expected=202, version=None):
 
 def _allocations(deploy, consumer):
     """{provider name: {resource class: used}} of one consumer."""
-    result = {}
+    return _allocations_of(deploy, consumer)[0]
+
+
+def _allocations_of(deploy, *consumers):
+    """``_allocations`` of each consumer, read in one statement (so at one
+    moment: separate reads could straddle a commit that moves them)."""
+    result = {consumer: {} for consumer in consumers}
     for row in deploy.sql(
-            'SELECT r.name, a.resource_class, a.used FROM allocations a '
-            'JOIN resource_providers r ON r.id = a.resource_provider_id '
-            'WHERE a.consumer_id = :c', c=consumer):
-        result.setdefault(row.name, {})[row.resource_class] = row.used
-    return result
+            'SELECT a.consumer_id, r.name, a.resource_class, a.used '
+            'FROM allocations a JOIN resource_providers r '
+            'ON r.id = a.resource_provider_id '
+            'WHERE a.consumer_id IN :c', c=tuple(consumers)):
+        result[row.consumer_id].setdefault(
+            row.name, {})[row.resource_class] = row.used
+    return [result[consumer] for consumer in consumers]
 
 
 def _size(vcpus, ram):
@@ -223,8 +231,7 @@ def test_a_revert_holds_the_destination_until_its_vm_is_gone(deploy):
 
     def step():
         state = (_migration(deploy, uuid).status,
-                 _allocations(deploy, uuid),
-                 _allocations(deploy, migration.uuid))
+                 *_allocations_of(deploy, uuid, migration.uuid))
         if not seen or seen[-1] != state:
             seen.append(state)
         return state[0] == 'reverted'

@@ -129,11 +129,13 @@ def destroy(context, instance):
 @quota_usages.retry
 @db_api.writer
 def _release_quota_in_db(context, uuid):
-    session = context.session
-    row = _live_row_for_update(session, uuid)
-    if row is None:
-        return False
-    return _release_in_session(session, row)
+    return release_quota_in_session(context.session, uuid)
+
+
+def release_quota_in_session(session, instance_uuid):
+    """``release_quota`` inside the caller's transaction."""
+    row = _live_row_for_update(session, instance_uuid)
+    return row is not None and _release_in_session(session, row)
 
 
 def release_quota(context, instance_uuid):

@@ -22,10 +22,13 @@ import datetime
 from oslo_log import log as logging
 from oslo_utils import timeutils
 
+from nova_lite.conductor.tasks import destroy
+from nova_lite.db import api as db_api
 from nova_lite import exception
 from nova_lite import objects
 from nova_lite.objects import fields
 from nova_lite.placement import allocations
+from nova_lite.quota import usages as quota_usages
 
 LOG = logging.getLogger(__name__)
 
@@ -80,17 +83,26 @@ def _fail_build(context, instance, error):
     """ERROR ``instance`` with ``error`` as its fault, give back its quota
     and allocations; nothing if it left BUILD meanwhile. Returns the
     provider uuids released."""
-    instance.vm_state = fields.VMState.ERROR
-    instance.task_state = None
     try:
-        instance.save(expected_vm_state=[fields.VMState.BUILDING])
+        released = _fail_build_in_db(context, instance, error)
     except (exception.InstanceNotFound, exception.InstanceInvalidState):
         return set()  # finished, failed or deleted meanwhile
-    objects.InstanceFault.from_exception(
-        context, instance.uuid, error).create()
-    instance.release_quota()
     LOG.warning('Instance %s: %s', instance.uuid, error.format_message())
-    return allocations.remove(context, instance.uuid)
+    return released
+
+
+@quota_usages.retry
+def _fail_build_in_db(context, instance, error):
+    # One transaction: whoever sees the server in ERROR sees its fault,
+    # and its quota and allocations already given back.
+    with db_api.writer.using(context) as session:
+        instance.vm_state = fields.VMState.ERROR
+        instance.task_state = None
+        instance.save(expected_vm_state=[fields.VMState.BUILDING])
+        objects.InstanceFault.from_exception(
+            context, instance.uuid, error).create()
+        destroy.release_quota_in_session(session, instance.uuid)
+        return allocations.remove_in_session(session, instance.uuid)
 
 
 # Task states reset by reset_stuck_tasks. Moves add theirs here.

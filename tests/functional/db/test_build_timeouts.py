@@ -79,6 +79,28 @@ def test_builds_on_a_down_compute_end_in_error_at_once(ctxt, conf):
     assert timeouts.fail_builds_on_down_computes(ctxt) == set()
 
 
+
+def test_a_build_is_failed_in_one_transaction(ctxt, conf, monkeypatch):
+    """Whoever sees the build in ERROR sees its allocations gone: the
+    state, fault, quota and allocations are written together, so a
+    failure at the last step leaves the build as it was."""
+    _compute(ctxt, 'gone', up=False, conf=conf)
+    lost, lost_rp = _building(ctxt, 'gone')
+
+    def broken(session, consumer):
+        raise RuntimeError('placement write failed')
+    monkeypatch.setattr(allocations, 'remove_in_session', broken)
+    with pytest.raises(RuntimeError):
+        timeouts.fail_builds_on_down_computes(ctxt)
+    kept = objects.Instance.get_by_uuid(ctxt, lost.uuid,
+                                        expected_attrs=['fault'])
+    assert (kept.vm_state, kept.task_state) == ('building', 'spawning')
+    assert kept.fault is None
+    assert allocations.get_for_consumer(ctxt, lost.uuid) == {
+        lost_rp: {'VCPU': 1}}
+    monkeypatch.undo()
+    assert timeouts.fail_builds_on_down_computes(ctxt) == {lost_rp}
+
 def test_actions_on_a_down_compute_are_reset_at_once(ctxt, conf):
     """A reboot on a compute that died: the task state is cleared (the
     vm_state kept) now, not after task_timeout; the same action on a
