@@ -25,6 +25,7 @@ from nova_lite.conductor.tasks import lost_builds
 from nova_lite.conductor.tasks import lost_casts
 from nova_lite.conductor.tasks import live_migrate
 from nova_lite.conductor.tasks import lost_actions
+from nova_lite.conductor.tasks import lost_outcomes
 from nova_lite.conductor.tasks import migrate
 from nova_lite.conductor.tasks import move_timeouts
 from nova_lite.conductor.tasks import ownership
@@ -323,6 +324,8 @@ class ConductorManager(manager.Manager):
                              CONF.conductor.delete_resend_after)
         lost_actions.resend(context, self.compute_api,
                             CONF.conductor.action_resend_after)
+        lost_outcomes.resend(context, self.scheduler_api, self.compute_api,
+                             CONF.conductor.action_resend_after)
 
     @periodic_task.periodic_task(
         spacing=CONF.conductor.build_timeout_check_interval)

@@ -123,7 +123,10 @@ conductor_opts = [
                     'costs repeated casts to a busy compute. A resize or '
                     'migration still in resize_prep with no migration '
                     'record after three times as long never reached a '
-                    'conductor and is ended with a fault.'),
+                    'conductor and is ended with a fault. A confirmResize '
+                    'or revertResize whose migration has been confirming '
+                    'or reverting this long, with nothing recorded on its '
+                    'action, is run by the conductor that finds it.'),
     cfg.IntOpt('workers',
                default=1, min=1,
                help='Conductor worker processes, forked once the '

@@ -124,6 +124,33 @@ class Migration(base.NovaLiteObject, base.NovaLitePersistentObject):
             raise exception.MigrationNotFound(migration_id=migration_id)
         return values['updated_at']
 
+    @staticmethod
+    @db_api.writer
+    def _claim_in_db(context, migration_id, status, updated_at):
+        model = models.Migration
+        now = _now()
+        result = context.session.execute(sa.update(model).where(
+            model.id == migration_id, model.deleted == 0,
+            model.status == status,
+            model.updated_at == updated_at).values(updated_at=now))
+        return now if result.rowcount == 1 else None
+
+    def claim_unchanged(self):
+        """Move ``updated_at`` if nobody wrote the record since it was
+        read (same status, same ``updated_at``); False if somebody did.
+        Of two conductors taking up the same stale record, one wins.
+        Conductor only (not remotable)."""
+        if self.updated_at is None:
+            return False
+        updated_at = self._claim_in_db(
+            self._context, self.id, self.status,
+            self.updated_at.replace(tzinfo=None))
+        if updated_at is None:
+            return False
+        self.updated_at = updated_at
+        self.obj_reset_changes(['updated_at'])
+        return True
+
     @base.remotable
     def save(self):
         """Write the changed fields."""

@@ -1,0 +1,100 @@
+"""Confirms and reverts whose cast never reached a conductor.
+
+``confirmResize`` and ``revertResize`` set the migration ``confirming``
+or ``reverting`` (a revert also the server's ``resize_reverting``) and
+record the action before they cast the work to a conductor. A cast the
+bus refused (the API answers 503 after its writes) or one never sent
+(the API killed in between) left the server in VERIFY_RESIZE with a
+migration nothing would ever finish: a second confirm finds no finished
+migration, and the resize confirm window skips it.
+
+Every ``[conductor] lost_build_check_interval`` seconds each conductor
+looks for migrations in ``confirming`` or ``reverting`` for more than
+``[conductor] action_resend_after`` seconds whose server is still
+RESIZED and whose action no conductor or compute took up (no event
+recorded on it), claims each one (a conditional write that moves the
+migration's ``updated_at``: of two conductors only one wins), and runs
+the confirm or revert itself, under the action's request id. The
+records' own conditional transaction makes a confirm that did arrive
+after all (late, not lost) change nothing twice.
+
+A confirm that comes from a delete (the server ``deleting``) is left to
+the delete's own resend (``stuck_deletes.py``), which settles the
+migration as it destroys the server.
+
+    lost_outcomes.resend(context, scheduler_api, compute_api, after)
+"""
+
+import datetime
+
+from oslo_log import log as logging
+from oslo_utils import timeutils
+
+from nova_lite.conductor.tasks import lost_actions
+from nova_lite.conductor.tasks import move_records as records
+from nova_lite.conductor.tasks import resize_outcome
+from nova_lite import exception
+from nova_lite import objects
+from nova_lite.objects import fields
+
+LOG = logging.getLogger(__name__)
+
+_T = fields.TaskState
+# migration status -> (the task that runs it, the task_state the server
+# is in meanwhile).
+_OUTCOMES = {
+    records.CONFIRMING: (resize_outcome.ConfirmTask, None),
+    records.REVERTING: (resize_outcome.RevertTask, _T.RESIZE_REVERTING),
+}
+
+
+def resend(context, scheduler_api, compute_api, after):
+    """Run every confirm or revert nobody took up within ``after``
+    seconds; return {instance uuid: migration status run}. Never raises
+    for one migration."""
+    cutoff = (timeutils.utcnow().replace(tzinfo=None)
+              - datetime.timedelta(seconds=after))
+    done = {}
+    for migration in objects.MigrationList.get_by_filters(
+            context, {'status': list(_OUTCOMES)}):
+        stamp = migration.updated_at or migration.created_at
+        if stamp is None or stamp.replace(tzinfo=None) > cutoff:
+            continue
+        try:
+            if _run_again(context, scheduler_api, compute_api, migration):
+                done[migration.instance_uuid] = migration.status
+        except Exception:
+            LOG.exception('Running the lost %s of instance %s again failed',
+                          migration.status, migration.instance_uuid)
+    return done
+
+
+def _run_again(context, scheduler_api, compute_api, migration):
+    task_class, task_state = _OUTCOMES[migration.status]
+    try:
+        instance = objects.Instance.get_by_uuid(context,
+                                                migration.instance_uuid)
+    except exception.InstanceNotFound:
+        return False
+    if (instance.vm_state != fields.VMState.RESIZED
+            or instance.task_state != task_state):
+        return False
+    action = lost_actions._newest_action(context, instance)
+    if action is None or _taken_up(context, action):
+        return False
+    status, since = migration.status, lost_actions._since(migration)
+    if not migration.claim_unchanged():
+        return False  # another conductor, or the late cast, has it
+    LOG.warning('The %s of instance %s (migration %s) has waited since %s '
+                'with no conductor taking it up (its cast was lost); '
+                'running it here (request %s)', status, instance.uuid,
+                migration.uuid, since, action.request_id)
+    request = lost_actions._as_request(context, action)
+    task_class(request, instance, migration, scheduler_api,
+               compute_api).execute()
+    return True
+
+
+def _taken_up(context, action):
+    return bool(objects.InstanceActionEventList.get_by_action(context,
+                                                              action.id))

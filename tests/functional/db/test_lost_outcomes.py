@@ -1,0 +1,95 @@
+"""Confirms and reverts whose cast never reached a conductor are run by
+the conductor that finds them (conductor/tasks/lost_outcomes.py), on
+every backend."""
+
+import datetime
+from unittest import mock
+
+from oslo_utils import uuidutils
+import pytest
+
+from nova_lite.conductor.tasks import lost_outcomes
+from nova_lite.db import models
+from nova_lite import objects
+from tests.functional.db import test_build_owners as owners
+from tests.functional.db import test_lost_actions as lost
+
+ctxt = owners.ctxt
+
+
+@pytest.fixture
+def tasks(monkeypatch):
+    """The confirm and revert tasks, as mocks (what they do is
+    resize_outcome's tests'): {migration status: task class}."""
+    outcomes = {status: (mock.Mock(), task_state) for status, (_, task_state)
+                in lost_outcomes._OUTCOMES.items()}
+    monkeypatch.setattr(lost_outcomes, '_OUTCOMES', outcomes)
+    return {status: task for status, (task, _) in outcomes.items()}
+
+
+def _waiting(ctxt, status, age, action, task_state=None, events=()):
+    """A server in VERIFY_RESIZE whose migration went ``status`` ``age``
+    seconds ago, as the API leaves it before its cast."""
+    inst, request_id = lost._in_task(ctxt, 'c2', task_state, 0, action,
+                                     events=events)
+    owners._update(ctxt, models.Instance, models.Instance.uuid == inst.uuid,
+                   {'vm_state': 'resized'})
+    migration = objects.Migration(
+        ctxt, uuid=uuidutils.generate_uuid(), instance_uuid=inst.uuid,
+        source_compute='c1', dest_compute='c2', migration_type='resize',
+        status=status)
+    migration.create()
+    then = (datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
+            - datetime.timedelta(seconds=age))
+    owners._update(ctxt, models.Migration, models.Migration.id ==
+                   migration.id, {'updated_at': then})
+    return inst, request_id
+
+
+def test_a_lost_confirm_and_revert_are_run(ctxt, tasks):
+    confirm, confirm_request = _waiting(ctxt, 'confirming', 30,
+                                        'confirmResize')
+    revert, revert_request = _waiting(ctxt, 'reverting', 30, 'revertResize',
+                                      task_state='resize_reverting')
+    # Left: too recent, taken up by a conductor, a delete's.
+    _waiting(ctxt, 'confirming', 0, 'confirmResize')
+    _waiting(ctxt, 'reverting', 30, 'revertResize',
+             task_state='resize_reverting', events=['conductor_revert_resize'])
+    _waiting(ctxt, 'confirming', 30, 'delete', task_state='deleting')
+    scheduler_api, compute_api = mock.Mock(), mock.Mock()
+    assert lost_outcomes.resend(ctxt, scheduler_api, compute_api, 10) == {
+        confirm.uuid: 'confirming', revert.uuid: 'reverting'}
+    for status, inst, request_id in (
+            ('confirming', confirm, confirm_request),
+            ('reverting', revert, revert_request)):
+        (call,) = tasks[status].call_args_list
+        context, instance, migration, *apis = call[0]
+        # Under the action's request, so the events land on it.
+        assert context.request_id == request_id
+        assert (instance.uuid, migration.status) == (inst.uuid, status)
+        assert apis == [scheduler_api, compute_api]
+        tasks[status].return_value.execute.assert_called_once_with()
+    # Claimed: the next pass (or another conductor) leaves them.
+    assert lost_outcomes.resend(ctxt, scheduler_api, compute_api, 10) == {}
+    assert tasks['confirming'].call_count == 1
+
+
+def test_of_two_conductors_one_runs_it(ctxt, tasks):
+    inst, _ = _waiting(ctxt, 'confirming', 30, 'confirmResize')
+    (first,) = objects.MigrationList.get_by_filters(
+        ctxt, {'instance_uuid': inst.uuid})
+    (second,) = objects.MigrationList.get_by_filters(
+        ctxt, {'instance_uuid': inst.uuid})
+    assert first.claim_unchanged()
+    assert not second.claim_unchanged()
+    # The winner's record moved on: nothing is stale any more.
+    assert lost_outcomes.resend(ctxt, mock.Mock(), mock.Mock(), 10) == {}
+    tasks['confirming'].assert_not_called()
+
+
+def test_a_server_no_longer_resized_is_left(ctxt, tasks):
+    inst, _ = _waiting(ctxt, 'confirming', 30, 'confirmResize')
+    owners._update(ctxt, models.Instance, models.Instance.uuid == inst.uuid,
+                   {'vm_state': 'error'})
+    assert lost_outcomes.resend(ctxt, mock.Mock(), mock.Mock(), 10) == {}
+    tasks['confirming'].assert_not_called()
