@@ -60,12 +60,13 @@ def resend(context, scheduler_api, compute_api, after):
         stamp = migration.updated_at or migration.created_at
         if stamp is None or stamp.replace(tzinfo=None) > cutoff:
             continue
+        status = migration.status  # the task moves it on
         try:
             if _run_again(context, scheduler_api, compute_api, migration):
-                done[migration.instance_uuid] = migration.status
+                done[migration.instance_uuid] = status
         except Exception:
             LOG.exception('Running the lost %s of instance %s again failed',
-                          migration.status, migration.instance_uuid)
+                          status, migration.instance_uuid)
     return done
 
 
@@ -82,13 +83,13 @@ def _run_again(context, scheduler_api, compute_api, migration):
     action = lost_actions._newest_action(context, instance)
     if action is None or _taken_up(context, action):
         return False
-    status, since = migration.status, lost_actions._since(migration)
+    since = lost_actions._since(migration)
     if not migration.claim_unchanged():
         return False  # another conductor, or the late cast, has it
     LOG.warning('The %s of instance %s (migration %s) has waited since %s '
                 'with no conductor taking it up (its cast was lost); '
-                'running it here (request %s)', status, instance.uuid,
-                migration.uuid, since, action.request_id)
+                'running it here (request %s)', migration.status,
+                instance.uuid, migration.uuid, since, action.request_id)
     request = lost_actions._as_request(context, action)
     task_class(request, instance, migration, scheduler_api,
                compute_api).execute()
