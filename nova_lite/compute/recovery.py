@@ -191,10 +191,7 @@ def reap_deleted(context, host, driver):
                       'they are left running', host)
         return []
     reaped = []
-    for uuid in sorted(strays):
-        instance = known.get(uuid)
-        if instance is not None and not instance.deleted:
-            continue
+    for uuid, instance in _deleted_among(known, strays):
         LOG.warning('Instance %s was deleted while %s was away; destroying '
                     'its VM', uuid, host)
         _destroy(context, driver, instance or objects.Instance(
@@ -208,6 +205,15 @@ def _read_with_deleted(context, uuids):
     with_deleted.read_deleted = 'yes'
     return {inst.uuid: inst for inst in objects.InstanceList.get_by_filters(
         with_deleted, {'uuid': sorted(uuids)})}
+
+
+def _deleted_among(known, uuids):
+    """(uuid, instance or None) of each of ``uuids`` whose instance is
+    deleted or unknown, in order; ``known``: ``_read_with_deleted``."""
+    for uuid in sorted(uuids):
+        instance = known.get(uuid)
+        if instance is None or instance.deleted:
+            yield uuid, instance
 
 
 def reap_moved_away(context, host, driver):
@@ -228,10 +234,7 @@ def reap_moved_away(context, host, driver):
                       'left in place', host)
         return []
     removed = []
-    for uuid in sorted(copies):
-        instance = known.get(uuid)
-        if instance is not None and not instance.deleted:
-            continue
+    for uuid, instance in _deleted_among(known, copies):
         LOG.warning('Instance %s was deleted in the middle of its move '
                     'from %s; removing the copy kept here', uuid, host)
         try:

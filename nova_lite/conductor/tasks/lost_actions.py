@@ -104,13 +104,15 @@ def _stuck(context, task_states, now, after):
         sort_key='id', sort_dir='asc'))
 
 
-def _newest_action(context, instance):
+def newest_action(context, instance):
     actions = objects.InstanceActionList.get_by_instance_uuid(
         context, instance.uuid, limit=1)
     return actions[0] if actions else None
 
 
-def _taken_up(context, action, prefix):
+def taken_up(context, action, prefix=''):
+    """Whether an event whose name starts with ``prefix`` (any, by
+    default) is recorded on ``action``."""
     return any(event.event.startswith(prefix) for event in
                objects.InstanceActionEventList.get_by_action(context,
                                                              action.id))
@@ -120,23 +122,23 @@ def _resend_power(context, compute_api, instance, up):
     name, method, kwargs = POWER[instance.task_state]
     if instance.host not in up:
         return None  # the down-compute check settles it
-    action = _newest_action(context, instance)
-    if action is None or action.action != name or _taken_up(
+    action = newest_action(context, instance)
+    if action is None or action.action != name or taken_up(
             context, action, 'compute_'):
         return None
     if not _stamp(instance):
         return None
     LOG.warning('Instance %s has been %s since %s without its compute %s '
                 'starting it; casting %s again (request %s)', instance.uuid,
-                instance.task_state, _since(instance), instance.host, method,
+                instance.task_state, since(instance), instance.host, method,
                 action.request_id)
-    getattr(compute_api, method)(_as_request(context, action), instance,
+    getattr(compute_api, method)(as_request(context, action), instance,
                                  **kwargs)
     return 'cast'
 
 
 def _end_lost_move(context, instance, moves_before):
-    action = _newest_action(context, instance)
+    action = newest_action(context, instance)
     if action is not None and action.action not in MOVES:
         action = None  # the API failed before it recorded the move
     try:
@@ -161,7 +163,7 @@ def _end_lost_move(context, instance, moves_before):
         return None
     LOG.warning('Instance %s has been in resize_prep since %s with no '
                 'migration: the %s never reached a conductor; cleared',
-                instance.uuid, _since(instance), what)
+                instance.uuid, since(instance), what)
     try:
         objects.InstanceFault.from_exception(context, instance.uuid,
                                              error).create()
@@ -174,7 +176,7 @@ def _end_lost_move(context, instance, moves_before):
 def _end_orphaned_move(context, instance, action, migration):
     """Settle a started move whose conductor died before a compute took
     it up; None while its conductor lives or a compute has it."""
-    if _taken_up(context, action, 'compute_'):
+    if taken_up(context, action, 'compute_'):
         return None
     owner = ownership.owner_of(context, instance.uuid)
     if not owner or owner.startswith(ownership.HANDED_OFF) or \
@@ -198,7 +200,7 @@ def _stamp(instance):
     return True
 
 
-def _as_request(context, action):
+def as_request(context, action):
     """A context for the cast that carries the action's request id and
     owner, as the API's cast did."""
     return nl_context.RequestContext(
@@ -206,5 +208,7 @@ def _as_request(context, action):
         is_admin=True, request_id=action.request_id)
 
 
-def _since(instance):
-    return instance.updated_at.isoformat() if instance.updated_at else '?'
+def since(record):
+    """When ``record`` (an instance, a migration) was last written, for
+    the logs."""
+    return record.updated_at.isoformat() if record.updated_at else '?'

@@ -80,22 +80,18 @@ def _run_again(context, scheduler_api, compute_api, migration):
     if (instance.vm_state != fields.VMState.RESIZED
             or instance.task_state != task_state):
         return False
-    action = lost_actions._newest_action(context, instance)
-    if action is None or _taken_up(context, action):
+    action = lost_actions.newest_action(context, instance)
+    if action is None or lost_actions.taken_up(context, action):
         return False
-    since = lost_actions._since(migration)
+    since = lost_actions.since(migration)
     if not migration.claim_unchanged():
         return False  # another conductor, or the late cast, has it
     LOG.warning('The %s of instance %s (migration %s) has waited since %s '
                 'with no conductor taking it up (its cast was lost); '
                 'running it here (request %s)', migration.status,
                 instance.uuid, migration.uuid, since, action.request_id)
-    request = lost_actions._as_request(context, action)
+    request = lost_actions.as_request(context, action)
     task_class(request, instance, migration, scheduler_api,
                compute_api).execute()
     return True
 
-
-def _taken_up(context, action):
-    return bool(objects.InstanceActionEventList.get_by_action(context,
-                                                              action.id))
