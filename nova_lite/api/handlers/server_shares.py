@@ -8,8 +8,7 @@ does not know. The server is looked up and the policy checked first, and
 attaching needs the server stopped (409 otherwise), as in Nova.
 """
 
-import functools
-
+from nova_lite.api import common
 from nova_lite.api.schemas import server_shares as schema
 from nova_lite.api import validation
 from nova_lite.api import wsgi
@@ -20,16 +19,8 @@ from nova_lite.policies import server_shares as policies
 
 compute = compute_api.API()
 VERSION = '2.97'
-
-
-def _since_2_97(fn):
-    """404 below 2.97 (before any body check), as Nova's routes."""
-    @functools.wraps(fn)
-    def wrapper(req, *args, **kwargs):
-        if not req.api_version_request.matches(VERSION):
-            raise exception.NotFound()
-        return fn(req, *args, **kwargs)
-    return wrapper
+# 404 below VERSION (before any body check), as Nova's routes.
+_added = common.added_at(VERSION)
 
 
 def _instance(req, server_id, action):
@@ -40,14 +31,14 @@ def _instance(req, server_id, action):
     return instance
 
 
-@_since_2_97
+@_added
 def index(req, server_id):
     """200 {"shares": []}: no share is ever attached here."""
     _instance(req, server_id, 'index')
     return wsgi.json_response({'shares': []})
 
 
-@_since_2_97
+@_added
 @validation.body(schema.CREATE)
 def create(req, server_id, body):
     """Never succeeds here: 409 unless the server is stopped, then 404
@@ -60,7 +51,7 @@ def create(req, server_id, body):
     raise exception.ShareNotFound(share_id=body['share']['share_id'])
 
 
-@_since_2_97
+@_added
 def show(req, server_id, share_id):
     """404: the server has no share attached."""
     _instance(req, server_id, 'show')
@@ -68,7 +59,7 @@ def show(req, server_id, share_id):
                                          server_id=server_id)
 
 
-@_since_2_97
+@_added
 def delete(req, server_id, share_id):
     """404: the server has no share attached."""
     _instance(req, server_id, 'delete')
