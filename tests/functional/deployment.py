@@ -417,6 +417,19 @@ class Deployment:
             check=True, capture_output=True, text=True)
         return out.stdout.strip()
 
+    def vm_uuids(self, host):
+        """The uuids of the VMs the fake driver of compute ``host`` runs,
+        read from its files (``virt/fake_vms.py``), as a hypervisor's list
+        of guests: they are there whether that compute runs or not."""
+        directory = os.path.join(self.workdir, 'state', 'fake_driver',
+                                 '%s.vms' % host)
+        try:
+            names = os.listdir(directory)
+        except FileNotFoundError:
+            return set()
+        return {name[:-len('.json')] for name in names
+                if name.endswith('.json')}
+
     def sql(self, statement, **params):
         """Run one SQL statement on the deployment's database (read it
         as the daemons left it); return the rows."""

@@ -232,11 +232,18 @@ def test_evacuate_to_a_named_host_then_the_source_comes_back(deploy):
             'c3-n0': SIZE}
         assert moves._allocations(deploy, uuid) == {'c2-n0': SIZE}
         moves._verify_clean(deploy)
+        # The guest left on the stopped source is still there, as a real
+        # hypervisor's would be; the rebuilt one runs on c2.
+        assert uuid in deploy.vm_uuids('c3')
+        assert uuid in deploy.vm_uuids('c2')
     finally:
         _bring_back(deploy, 'c3')
     moves._wait_migration(deploy, uuid, 'completed')
     assert moves._allocations(deploy, migration.uuid) == {}
     assert moves._allocations(deploy, uuid) == {'c2-n0': SIZE}
+    # Back, c3 has destroyed its copy of the evacuated guest.
+    assert uuid not in deploy.vm_uuids('c3')
+    assert uuid in deploy.vm_uuids('c2')
     moves._verify_clean(deploy)
     moves._delete(deploy, uuid)
 

@@ -208,3 +208,130 @@ def test_an_unshelve_that_fits_nowhere_stays_offloaded(deploy):
     assert after['cores'] == (before['cores'][0] - 1, 0)
     assert after['ram'] == (before['ram'][0] - 1024, 0)
     moves._verify_clean(deploy)
+
+
+def _offload(deploy, uuid):
+    moves._action(deploy, uuid, {'shelve': None})
+    moves._wait(deploy, uuid, 'SHELVED_OFFLOADED')
+
+
+def _pinned_zone(deploy, uuid):
+    """The zone the server's request spec pins it to (2.96 shows it)."""
+    status, _, body = deploy.admin_api.get(
+        '/servers/%s' % uuid,
+        headers={'OpenStack-API-Version': 'compute 2.96'})
+    assert status == 200, body
+    return body['server']['pinned_availability_zone']
+
+
+def _compute_events(deploy, uuid):
+    """[(host, result)] of the unshelve's compute events, once the last
+    one has ended (its end is written just after the server is
+    ACTIVE)."""
+    def ended():
+        events = _event(deploy, uuid, 'unshelve',
+                        'compute_unshelve_instance')
+        return (events and all(e.result for e in events)
+                and [(e.host, e.result) for e in events])
+    return deployment.wait_for(ended, timeout=30,
+                               message='unshelve events of %s' % uuid)
+
+
+def test_unshelve_into_a_named_zone_at_2_77(deploy):
+    """2.77: the zone named limits the scheduler to az2, so the RAM
+    weigher's first choice (unshelvefail, in zone nova) is never tried:
+    the server lands on c2 with one attempt, holds only there, and its
+    request spec and its zone say az2 from then on. A zone is refused
+    below 2.77 (400), for an unknown zone (400) and while the server is
+    not offloaded (Nova's 409)."""
+    uuid = _boot(deploy)
+    to_az2 = {'unshelve': {'availability_zone': 'az2'}}
+    moves._action(deploy, uuid, to_az2, expected=409, version='2.77')
+    _offload(deploy, uuid)
+    assert _pinned_zone(deploy, uuid) is None
+    moves._action(deploy, uuid, to_az2, expected=400, version='2.76')
+    moves._action(deploy, uuid, {'unshelve': {'availability_zone': 'az9'}},
+                  expected=400, version='2.77')
+
+    moves._action(deploy, uuid, to_az2, version='2.77')
+    server = moves._wait(deploy, uuid, 'ACTIVE')
+    assert server['OS-EXT-SRV-ATTR:host'] == 'c2'
+    assert server['OS-EXT-AZ:availability_zone'] == 'az2'
+    assert _pinned_zone(deploy, uuid) == 'az2'
+    assert moves._allocations(deploy, uuid) == {
+        'c2-n0': moves._size(1, 1024)}
+    assert _compute_events(deploy, uuid) == [('c2', 'Success')]
+    moves._verify_clean(deploy)
+    moves._delete(deploy, uuid)
+
+
+def test_unshelve_to_a_named_host_at_2_91(deploy):
+    """2.91, as an administrator: a host outside the zone the server is
+    pinned to (az2, where it was created) is Nova's 409; with a null zone
+    the server is unpinned and lands on that host, c1, which the weighers
+    alone would never choose, its zone c1's from then on."""
+    status, _, body = deploy.admin_api.post('/servers', {'server': {
+        'name': 'sv', 'imageRef': deploy.image_id, 'flavorRef': 'm1',
+        'availability_zone': 'az2'}})
+    assert status == 202, body
+    uuid = body['server']['id']
+    assert moves._wait(deploy, uuid, 'ACTIVE')['OS-EXT-SRV-ATTR:host'] == 'c2'
+    _offload(deploy, uuid)
+    assert _pinned_zone(deploy, uuid) == 'az2'
+    moves._action(deploy, uuid, {'unshelve': {'host': 'c1'}},
+                  expected=409, version='2.91')
+
+    moves._action(deploy, uuid, {'unshelve': {
+        'host': 'c1', 'availability_zone': None}}, version='2.91')
+    server = moves._wait(deploy, uuid, 'ACTIVE')
+    assert server['OS-EXT-SRV-ATTR:host'] == 'c1'
+    assert server['OS-EXT-AZ:availability_zone'] == 'nova'
+    assert _pinned_zone(deploy, uuid) is None
+    assert moves._allocations(deploy, uuid) == {
+        'c1-n0': moves._size(1, 1024)}
+    assert _compute_events(deploy, uuid) == [('c1', 'Success')]
+    moves._verify_clean(deploy)
+    moves._delete(deploy, uuid)
+
+
+def test_unshelve_to_a_named_host_the_filters_reject(deploy):
+    """A named host is a requested destination, not a forced one: the
+    filters still run there. ServerGroupAntiAffinityFilter refuses the
+    host of the group's other member, so the server stays
+    SHELVED_OFFLOADED, holding nothing, with an Error event naming the
+    filter, and no compute was asked."""
+    status, _, body = deploy.admin_api.post('/os-server-groups', {
+        'server_group': {'name': 'apart', 'policies': ['anti-affinity']}})
+    assert status == 200, body
+    group = body['server_group']['id']
+    members = []
+    for _ in range(2):
+        status, _, body = deploy.admin_api.post('/servers', {
+            'server': {'name': 'sv', 'imageRef': deploy.image_id,
+                       'flavorRef': 'm1'},
+            'os:scheduler_hints': {'group': group}})
+        assert status == 202, body
+        members.append(body['server']['id'])
+    uuid, other = members
+    hosts = [moves._wait(deploy, member, 'ACTIVE')['OS-EXT-SRV-ATTR:host']
+             for member in members]
+    assert hosts[0] != hosts[1]
+    _offload(deploy, uuid)
+
+    moves._action(deploy, uuid, {'unshelve': {'host': hosts[1]}},
+                  version='2.91')
+    deployment.wait_for(
+        lambda: [e.result for e in _event(
+            deploy, uuid, 'unshelve', 'conductor_unshelve_instance')]
+        == ['Error'], timeout=60, message='unshelve of %s decided' % uuid)
+    server = _wait_task_done(deploy, uuid)
+    assert server['status'] == 'SHELVED_OFFLOADED'
+    assert server['OS-EXT-SRV-ATTR:host'] is None
+    [event] = _event(deploy, uuid, 'unshelve', 'conductor_unshelve_instance')
+    assert 'No valid host was found' in event.details
+    assert 'ServerGroupAntiAffinityFilter' in event.details
+    assert _event(deploy, uuid, 'unshelve', 'compute_unshelve_instance') == []
+    assert moves._allocations(deploy, uuid) == {}
+    moves._verify_clean(deploy)
+    moves._delete(deploy, uuid)
+    moves._delete(deploy, other)
