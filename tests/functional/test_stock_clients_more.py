@@ -4,7 +4,7 @@ server tags, os-hosts, limits, flavor access and tenant usage.
 
 The ``openstack`` client runs in this process (``_Cli``): on a shared,
 loaded machine each CLI process spends seconds importing before it sends
-a request, and this module runs some thirty commands. It is the same
+a request, and this module runs some forty commands. It is the same
 shell (``openstackclient.shell.OpenStackShell``) that the console script
 runs, with the same arguments and environment as
 test_openstack_client_actions._openstack: ``admin_token`` auth, the
@@ -170,6 +170,10 @@ def test_server_groups_and_booting_into_one(cli, apart):
     listed = cli('server', 'group', 'list', '--long', '-f', 'json')
     assert {g['Name']: (g['Policy'], set(g['Members'])) for g in listed} == {
         'apart': ('anti-affinity', ids), 'ruled': ('anti-affinity', set())}
+    # Not driven: `server group list --limit N` loops. openstacksdk pages
+    # on with ?marker=, which os-server-groups ignores (in Nova too: it
+    # pages by offset), gets the same page and stops with "Endless
+    # pagination loop detected"; --offset never reaches the API.
     cli('server', 'group', 'delete', 'ruled')
     assert [g['Name'] for g in cli('server', 'group', 'list', '-f',
                                    'json')] == ['apart']
@@ -205,8 +209,11 @@ def test_server_tags(cli, apart):
                                            'web', web1)
 
 
-def test_hosts_below_2_43(cli, apart):
+def test_hosts_below_2_43(deploy, cli, apart):
     """os-hosts is gone from 2.43; the client asks for it at 2.1."""
+    status, _, body = deploy.admin_api.get(
+        '/os-hosts', headers={'OpenStack-API-Version': 'compute 2.43'})
+    assert status == 404, body
     listed = cli('host', 'list', '-f', 'json')
     services = {(h['Host Name'], h['Service'], h['Zone']) for h in listed}
     assert {('compute1', 'compute', 'nova'),
