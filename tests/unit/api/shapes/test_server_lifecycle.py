@@ -3,12 +3,16 @@ against tempest.lib's schemas, at each advertised microversion."""
 
 from nova_lite.api import api_version
 from nova_lite import crypto
+from nova_lite.objects import fields
+from tests.unit.api import conftest
 from tests.unit.api.test_keypairs_instance_actions import history  # noqa
 from tests.unit.api.test_keypairs_instance_actions import keys  # noqa
 from tests.unit.api.test_server_actions import world  # noqa: F401
 from tests.unit.api import test_server_metadata_update as metadata_tests
 
 UUID = 'c2e2a7d4-5b43-4a5e-9a58-0b9c0d1e2f30'
+ADMIN = conftest.make_context('admin', 'ops')
+V = fields.VMState
 meta_world = metadata_tests.world
 
 
@@ -62,3 +66,20 @@ def test_keypairs(api, keys, assert_shape, schemas,  # noqa: F811
     assert_shape(member('GET', '/os-keypairs'), shapes.list_keypairs)
     assert_shape(member('GET', '/os-keypairs/k'), shapes.get_keypair)
     assert_shape(member('DELETE', '/os-keypairs/k'), shapes.delete_keypair)
+
+
+# Each power action, from a state it is allowed in.
+POWER = (('os-stop', V.ACTIVE), ('os-start', V.STOPPED),
+         ('pause', V.ACTIVE), ('unpause', V.PAUSED),
+         ('suspend', V.ACTIVE), ('resume', V.SUSPENDED))
+
+
+def test_power_actions(api, world, assert_shape, schemas):  # noqa: F811
+    common = schemas('servers').server_actions_common_schema
+    path = '/servers/%s/action' % UUID
+    for name, vm_state in POWER:
+        world.set_state(vm_state)
+        assert_shape(api()('POST', path, {name: None}), common)
+    world.set_state(V.ACTIVE)
+    assert_shape(api(ADMIN)('POST', path,
+                            {'os-resetState': {'state': 'error'}}), common)
