@@ -32,3 +32,9 @@ def test_shelve_actions(api, world, assert_shape):  # noqa: F811
     world.set_state(fields.VMState.SHELVED_OFFLOADED, host=None)
     assert_shape(admin('POST', ACTION, {'unshelve': None}),
                  schemas.server_actions_common_schema)
+
+
+def test_create_backup(api, world, assert_shape, schemas):  # noqa: F811
+    resp = api()('POST', ACTION, {'createBackup': {
+        'name': 'nightly', 'backup_type': 'daily', 'rotation': 2}})
+    assert_shape(resp, schemas('servers').create_backup)
