@@ -53,6 +53,10 @@ def test_instance_actions(api, history, assert_shape, schemas):  # noqa: F811
     assert_shape(member('GET', path), servers.list_instance_actions)
     assert_shape(member('GET', path + '/req-1'),
                  servers.show_instance_action)
+    # Administrators see the events (everyone from 2.51), with their
+    # host from 2.62 and details from 2.84.
+    assert_shape(api(ADMIN)('GET', path + '/req-1'),
+                 servers.show_instance_action)
 
 
 # One RSA key for the suite: generating one per version was a third of
@@ -74,6 +78,18 @@ def test_keypairs(api, keys, assert_shape, schemas,  # noqa: F811
     assert_shape(member('GET', '/os-keypairs'), shapes.list_keypairs)
     assert_shape(member('GET', '/os-keypairs/k'), shapes.get_keypair)
     assert_shape(member('DELETE', '/os-keypairs/k'), shapes.delete_keypair)
+    if api_version.APIVersionRequest(microversion).matches('2.10'):
+        # Administrators name another user's key pairs.
+        admin = api(ADMIN)
+        keypair['user_id'] = 'demo'
+        assert_shape(admin('POST', '/os-keypairs', {'keypair': keypair}),
+                     shapes.create_keypair)
+        assert_shape(admin('GET', '/os-keypairs?user_id=demo'),
+                     shapes.list_keypairs)
+        assert_shape(admin('GET', '/os-keypairs/k?user_id=demo'),
+                     shapes.get_keypair)
+        assert_shape(admin('DELETE', '/os-keypairs/k?user_id=demo'),
+                     shapes.delete_keypair)
 
 
 # Each power action, from a state it is allowed in.
