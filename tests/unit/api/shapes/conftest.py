@@ -15,6 +15,7 @@ import os
 import jsonschema
 import pytest
 from tempest.lib.api_schema.response import compute as tempest_compute
+from tempest.lib.api_schema.response.compute.v2_1 import parameter_types
 from tempest.lib.common import jsonschema_validator
 
 from nova_lite.api import api_version
@@ -131,6 +132,26 @@ def hypervisor_at_2_88(schema, *path):
         item['properties']['uptime'] = {'type': ['string', 'null']}
         _AT_2_88[key] = (schema, derived)
     return _AT_2_88[key][1]
+
+
+# (id of tempest's schema, links key) -> (tempest's schema, with links).
+_WITH_LINKS = {}
+
+
+def with_links(schema, key):
+    """tempest.lib's list ``schema`` also allowing the ``key`` (say
+    ``keypairs_links``) that Nova adds to a page which is not the last, in
+    the form tempest.lib's ``parameter_types.links`` gives: tempest.lib
+    describes some paged lists (servers, flavors, hypervisors) with their
+    links and others (key pairs from 2.35, migrations from 2.59, usage from
+    2.40) without."""
+    cache_key = (id(schema), key)
+    if cache_key not in _WITH_LINKS:
+        derived = copy.deepcopy(schema)
+        derived['response_body']['properties'][key] = copy.deepcopy(
+            parameter_types.links)
+        _WITH_LINKS[cache_key] = (schema, derived)
+    return _WITH_LINKS[cache_key][1]
 
 
 @pytest.fixture

@@ -7,6 +7,7 @@ from nova_lite.api import api_version
 from nova_lite import crypto
 from nova_lite.objects import fields
 from tests.unit.api import conftest
+from tests.unit.api.shapes import conftest as shapes_conftest
 from tests.unit.api.test_keypairs_instance_actions import history  # noqa
 from tests.unit.api.test_keypairs_instance_actions import keys  # noqa
 from tests.unit.api.test_server_actions import world  # noqa: F401
@@ -76,6 +77,10 @@ def test_keypairs(api, keys, assert_shape, schemas,  # noqa: F811
     assert_shape(member('POST', '/os-keypairs', {'keypair': keypair}),
                  shapes.create_keypair)
     assert_shape(member('GET', '/os-keypairs'), shapes.list_keypairs)
+    # Pages from 2.35, with keypairs_links when not the last.
+    assert_shape(member('GET', '/os-keypairs?limit=1'),
+                 shapes_conftest.with_links(shapes.list_keypairs,
+                                            'keypairs_links'))
     assert_shape(member('GET', '/os-keypairs/k'), shapes.get_keypair)
     assert_shape(member('DELETE', '/os-keypairs/k'), shapes.delete_keypair)
     if api_version.APIVersionRequest(microversion).matches('2.10'):

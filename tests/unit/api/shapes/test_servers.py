@@ -31,6 +31,10 @@ def test_every_answer(api, compute, assert_shape, schemas,  # noqa: F811
     assert_shape(member('GET', '/servers'), servers.list_servers)
     assert_shape(member('GET', '/servers/detail'),
                  servers.list_servers_detail)
+    # A page that is not the last has servers_links.
+    assert_shape(member('GET', '/servers?limit=1'), servers.list_servers)
+    assert_shape(member('GET', '/servers/detail?limit=1'),
+                 servers.list_servers_detail)
     assert_shape(member('GET', '/servers/' + UUID), servers.get_server)
     assert_shape(member('DELETE', '/servers/' + UUID),
                  servers.delete_server)
