@@ -11,6 +11,7 @@ from tests.unit.api.shapes import conftest as shapes_conftest
 from tests.unit.api.test_keypairs_instance_actions import history  # noqa
 from tests.unit.api.test_keypairs_instance_actions import keys  # noqa
 from tests.unit.api.test_server_actions import world  # noqa: F401
+from tests.unit.api.test_server_crash_dump import rpc  # noqa: F401
 from tests.unit.api import test_server_metadata_update as metadata_tests
 
 UUID = 'c2e2a7d4-5b43-4a5e-9a58-0b9c0d1e2f30'
@@ -112,3 +113,13 @@ def test_power_actions(api, world, assert_shape, schemas):  # noqa: F811
     world.set_state(V.ACTIVE)
     assert_shape(api(ADMIN)('POST', path,
                             {'os-resetState': {'state': 'error'}}), common)
+
+
+def test_trigger_crash_dump(api, rpc, assert_shape, schemas,  # noqa: F811
+                            microversion):
+    resp = api()('POST', '/servers/%s/action' % UUID,
+                 {'trigger_crash_dump': None})
+    if not api_version.APIVersionRequest(microversion).matches('2.17'):
+        assert resp.status_int == 400
+        return
+    assert_shape(resp, schemas('servers').server_actions_common_schema)
