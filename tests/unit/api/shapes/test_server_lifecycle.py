@@ -53,6 +53,9 @@ def test_instance_actions(api, history, assert_shape, schemas):  # noqa: F811
     member = api()
     path = '/servers/%s/os-instance-actions' % UUID
     assert_shape(member('GET', path), servers.list_instance_actions)
+    # A page (2.58), with links when it may not be the last.
+    assert_shape(member('GET', path + '?limit=1'),
+                 servers.list_instance_actions)
     assert_shape(member('GET', path + '/req-1'),
                  servers.show_instance_action)
     # Administrators see the events (everyone from 2.51), with their
