@@ -4,6 +4,7 @@ schemas of each version (uuid from 2.59, user_id and project_id from
 
 from nova_lite.api import api_version
 from nova_lite import objects
+from tests.unit.api.shapes import conftest as conftest_shapes
 from tests.unit.api.test_migrations import _migration
 from tests.unit.api.test_migrations import ADMIN
 from tests.unit.api.test_migrations import listed  # noqa: F401
@@ -27,6 +28,11 @@ def test_migrations(api, listed, monkeypatch, assert_shape,  # noqa: F811
     admin = api(ADMIN)
     assert_shape(admin('GET', '/os-migrations'),
                  schemas('migrations').list_migrations)
+    # Pages from 2.59, with migrations_links when not the last.
+    assert_shape(admin('GET', '/os-migrations?limit=1'),
+                 conftest_shapes.with_links(
+                     schemas('migrations').list_migrations,
+                     'migrations_links'))
     if api_version.APIVersionRequest(microversion).matches('2.23'):
         assert_shape(admin('GET', '/servers/%s/migrations' % UUID),
                      schemas('servers').list_live_migrations)

@@ -15,6 +15,11 @@ def test_quota_sets(api, store, assert_shape, schemas):  # noqa: F811
                  quotas.get_quota_set)
     assert_shape(api()('GET', '/os-quota-sets/proj1/detail'),
                  quotas.get_quota_set_details)
+    # A user's quotas within the project.
+    assert_shape(admin('GET', '/os-quota-sets/proj1?user_id=demo'),
+                 quotas.get_quota_set)
+    assert_shape(admin('GET', '/os-quota-sets/proj1/detail?user_id=demo'),
+                 quotas.get_quota_set_details)
     assert_shape(admin('PUT', '/os-quota-sets/proj1',
                        {'quota_set': {'instances': 7}}),
                  quotas.update_quota_set)

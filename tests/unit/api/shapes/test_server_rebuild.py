@@ -30,3 +30,21 @@ def test_rebuild_by_an_administrator(api, world, assert_shape,  # noqa: F811
     full = api_version.APIVersionRequest(microversion).matches('2.75')
     assert ('OS-EXT-SRV-ATTR:host' in server) is full
     assert ('OS-EXT-STS:vm_state' in server) is full
+
+
+def test_evacuate(api, world, assert_shape, schemas,  # noqa: F811
+                  microversion):
+    """adminPass until 2.14, then no body."""
+    world.up.update(host1=False, host2=True)
+    evacuate = {'host': 'host2'}
+    servers = schemas('servers')
+    shape = servers.evacuate_server
+    if not api_version.APIVersionRequest(microversion).matches('2.14'):
+        evacuate['onSharedStorage'] = False
+        shape = servers.evacuate_server_with_admin_pass
+    admin = api(conftest.make_context('admin', 'ops'))
+    resp = admin('POST', '/servers/%s/action' % UUID,
+                 {'evacuate': evacuate})
+    assert_shape(resp, shape)
+    assert bool(resp.body) is (
+        shape is servers.evacuate_server_with_admin_pass)

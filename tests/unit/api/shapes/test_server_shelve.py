@@ -2,8 +2,6 @@
 schemas, at each advertised microversion (createImage's changes at
 2.45)."""
 
-from tempest.lib.api_schema.response.compute.v2_1 import servers as schemas
-
 from nova_lite.api import api_version
 from nova_lite.objects import fields
 from tests.unit.api import conftest as api_conftest
@@ -22,13 +20,20 @@ def test_create_image(api, world, assert_shape, schemas,  # noqa: F811
     assert located is not version.matches('2.45')
 
 
-def test_shelve_actions(api, world, assert_shape):  # noqa: F811
+def test_shelve_actions(api, world, assert_shape, schemas):  # noqa: F811
+    common = schemas('servers').server_actions_common_schema
     admin = api(api_conftest.make_context('admin', 'adminproj'))
     assert_shape(admin('POST', ACTION, {'shelve': None}),
-                 schemas.server_actions_common_schema)
+                 common)
     world.set_state(fields.VMState.SHELVED)
     assert_shape(admin('POST', ACTION, {'shelveOffload': None}),
-                 schemas.server_actions_common_schema)
+                 common)
     world.set_state(fields.VMState.SHELVED_OFFLOADED, host=None)
     assert_shape(admin('POST', ACTION, {'unshelve': None}),
-                 schemas.server_actions_common_schema)
+                 common)
+
+
+def test_create_backup(api, world, assert_shape, schemas):  # noqa: F811
+    resp = api()('POST', ACTION, {'createBackup': {
+        'name': 'nightly', 'backup_type': 'daily', 'rotation': 2}})
+    assert_shape(resp, schemas('servers').create_backup)

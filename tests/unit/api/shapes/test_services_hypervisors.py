@@ -48,6 +48,11 @@ def test_hypervisors(api, nodes, assert_shape, schemas,  # noqa: F811
     assert_shape(admin('GET', '/os-hypervisors'),
                  hyp_schemas.list_search_hypervisors)
     assert_shape(admin('GET', '/os-hypervisors/detail'), detail)
+    if _at(microversion, '2.33'):
+        # Pages, with hypervisors_links when not the last.
+        assert_shape(admin('GET', '/os-hypervisors?limit=1'),
+                     hyp_schemas.list_search_hypervisors)
+        assert_shape(admin('GET', '/os-hypervisors/detail?limit=1'), detail)
     assert_shape(admin('GET', '/os-hypervisors/%s' % node_id), show)
     statistics = admin('GET', '/os-hypervisors/statistics')
     if _at(microversion, '2.88'):
