@@ -231,13 +231,17 @@ def join_group(spec_obj, host_state, uuid):
 
 
 def group_members_from_hosts(spec_obj, host_states):
-    """Add to the request's server group the members (and their hosts)
-    that the in-memory host states know and the group does not.
+    """Add to the request's server group the members, and the hosts of
+    members, that the in-memory host states know and the group does not.
 
     The conductor read the group before asking; a request of the same
     group decided here since then claimed instances this view already
-    holds, and the group policy must see them. ``host_states`` may be a
-    Population, whose index names the hosts to look at.
+    holds, and the group policy must see them. Such a member may already
+    be in ``members`` (it joins the group when its records are written)
+    while its host is not in ``hosts`` (the group's hosts are its members'
+    recorded hosts, written only after the claim): its host is added all
+    the same. ``host_states`` may be a Population, whose index names the
+    hosts to look at.
     """
     group = _group(spec_obj)
     if group is None:
@@ -247,16 +251,19 @@ def group_members_from_hosts(spec_obj, host_states):
             host_states.index.group_rows(group.uuid))
     members = list(group.members or ())
     hosts = list(group.hosts or ())
-    known = set(members)
+    known, placed = set(members), set(hosts)
     for state in host_states:
         for instance in state.instances.values():
-            if (group.uuid in instance.group_uuids
-                    and instance.uuid not in known):
+            if group.uuid not in instance.group_uuids:
+                continue
+            if instance.uuid not in known:
                 known.add(instance.uuid)
                 members.append(instance.uuid)
-                if state.host not in hosts:
-                    hosts.append(state.host)
-    if len(members) != len(group.members or ()):
+            if state.host not in placed:
+                placed.add(state.host)
+                hosts.append(state.host)
+    if (len(members) != len(group.members or ())
+            or len(hosts) != len(group.hosts or ())):
         group.members = members
         group.hosts = hosts
 

@@ -109,6 +109,23 @@ def test_members_placed_since_the_conductor_read_the_group_count():
     assert spec.instance_group.hosts[0] == 'h2'
 
 
+def test_a_member_claimed_before_its_host_is_recorded_holds_the_group():
+    """The conductor read the group after the first member joined it but
+    before its host was recorded: the member is listed, its host is not.
+    The scheduler's claim of it on h1 (in memory) must still keep the
+    affinity group on h1, not on the roomiest host."""
+    hosts = _hosts()
+    first = host_state.HostInstance(UUIDS[0], 'project', 'building',
+                                    'scheduling', None, {},
+                                    frozenset([GROUP]))
+    hosts[1].set_instances([first])
+    spec = _spec('affinity', members=[UUIDS[0], UUIDS[1]])
+    [[chosen, *_]] = _select(spec, hosts, 1)
+    assert chosen.service_host == 'h1'
+    assert spec.instance_group.hosts[0] == 'h1'
+    assert spec.instance_group.members == [UUIDS[0], UUIDS[1]]
+
+
 def test_prefilters_run_before_placement_and_explain():
     hosts = _hosts()
     hosts[0].traits = {os_traits.COMPUTE_STATUS_DISABLED}
