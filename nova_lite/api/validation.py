@@ -14,7 +14,11 @@ the field. Query strings are validated as a dict of lists (every parameter
 may repeat).
 
 Both decorators leave the schema on the handler (``body_schema``,
-``query_schema``), where ``api/openapi.py`` reads it.
+``query_schema``), where ``api/openapi.py`` reads it. A handler that
+validates again with the schema of the request's microversion lists
+those as ``body_schema_versions`` or ``query_schema_versions``, pairs of
+(first version, schema) that ``for_version`` chooses from, so the
+document of a version shows what that version takes.
 
 Three extensions to Draft 4, all because Nova's schemas rely on them:
 ``minimum`` and ``maximum`` also bound strings of digits (integers may be
@@ -35,6 +39,7 @@ from jsonschema import exceptions as js_exc
 from oslo_serialization import jsonutils
 from oslo_utils import uuidutils
 
+from nova_lite.api import api_version
 from nova_lite import exception
 
 _JSON_TYPES = ('application/json', 'application/vnd.openstack.compute+json')
@@ -130,6 +135,19 @@ _Validator = jsonschema.validators.extend(jsonschema.Draft4Validator, {
     'maximum': _bound('maximum', 'exclusiveMaximum',
                       lambda n, b: n > b, 'greater than'),
 })
+
+
+def for_version(versions, version):
+    """The schema of ``versions`` (pairs of (first version, schema), in
+    any order) that applies at ``version`` (an APIVersionRequest): the
+    one of the latest first version not above it; None if there is
+    none."""
+    chosen = None
+    for first, schema in versions:
+        first = api_version.APIVersionRequest(first)
+        if first <= version and (chosen is None or first > chosen[0]):
+            chosen = (first, schema)
+    return chosen[1] if chosen else None
 
 
 def _validator(schema):

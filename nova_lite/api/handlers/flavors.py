@@ -179,6 +179,11 @@ def create(req, body):
     return wsgi.json_response({'flavor': detail_view(req, flavor)})
 
 
+# For the OpenAPI document: what create checks at each version.
+create.body_schema_versions = (('2.1', schema.CREATE),
+                               (DESCRIPTION_VERSION, schema.CREATE_V255))
+
+
 @common.added_at(DESCRIPTION_VERSION)
 @validation.body(schema.UPDATE)
 def update(req, flavor_id, body):

@@ -8,8 +8,7 @@ does not know. The server is looked up and the policy checked first, and
 attaching needs the server stopped (409 otherwise), as in Nova.
 """
 
-import functools
-
+from nova_lite.api import common
 from nova_lite.api.schemas import server_shares as schema
 from nova_lite.api import validation
 from nova_lite.api import wsgi
@@ -22,16 +21,6 @@ compute = compute_api.API()
 VERSION = '2.97'
 
 
-def _since_2_97(fn):
-    """404 below 2.97 (before any body check), as Nova's routes."""
-    @functools.wraps(fn)
-    def wrapper(req, *args, **kwargs):
-        if not req.api_version_request.matches(VERSION):
-            raise exception.NotFound()
-        return fn(req, *args, **kwargs)
-    return wrapper
-
-
 def _instance(req, server_id, action):
     instance = compute.get(req.context, server_id)
     req.context.can(policies.SHARES % action,
@@ -40,14 +29,14 @@ def _instance(req, server_id, action):
     return instance
 
 
-@_since_2_97
+@common.added_at(VERSION)
 def index(req, server_id):
     """200 {"shares": []}: no share is ever attached here."""
     _instance(req, server_id, 'index')
     return wsgi.json_response({'shares': []})
 
 
-@_since_2_97
+@common.added_at(VERSION)
 @validation.body(schema.CREATE)
 def create(req, server_id, body):
     """Never succeeds here: 409 unless the server is stopped, then 404
@@ -60,7 +49,7 @@ def create(req, server_id, body):
     raise exception.ShareNotFound(share_id=body['share']['share_id'])
 
 
-@_since_2_97
+@common.added_at(VERSION)
 def show(req, server_id, share_id):
     """404: the server has no share attached."""
     _instance(req, server_id, 'show')
@@ -68,7 +57,7 @@ def show(req, server_id, share_id):
                                          server_id=server_id)
 
 
-@_since_2_97
+@common.added_at(VERSION)
 def delete(req, server_id, share_id):
     """404: the server has no share attached."""
     _instance(req, server_id, 'delete')

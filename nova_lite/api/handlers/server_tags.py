@@ -7,8 +7,6 @@ A lock does not protect tags (Nova does not check it either). At most
 characters without '/' or ','.
 """
 
-import functools
-
 from nova_lite.api import common
 from nova_lite.api.schemas import server_tags as schema
 from nova_lite.api import validation
@@ -24,16 +22,6 @@ VERSION = '2.26'
 _WRITABLE_STATES = (fields.VMState.ACTIVE, fields.VMState.PAUSED,
                     fields.VMState.SUSPENDED, fields.VMState.STOPPED)
 _TAG_VALIDATOR = validation._validator(schema.TAG)
-
-
-def _since_2_26(fn):
-    """404 below 2.26 (before any body check), as Nova's routes."""
-    @functools.wraps(fn)
-    def wrapper(req, *args, **kwargs):
-        if not req.api_version_request.matches(VERSION):
-            raise exception.NotFound()
-        return fn(req, *args, **kwargs)
-    return wrapper
 
 
 def _instance(req, server_id, action):
@@ -57,7 +45,7 @@ def _names(tags):
     return [tag.tag for tag in tags]
 
 
-@_since_2_26
+@common.added_at(VERSION)
 def index(req, server_id):
     """200 {"tags": [...]}."""
     instance = _instance(req, server_id, 'index')
@@ -65,7 +53,7 @@ def index(req, server_id):
         objects.TagList.get_by_resource_id(req.context, instance.uuid))})
 
 
-@_since_2_26
+@common.added_at(VERSION)
 def show(req, server_id, tag):
     """204 if the server has the tag, 404 if not."""
     instance = _instance(req, server_id, 'show')
@@ -74,7 +62,7 @@ def show(req, server_id, tag):
     return wsgi.json_response(status=204)
 
 
-@_since_2_26
+@common.added_at(VERSION)
 @validation.body(schema.UPDATE_ALL)
 def update_all(req, server_id, body):
     """200 {"tags": [...]}: the given tags replace all others."""
@@ -83,7 +71,7 @@ def update_all(req, server_id, body):
     return wsgi.json_response({'tags': _names(tags)})
 
 
-@_since_2_26
+@common.added_at(VERSION)
 def delete_all(req, server_id):
     """204: the server has no tags any more."""
     instance = _writable(req, server_id, 'delete_all', 'delete tags')
@@ -100,7 +88,7 @@ def _check_tag(tag):
             % (tag, schema.TAG['maxLength'], error.message)))
 
 
-@_since_2_26
+@common.added_at(VERSION)
 def update(req, server_id, tag):
     """201 with a Location if the tag is new, 204 if the server had it;
     400 for a bad tag or past the per-server limit."""
@@ -115,7 +103,7 @@ def update(req, server_id, tag):
     return wsgi.json_response(status=201, headers={'Location': location})
 
 
-@_since_2_26
+@common.added_at(VERSION)
 def delete(req, server_id, tag):
     """204; 404 if the server has no such tag."""
     instance = _writable(req, server_id, 'delete', 'delete tag')

@@ -303,6 +303,11 @@ def detail(req):
         'servers/detail')
 
 
+# For the OpenAPI document: what _validate_list_query checks.
+index.query_schema_versions = schema.LIST_QUERY_VERSIONS
+detail.query_schema_versions = schema.LIST_QUERY_VERSIONS
+
+
 # -- one server ----------------------------------------------------------
 
 def show(req, server_id):
