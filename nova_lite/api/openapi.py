@@ -6,8 +6,9 @@ validate with (``validation.body`` and ``validation.query`` record them on
 the handler; an action route lists its actions' schemas in
 ``body_schemas``, a list or a function of the version returning one), and
 the success status each handler's docstring opens with (STYLE.md: handler
-docstrings state the HTTP outcome). Every error is Nova's fault body,
-``{"<name>": {"code": N, "message": "..."}}``.
+docstrings state the HTTP outcome; "202 (2.2: 204)" is 204 from 2.2, and
+a handler lists any other success in ``also_answers``). Every error is
+Nova's fault body, ``{"<name>": {"code": N, "message": "..."}}``.
 
 A document describes one microversion: the one its own request
 negotiated (``OpenStack-API-Version: compute 2.100``; none is 2.1). It
@@ -40,6 +41,8 @@ from nova_lite.api import api_version
 from nova_lite.api import validation
 
 _STATUS = re.compile(r'\s*([1-5][0-9][0-9])\b')
+# "202 (2.2: 204)": the status from a later version on.
+_LATER_STATUS = re.compile(r'\s*\((\d+\.\d+): ([1-5][0-9][0-9])\)')
 _PATH_PARAM = re.compile(r'{([^}]+)}')
 
 FAULT_SCHEMA = {
@@ -77,10 +80,18 @@ def to_2020_12(schema):
     return result
 
 
-def success_status(handler):
-    """The status a handler's docstring opens with ("200 {...}")."""
-    match = _STATUS.match(handler.__doc__ or '')
-    return match.group(1) if match else '200'
+def success_status(handler, version=None):
+    """The status a handler's docstring opens with ("200 {...}") at
+    ``version`` (an APIVersionRequest; 2.1 if None): "202 (2.2: 204)" is
+    204 from 2.2 on."""
+    doc = handler.__doc__ or ''
+    match = _STATUS.match(doc)
+    if not match:
+        return '200'
+    later = _LATER_STATUS.match(doc, match.end())
+    if later and version is not None and version.matches(later.group(1)):
+        return later.group(2)
+    return match.group(1)
 
 
 def _has_body(handler, status):
@@ -145,8 +156,8 @@ def _request_body(handler, version):
             'content': {'application/json': {'schema': schema}}}
 
 
-def _responses(handler):
-    status = success_status(handler)
+def _responses(handler, version):
+    status = success_status(handler, version)
     success = {'description': (handler.__doc__ or '').strip() or status}
     if int(status) >= 400:
         # A route that answers an error by design (501 where nova_lite's
@@ -156,12 +167,16 @@ def _responses(handler):
     elif _has_body(handler, status):
         success['content'] = {'application/json': {
             'schema': {'type': 'object'}}}
-    return {
-        status: success,
+    responses = {status: success}
+    # Other successes the handler names (``also_answers``), their bodies
+    # not described.
+    for other in getattr(handler, 'also_answers', ()):
+        responses.setdefault(other, {'description': other})
+    return dict(responses, **{
         'default': {'description': 'A fault: its status and why.',
                     'content': {'application/json': {
                         'schema': {'$ref': '#/components/schemas/Fault'}}}},
-    }
+    })
 
 
 def _operation_id(method, path):
@@ -178,7 +193,7 @@ def operation(method, path, handler, version):
                     or '%s %s' % (method, path)),
         'parameters': (_path_parameters(path)
                        + _query_parameters(handler, version)),
-        'responses': _responses(handler),
+        'responses': _responses(handler, version),
     }
     body = _request_body(handler, version)
     if body is not None:

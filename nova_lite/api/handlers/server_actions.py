@@ -112,5 +112,7 @@ def action(req, server_id):
             state=exc.kwargs.get('state'))
 
 
-# For the OpenAPI document (api/openapi.py): one schema per action.
+# For the OpenAPI document (api/openapi.py): one schema per action, and
+# the successes other than 202 (evacuate, confirmResize).
 action.body_schemas = _action_schemas
+action.also_answers = ('200', '204')

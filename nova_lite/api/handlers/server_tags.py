@@ -103,6 +103,10 @@ def update(req, server_id, tag):
     return wsgi.json_response(status=201, headers={'Location': location})
 
 
+# For the OpenAPI document: the other success of the docstring.
+update.also_answers = ('204',)
+
+
 @common.added_at(VERSION)
 def delete(req, server_id, tag):
     """204; 404 if the server has no such tag."""
