@@ -7,6 +7,8 @@ A lock does not protect tags (Nova does not check it either). At most
 characters without '/' or ','.
 """
 
+from urllib import parse
+
 from nova_lite.api import common
 from nova_lite.api.schemas import server_tags as schema
 from nova_lite.api import validation
@@ -98,8 +100,10 @@ def update(req, server_id, tag):
                         tag=tag).create()
     if not added:
         return wsgi.json_response(status=204)
+    # Quoted: a tag may hold any character, a header only Latin-1.
     location = '%s/servers/%s/tags/%s' % (common.self_base(req),
-                                           instance.uuid, tag)
+                                           instance.uuid,
+                                           parse.quote(tag, safe=''))
     return wsgi.json_response(status=201, headers={'Location': location})
 
 
