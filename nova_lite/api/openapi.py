@@ -21,8 +21,10 @@ rather than with a schema (server create's ``tags`` before 2.52, for
 one), the document shows the schema of every version and the request
 gets the handler's 400.
 
-Success bodies are described only as JSON objects: their exact shapes are
-pinned by tempest.lib's schemas in tests/unit/api/shapes, not here. The
+Success bodies are described as JSON objects, except where a handler
+gives its body's schema (``response_schema``, a function of the
+version: flavors, for one); their exact shapes are pinned by
+tempest.lib's schemas in tests/unit/api/shapes. The
 ``/{project_id}`` forms of the paths are not listed (they answer the same).
 The schemas are JSON Schema draft 4, as Nova's; the few draft-4-only
 forms (boolean ``exclusiveMinimum``, tuple ``items``) are rewritten for
@@ -165,8 +167,12 @@ def _responses(handler, version):
         success['content'] = {'application/json': {
             'schema': {'$ref': '#/components/schemas/Fault'}}}
     elif _has_body(handler, status):
+        # A handler may describe its body (``response_schema``, a
+        # function of the version); else any JSON object.
+        described = getattr(handler, 'response_schema', None)
         success['content'] = {'application/json': {
-            'schema': {'type': 'object'}}}
+            'schema': (to_2020_12(described(version)) if described
+                       else {'type': 'object'})}}
     responses = {status: success}
     # Other successes the handler names (``also_answers``), their bodies
     # not described.

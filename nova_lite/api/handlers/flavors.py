@@ -197,6 +197,13 @@ def update(req, flavor_id, body):
     return wsgi.json_response({'flavor': detail_view(req, flavor)})
 
 
+# For the OpenAPI document: the bodies the views above answer.
+index.response_schema = schema.index_response
+detail.response_schema = schema.detail_response
+show.response_schema = create.response_schema = schema.flavor_response
+update.response_schema = schema.flavor_response
+
+
 def delete(req, flavor_id):
     """202 with no body; 404 for an unknown flavor. Servers built with it
     keep their copy."""
