@@ -120,7 +120,9 @@ def seeded_at(deploy, version, values):
 
 def config_file(workdir, version, values):
     """A schemathesis.toml binding each seeded path parameter to a
-    dictionary of its values; its path."""
+    dictionary of its values; its path. A parameter with no value left
+    (an earlier run deleted the compute service, say) is not bound."""
+    values = {name: found for name, found in values.items() if found}
     lines = []
     for name, found in sorted(values.items()):
         lines += ['[dictionaries.%s]' % name,
