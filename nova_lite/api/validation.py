@@ -224,7 +224,7 @@ def parse_json_body(req):
             message='Malformed request body: nested too deeply')
     if _holds_nul(data):
         raise exception.ValidationError(
-            detail='The request body holds a NUL character (\\u0000), '
+            detail='The request body holds a NUL character (U+0000), '
                    'which no name, tag or value may contain.')
     return data
 

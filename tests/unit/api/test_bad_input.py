@@ -173,3 +173,11 @@ def test_nul_in_body_is_400(api, at_version, monkeypatch, path, body):
     monkeypatch.setattr(server_metadata.compute, 'get', boom)
     resp = at_version(api(ADMIN), '2.26')('PUT', path, body)
     assert 'NUL character' in _message(resp)
+
+
+def test_nul_in_a_name_is_named_as_any_control_character(api):
+    # As the name format's message does (tests/functional/
+    # test_robust_input.py looks for it).
+    resp = api(ADMIN)('POST', '/os-aggregates',
+                      {'aggregate': {'name': 'rack\x001'}})
+    assert 'U+0000' in _message(resp)
