@@ -172,6 +172,8 @@ def removed_at(version):
             if req.api_version_request.matches(version):
                 raise exception.NotFound()
             return fn(req, *args, **kwargs)
+        # For the OpenAPI document (api/openapi.py): not listed from it.
+        wrapper.removed_at = version
         return wrapper
     return decorator
 
@@ -186,5 +188,7 @@ def added_at(version):
             if not req.api_version_request.matches(version):
                 raise exception.NotFound()
             return fn(req, *args, **kwargs)
+        # For the OpenAPI document (api/openapi.py): not listed before.
+        wrapper.added_at = version
         return wrapper
     return decorator

@@ -179,6 +179,11 @@ def create(req, body):
     return wsgi.json_response({'flavor': detail_view(req, flavor)})
 
 
+# For the OpenAPI document: what create checks at each version.
+create.body_schema_versions = (('2.1', schema.CREATE),
+                               (DESCRIPTION_VERSION, schema.CREATE_V255))
+
+
 @common.added_at(DESCRIPTION_VERSION)
 @validation.body(schema.UPDATE)
 def update(req, flavor_id, body):
@@ -190,6 +195,13 @@ def update(req, flavor_id, body):
                                   body['flavor']['description'])
     flavor = objects.Flavor.get_by_flavor_id(context, flavor_id)
     return wsgi.json_response({'flavor': detail_view(req, flavor)})
+
+
+# For the OpenAPI document: the bodies the views above answer.
+index.response_schema = schema.index_response
+detail.response_schema = schema.detail_response
+show.response_schema = create.response_schema = schema.flavor_response
+update.response_schema = schema.flavor_response
 
 
 def delete(req, flavor_id):

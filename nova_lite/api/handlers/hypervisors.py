@@ -231,6 +231,12 @@ def detail(req):
                    'os-hypervisors/detail')
 
 
+# For the OpenAPI document: what _listed checks at each version.
+index.query_schema_versions = detail.query_schema_versions = (
+    ('2.1', schema.INDEX_QUERY), ('2.33', schema.INDEX_QUERY_V233),
+    (UUID_FOR_ID, schema.INDEX_QUERY_V253))
+
+
 def _find(req, action, hypervisor_id):
     """The (node, service) of the id in the URL: an integer before 2.53
     (404 otherwise), a uuid from 2.53 (400 otherwise); 404 if unknown."""
@@ -257,6 +263,10 @@ def show(req, hypervisor_id):
     if with_servers:
         add_servers(req.context, node, view, always=_always_servers(req))
     return wsgi.json_response({'hypervisor': view})
+
+
+# For the OpenAPI document: what show checks from 2.53.
+show.query_schema_versions = ((UUID_FOR_ID, schema.SHOW_QUERY_V253),)
 
 
 def _uptime_or_none(req, node, service, hypervisor_id):

@@ -116,6 +116,11 @@ def index(req, server_id):
     return wsgi.json_response(body)
 
 
+# For the OpenAPI document: what _page checks (no parameters before).
+index.query_schema_versions = (('2.58', schema.INDEX_QUERY_V258),
+                               ('2.66', schema.INDEX_QUERY_V266))
+
+
 def show(req, server_id, request_id):
     """200 {"instanceAction": {..., "events": [...]}} ("events" only for
     administrators before 2.51, with "details" from 2.84); 404 if the

@@ -134,6 +134,13 @@ def index(req):
     return wsgi.json_response({'migrations': [_view(req, m) for m in found]})
 
 
+# For the OpenAPI document: what _page checks from 2.59.
+index.query_schema_versions = (('2.1', schema.INDEX_QUERY),
+                               (PAGING_VERSION, schema.INDEX_QUERY_V259),
+                               ('2.66', schema.INDEX_QUERY_V266),
+                               (OWNER_VERSION, schema.INDEX_QUERY_V280))
+
+
 def server_index(req, server_id):
     """200 {"migrations": [...]}: the server's live migrations in
     progress; 404 for an unknown server."""

@@ -30,13 +30,19 @@ compute = compute_api.API()
 ACTIONS = {}
 # action name -> the microversion Nova removed it at (404 from there).
 REMOVED_AT = {}
+# action name -> [(first version, schema)]: the schemas its handler
+# validates with again at the request's version (for the OpenAPI
+# document; the dispatcher checks the union in ACTIONS).
+SCHEMA_VERSIONS = {}
 # Action modules, each with an ACTIONS dict {name: (schema, handler)}
-# and, if Nova removed their actions, REMOVED_AT (a version).
+# and, if Nova removed their actions, REMOVED_AT (a version); if their
+# handlers validate by version, SCHEMA_VERSIONS {name: [(first,
+# schema)]}.
 ACTION_MODULES = (server_power, server_moves, server_rebuild, server_shelve,
                   server_backup, server_live_migrate, server_network_actions)
 
 
-def register(actions, removed_at=None):
+def register(actions, removed_at=None, schema_versions=None):
     """Add {name: (schema, handler)}; a name may not be taken twice."""
     for name, (schema, handler) in actions.items():
         if name in ACTIONS:
@@ -44,14 +50,26 @@ def register(actions, removed_at=None):
         ACTIONS[name] = (validation._validator(schema), handler)
         if removed_at:
             REMOVED_AT[name] = removed_at
+    SCHEMA_VERSIONS.update(schema_versions or {})
 
 
 for _module in ACTION_MODULES:
-    register(_module.ACTIONS, getattr(_module, 'REMOVED_AT', None))
+    register(_module.ACTIONS, getattr(_module, 'REMOVED_AT', None),
+             getattr(_module, 'SCHEMA_VERSIONS', None))
 
 
-def _action_schemas():
-    return [validator.schema for validator, _handler in ACTIONS.values()]
+def _action_schemas(version):
+    """The schema of each action served at ``version`` (an
+    APIVersionRequest), as the handler checks it at that version."""
+    schemas = []
+    for name, (validator, _handler) in ACTIONS.items():
+        removed = REMOVED_AT.get(name)
+        if removed and version.matches(removed):
+            continue
+        versions = SCHEMA_VERSIONS.get(name)
+        schemas.append(validation.for_version(versions, version)
+                       if versions else validator.schema)
+    return schemas
 
 
 def _action_name(req, body):
@@ -94,5 +112,7 @@ def action(req, server_id):
             state=exc.kwargs.get('state'))
 
 
-# For the OpenAPI document (api/openapi.py): one schema per action.
+# For the OpenAPI document (api/openapi.py): one schema per action, and
+# the successes other than 202 (evacuate, confirmResize).
 action.body_schemas = _action_schemas
+action.also_answers = ('200', '204')

@@ -118,6 +118,11 @@ def create(req, body):
     return wsgi.json_response({'server_group': group_view(req, group)})
 
 
+# For the OpenAPI document: what create checks at each version.
+create.body_schema_versions = (('2.1', schema.CREATE),
+                               (POLICY_VERSION, schema.CREATE_V264))
+
+
 def show(req, group_id):
     """200 {"server_group": ...}; 404 if unknown or not the caller's."""
     context = req.context

@@ -18,6 +18,7 @@ outcome shows in the server, its instance actions and ``GET
 
 from oslo_utils import strutils
 
+from nova_lite.api import common
 from nova_lite.api.handlers import migrations
 from nova_lite.api.schemas import server_live_migrate as schema
 from nova_lite.api import validation
@@ -80,24 +81,18 @@ def migrate_live(req, instance, body):
     return wsgi.json_response(status=202)
 
 
-def _since(req, version):
-    """Nova's routes answer 404 below the version that brought them."""
-    if not req.api_version_request.matches(version):
-        raise exception.NotFound()
-
-
-def _migration_context(req, server_id, version, rule):
-    _since(req, version)
+def _migration_context(req, server_id, rule):
     instance = compute.get(req.context, server_id)
     context = _can(req, rule, instance)
     return context, instance
 
 
+@common.added_at('2.23')
 def show(req, server_id, migration_id):
     """200 {"migration": {...}} (2.23): a live migration of the server
     in progress; 404 for any other."""
     context, instance = _migration_context(
-        req, server_id, '2.23', migration_policies.SERVER_SHOW)
+        req, server_id, migration_policies.SERVER_SHOW)
     migration = live_migrate_api.get_for_instance(context, instance,
                                                   migration_id)
     if (migration.migration_type != 'live-migration'
@@ -108,27 +103,27 @@ def show(req, server_id, migration_id):
         {'migration': migrations.server_view(req, migration)})
 
 
+@common.added_at('2.24')
 def delete(req, server_id, migration_id):
     """202 (2.24): the running live migration is aborted (from 2.65
     also one queued or preparing), the server stays on its source; 404
     for an unknown migration, 400 for one in another status, 409 unless
     the server is migrating."""
     context, instance = _migration_context(
-        req, server_id, '2.24', migration_policies.SERVER_DELETE)
+        req, server_id, migration_policies.SERVER_DELETE)
     api.abort(context, instance, migration_id,
               queued=req.api_version_request.matches('2.65'))
     return wsgi.json_response(status=202)
 
 
-def action(req, server_id, migration_id):
+@common.added_at('2.22')
+@validation.body(schema.FORCE_COMPLETE)
+def action(req, server_id, migration_id, body):
     """202 (2.22, ``{"force_complete": null}``): the running live
     migration finishes now; 400 for a migration that is not running,
     409 unless the server is ACTIVE and migrating."""
-    _since(req, '2.22')
-    body = validation.parse_json_body(req)
-    validation.validate(validation._validator(schema.FORCE_COMPLETE), body)
     context, instance = _migration_context(
-        req, server_id, '2.22', migration_policies.FORCE_COMPLETE)
+        req, server_id, migration_policies.FORCE_COMPLETE)
     api.force_complete(context, instance, migration_id)
     return wsgi.json_response(status=202)
 
@@ -136,3 +131,4 @@ def action(req, server_id, migration_id):
 ACTIONS = {
     'os-migrateLive': (schema.MIGRATE_LIVE_ANY, migrate_live),
 }
+SCHEMA_VERSIONS = {'os-migrateLive': schema.MIGRATE_LIVE_BY_VERSION}

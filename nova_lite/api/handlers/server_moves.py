@@ -77,3 +77,5 @@ ACTIONS = {
     'revertResize': (schema.REVERT_RESIZE, revert_resize),
     'migrate': (schema.MIGRATE, migrate),
 }
+SCHEMA_VERSIONS = {'migrate': (('2.1', schema.MIGRATE_V21),
+                               ('2.56', schema.MIGRATE))}

@@ -122,3 +122,7 @@ ACTIONS = {
     'rebuild': (schema.REBUILD, rebuild),
     'evacuate': (schema.EVACUATE, evacuate),
 }
+SCHEMA_VERSIONS = {
+    'rebuild': schema.REBUILD_VERSIONS,
+    'evacuate': schema.EVACUATE_VERSIONS,
+}

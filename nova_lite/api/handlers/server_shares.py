@@ -19,8 +19,6 @@ from nova_lite.policies import server_shares as policies
 
 compute = compute_api.API()
 VERSION = '2.97'
-# 404 below VERSION (before any body check), as Nova's routes.
-_added = common.added_at(VERSION)
 
 
 def _instance(req, server_id, action):
@@ -31,14 +29,14 @@ def _instance(req, server_id, action):
     return instance
 
 
-@_added
+@common.added_at(VERSION)
 def index(req, server_id):
     """200 {"shares": []}: no share is ever attached here."""
     _instance(req, server_id, 'index')
     return wsgi.json_response({'shares': []})
 
 
-@_added
+@common.added_at(VERSION)
 @validation.body(schema.CREATE)
 def create(req, server_id, body):
     """Never succeeds here: 409 unless the server is stopped, then 404
@@ -51,7 +49,7 @@ def create(req, server_id, body):
     raise exception.ShareNotFound(share_id=body['share']['share_id'])
 
 
-@_added
+@common.added_at(VERSION)
 def show(req, server_id, share_id):
     """404: the server has no share attached."""
     _instance(req, server_id, 'show')
@@ -59,7 +57,7 @@ def show(req, server_id, share_id):
                                          server_id=server_id)
 
 
-@_added
+@common.added_at(VERSION)
 def delete(req, server_id, share_id):
     """404: the server has no share attached."""
     _instance(req, server_id, 'delete')

@@ -7,6 +7,8 @@ A lock does not protect tags (Nova does not check it either). At most
 characters without '/' or ','.
 """
 
+from urllib import parse
+
 from nova_lite.api import common
 from nova_lite.api.schemas import server_tags as schema
 from nova_lite.api import validation
@@ -19,8 +21,6 @@ from nova_lite.policies import server_tags as policies
 
 compute = compute_api.API()
 VERSION = '2.26'
-# 404 below VERSION (before any body check), as Nova's routes.
-_added = common.added_at(VERSION)
 _WRITABLE_STATES = (fields.VMState.ACTIVE, fields.VMState.PAUSED,
                     fields.VMState.SUSPENDED, fields.VMState.STOPPED)
 _TAG_VALIDATOR = validation._validator(schema.TAG)
@@ -47,7 +47,7 @@ def _names(tags):
     return [tag.tag for tag in tags]
 
 
-@_added
+@common.added_at(VERSION)
 def index(req, server_id):
     """200 {"tags": [...]}."""
     instance = _instance(req, server_id, 'index')
@@ -55,7 +55,7 @@ def index(req, server_id):
         objects.TagList.get_by_resource_id(req.context, instance.uuid))})
 
 
-@_added
+@common.added_at(VERSION)
 def show(req, server_id, tag):
     """204 if the server has the tag, 404 if not."""
     instance = _instance(req, server_id, 'show')
@@ -64,7 +64,7 @@ def show(req, server_id, tag):
     return wsgi.json_response(status=204)
 
 
-@_added
+@common.added_at(VERSION)
 @validation.body(schema.UPDATE_ALL)
 def update_all(req, server_id, body):
     """200 {"tags": [...]}: the given tags replace all others."""
@@ -73,7 +73,7 @@ def update_all(req, server_id, body):
     return wsgi.json_response({'tags': _names(tags)})
 
 
-@_added
+@common.added_at(VERSION)
 def delete_all(req, server_id):
     """204: the server has no tags any more."""
     instance = _writable(req, server_id, 'delete_all', 'delete tags')
@@ -90,7 +90,7 @@ def _check_tag(tag):
             % (tag, schema.TAG['maxLength'], error.message)))
 
 
-@_added
+@common.added_at(VERSION)
 def update(req, server_id, tag):
     """201 with a Location if the tag is new, 204 if the server had it;
     400 for a bad tag or past the per-server limit."""
@@ -100,12 +100,18 @@ def update(req, server_id, tag):
                         tag=tag).create()
     if not added:
         return wsgi.json_response(status=204)
+    # Quoted: a tag may hold any character, a header only Latin-1.
     location = '%s/servers/%s/tags/%s' % (common.self_base(req),
-                                           instance.uuid, tag)
+                                           instance.uuid,
+                                           parse.quote(tag, safe=''))
     return wsgi.json_response(status=201, headers={'Location': location})
 
 
-@_added
+# For the OpenAPI document: the other success of the docstring.
+update.also_answers = ('204',)
+
+
+@common.added_at(VERSION)
 def delete(req, server_id, tag):
     """204; 404 if the server has no such tag."""
     instance = _writable(req, server_id, 'delete', 'delete tag')

@@ -303,6 +303,14 @@ def detail(req):
         'servers/detail')
 
 
+# For the OpenAPI document: what _validate_list_query checks, and the
+# bodies answered.
+index.query_schema_versions = schema.LIST_QUERY_VERSIONS
+detail.query_schema_versions = schema.LIST_QUERY_VERSIONS
+index.response_schema = schema.index_response
+detail.response_schema = schema.detail_response
+
+
 # -- one server ----------------------------------------------------------
 
 def show(req, server_id):
@@ -313,6 +321,9 @@ def show(req, server_id):
                 target={'project_id': instance.project_id})
     return wsgi.json_response(
         {'server': server_view.show_view(req, instance)})
+
+
+show.response_schema = schema.show_response
 
 
 def delete(req, server_id):

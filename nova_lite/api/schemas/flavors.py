@@ -83,3 +83,72 @@ INDEX_QUERY = {
     },
     'additionalProperties': True,
 }
+
+
+# -- responses (for the OpenAPI document; the handlers' views build them)
+
+_LINKS = {
+    'type': 'array',
+    'items': {
+        'type': 'object',
+        'properties': {'rel': {'type': 'string'},
+                       'href': {'type': 'string'}},
+        'required': ['rel', 'href'],
+    },
+}
+
+
+def _flavor_view(version, detail):
+    """A flavor as ``handlers.flavors`` shows it at ``version`` (an
+    APIVersionRequest): its basic view, or ``detail``'s."""
+    properties = {'id': {'type': 'string'}, 'name': {'type': 'string'},
+                  'links': _LINKS}
+    if version.matches('2.55'):
+        properties['description'] = {'type': ['string', 'null']}
+    if detail:
+        properties.update({
+            'ram': {'type': 'integer'},
+            'disk': {'type': 'integer'},
+            'vcpus': {'type': 'integer'},
+            # "" for none before 2.75.
+            'swap': ({'type': 'integer'} if version.matches('2.75')
+                     else {'type': ['integer', 'string']}),
+            'rxtx_factor': {'type': 'number'},
+            'OS-FLV-EXT-DATA:ephemeral': {'type': 'integer'},
+            'OS-FLV-DISABLED:disabled': {'type': 'boolean'},
+            'os-flavor-access:is_public': {'type': 'boolean'},
+        })
+    view = {'type': 'object', 'properties': dict(properties),
+            'required': sorted(properties),
+            'additionalProperties': False}
+    if detail and version.matches('2.61'):
+        # To callers allowed to list extra specs only.
+        view['properties']['extra_specs'] = {
+            'type': 'object', 'additionalProperties': {'type': 'string'}}
+    return view
+
+
+def flavor_response(version):
+    """200 {"flavor": detail} (show, create, update)."""
+    return {'type': 'object',
+            'properties': {'flavor': _flavor_view(version, True)},
+            'required': ['flavor'], 'additionalProperties': False}
+
+
+def _flavors_response(version, detail):
+    return {'type': 'object',
+            'properties': {
+                'flavors': {'type': 'array',
+                            'items': _flavor_view(version, detail)},
+                'flavors_links': _LINKS},
+            'required': ['flavors'], 'additionalProperties': False}
+
+
+def index_response(version):
+    """200 {"flavors": [basic view], "flavors_links"?}."""
+    return _flavors_response(version, False)
+
+
+def detail_response(version):
+    """200 {"flavors": [detail view], "flavors_links"?}."""
+    return _flavors_response(version, True)

@@ -240,3 +240,74 @@ UPDATE = {
     'required': ['server'],
     'additionalProperties': False,
 }
+
+
+# -- responses (for the OpenAPI document; server_view builds them)
+
+_LINKS = {
+    'type': 'array',
+    'items': {
+        'type': 'object',
+        'properties': {'rel': {'type': 'string'},
+                       'href': {'type': 'string'}},
+        'required': ['rel', 'href'],
+    },
+}
+
+# server_view.basic_view.
+_BASIC_VIEW = {
+    'type': 'object',
+    'properties': {'id': {'type': 'string'}, 'name': {'type': 'string'},
+                   'links': _LINKS},
+    'required': ['id', 'name', 'links'],
+    'additionalProperties': False,
+}
+
+# server_view.detail_view: the fields of every version (the others,
+# which vary with the version and the caller, are not described).
+_DETAIL_VIEW = {
+    'type': 'object',
+    'properties': {
+        'id': {'type': 'string'},
+        'name': {'type': 'string'},
+        'links': _LINKS,
+        'status': {'type': 'string'},
+        'tenant_id': {'type': 'string'},
+        'user_id': {'type': 'string'},
+        'metadata': {'type': 'object',
+                     'additionalProperties': {'type': 'string'}},
+        'hostId': {'type': 'string'},
+        # "" for a server booted from a volume (Nova's answer).
+        'image': {'type': ['object', 'string']},
+        'flavor': {'type': 'object'},
+        'created': {'type': 'string'},
+        'updated': {'type': 'string'},
+        'addresses': {'type': 'object'},
+    },
+    'required': ['id', 'name', 'links', 'status', 'tenant_id', 'user_id',
+                 'metadata', 'hostId', 'image', 'flavor', 'created',
+                 'updated', 'addresses'],
+}
+
+
+def _servers_response(view):
+    return {'type': 'object',
+            'properties': {'servers': {'type': 'array', 'items': view},
+                           'servers_links': _LINKS},
+            'required': ['servers'], 'additionalProperties': False}
+
+
+def index_response(version):
+    """200 {"servers": [basic view], "servers_links"?}."""
+    return _servers_response(_BASIC_VIEW)
+
+
+def detail_response(version):
+    """200 {"servers": [detail view], "servers_links"?}."""
+    return _servers_response(_DETAIL_VIEW)
+
+
+def show_response(version):
+    """200 {"server": detail view}."""
+    return {'type': 'object', 'properties': {'server': _DETAIL_VIEW},
+            'required': ['server'], 'additionalProperties': False}

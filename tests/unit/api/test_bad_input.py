@@ -11,12 +11,15 @@ import pytest
 
 from nova_lite import objects
 from nova_lite.api.handlers import aggregates
+from nova_lite.api.handlers import server_metadata
+from nova_lite.api.handlers import server_tags
 from nova_lite.api.middleware import faultwrap
 from nova_lite.api import router
 from tests.unit.api import conftest
 
 ADMIN = conftest.make_context('admin', 'ops')
 INT64_PLUS = str(2 ** 64 + 1)
+UUID = '9d7b7f3a-3b6c-4a44-9d1f-2b1c3d4e5f60'
 
 
 @pytest.fixture(autouse=True)
@@ -154,3 +157,27 @@ def test_json_fault_bodies_are_json():
                                                       ADMIN))
     resp = conftest.call(app, 'GET', '/flavors/%ff')
     assert json.loads(resp.body)['badRequest']['code'] == 400
+
+
+@pytest.mark.parametrize('path,body', [
+    # Found by the fuzzing run at 2.100: PostgreSQL refused to store the
+    # NUL in a tag, and the API answered 500.
+    ('/servers/%s/tags' % UUID, {'tags': ['ok', 'a\x00b']}),
+    ('/servers/%s/metadata' % UUID, {'metadata': {'k': '\x00'}}),
+    ('/servers/%s/metadata' % UUID, {'metadata': {'k\x00': 'v'}}),
+])
+def test_nul_in_body_is_400(api, at_version, monkeypatch, path, body):
+    def boom(*args, **kwargs):
+        raise AssertionError('a bad request reached the database')
+    monkeypatch.setattr(server_tags.compute, 'get', boom)
+    monkeypatch.setattr(server_metadata.compute, 'get', boom)
+    resp = at_version(api(ADMIN), '2.26')('PUT', path, body)
+    assert 'NUL character' in _message(resp)
+
+
+def test_nul_in_a_name_is_named_as_any_control_character(api):
+    # As the name format's message does (tests/functional/
+    # test_robust_input.py looks for it).
+    resp = api(ADMIN)('POST', '/os-aggregates',
+                      {'aggregate': {'name': 'rack\x001'}})
+    assert 'U+0000' in _message(resp)

@@ -1,7 +1,11 @@
 """/flavors handlers over a fake FlavorList and Flavor."""
 
+import jsonschema
 import pytest
 
+from nova_lite.api import api_version
+from nova_lite.api import openapi
+from nova_lite.api import router
 from nova_lite import exception
 from nova_lite import objects
 from nova_lite.objects import flavor as flavor_obj
@@ -301,3 +305,28 @@ def test_created_and_updated_answer_extra_specs_at_2_61(api, at_version,
     assert resp.json['flavor']['extra_specs'] == {}
     resp = admin('PUT', '/flavors/5', {'flavor': {'description': 'n'}})
     assert resp.json['flavor']['extra_specs'] == {'hw:numa_nodes': '2'}
+
+
+@pytest.mark.parametrize('version', ['2.1', '2.55', '2.61', '2.75', '2.100'])
+def test_answers_match_the_documented_schemas(api, at_version, store,
+                                              version):
+    """The bodies the OpenAPI document of the version declares
+    (schemas/flavors.py) are those the views answer."""
+    document = openapi.build(router.ROUTES, 'http://localhost/v2.1',
+                             api_version.APIVersionRequest(version))
+    admin = at_version(api(ADMIN), version)
+    body = {'flavor': {'name': 'new', 'ram': 1, 'vcpus': 1, 'disk': 0}}
+    calls = [('GET', '/flavors', '/flavors', None),
+             ('GET', '/flavors/detail?limit=2', '/flavors/detail', None),
+             ('GET', '/flavors/5', '/flavors/{flavor_id}', None),
+             ('POST', '/flavors', '/flavors', body)]
+    if version != '2.1':
+        calls.append(('PUT', '/flavors/5', '/flavors/{flavor_id}',
+                      {'flavor': {'description': 'd'}}))
+    for method, path, route, request_body in calls:
+        resp = admin(method, path, request_body)
+        assert resp.status_int == 200, resp.text
+        declared = document['paths'][route][method.lower()]['responses'][
+            '200']['content']['application/json']['schema']
+        assert declared != {'type': 'object'}
+        jsonschema.Draft202012Validator(declared).validate(resp.json)

@@ -140,3 +140,17 @@ def test_list_tag_filters(api, at_version, compute, version, expected):
         filters = compute.get_all_calls[-1]['filters']
         assert {k: v for k, v in filters.items()
                 if 'tags' in k} == expected
+
+
+def test_a_new_tag_outside_latin_1_has_a_quoted_location(member, compute,
+                                                         tag_store):
+    # Found by the fuzzer at 2.100: a tag of characters beyond Latin-1
+    # was put in the Location header as it was, which the WSGI server
+    # cannot encode (headers are Latin-1), so the client got a 500.
+    resp = member('PUT', TAGS + '/%F0%9F%90%8D%C3%A9%1Cx')
+    assert resp.status_int == 201
+    location = resp.headers['Location']
+    assert location.endswith('/servers/%s/tags/%%F0%%9F%%90%%8D%%C3%%A9'
+                             '%%1Cx' % UUID)
+    location.encode('latin-1')
+    assert tag_store[UUID] == {'\U0001f40d\xe9\x1cx'}

@@ -1,8 +1,14 @@
 """/servers handlers with a fake compute API, flavors and images."""
 
+import types
+
+import jsonschema
 import pytest
 
+from nova_lite.api import api_version
 from nova_lite.api.handlers import servers
+from nova_lite.api import openapi
+from nova_lite.api import router
 from nova_lite import exception
 from nova_lite import objects
 from nova_lite.objects import instance_fault
@@ -333,3 +339,33 @@ class TestShowDelete:
         resp = api()('DELETE', '/servers/' + fakes.instance().uuid)
         assert resp.status_int == 409
         assert 'conflictingRequest' in resp.json
+
+
+@pytest.mark.parametrize('version', ['2.1', '2.47', '2.100'])
+def test_answers_match_the_documented_schemas(api, at_version, compute,
+                                              tag_store, monkeypatch,
+                                              version):
+    """The bodies the OpenAPI document declares for the list, detail and
+    show (schemas/servers.py) are those server_view answers, to a user
+    and an administrator."""
+    # An administrator's views show host_status (2.16).
+    monkeypatch.setattr(objects.ServiceList, 'get_all', classmethod(
+        lambda cls, context, binary=None, host=None: [types.SimpleNamespace(
+            host='host1', forced_down=False, disabled=False, is_up=True)]))
+    document = openapi.build(router.ROUTES, 'http://localhost/v2.1',
+                             api_version.APIVersionRequest(version))
+    admin = conftest.make_context('admin', 'ops')
+    for context, uuid, query in (
+            (None, fakes.instance().uuid, '?limit=1'),
+            (admin, OTHER, '?limit=1&all_tenants=1')):
+        caller = at_version(api(context) if context else api(), version)
+        for path, route in (
+                ('/servers' + query, '/servers'),
+                ('/servers/detail' + query, '/servers/detail'),
+                ('/servers/' + uuid, '/servers/{server_id}')):
+            resp = caller('GET', path)
+            assert resp.status_int == 200, resp.text
+            declared = document['paths'][route]['get']['responses'][
+                '200']['content']['application/json']['schema']
+            assert declared != {'type': 'object'}
+            jsonschema.Draft202012Validator(declared).validate(resp.json)
