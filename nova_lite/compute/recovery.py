@@ -38,7 +38,7 @@ conductor, see conductor/tasks/lost_casts.py).
     recovery.reap_deleted(context, host, driver)
     recovery.reap_moved_away(context, host, driver)
     recovery.resume_actions(context, host, driver)
-    recovery.settle_moves(context, host, conductor_api)
+    recovery.settle_moves(context, host, conductor_api, driver)
 """
 
 import copy
@@ -134,7 +134,7 @@ def _destroy(context, driver, instance):
     try:
         driver.destroy(context, instance)
     except Exception:
-        LOG.exception('Destroying the VM of interrupted build %s failed',
+        LOG.exception('Destroying the VM of instance %s failed',
                       instance.uuid)
 
 
@@ -282,13 +282,17 @@ _ACTION_OF_TASK = {task: action.method for action in power.ACTIONS.values()
                    for task in action.task_states if task is not None}
 
 
-def settle_moves(context, host, conductor_api):
+def settle_moves(context, host, conductor_api, driver):
     """Tell the conductors this compute restarted: the moves whose
     current step it was working on are lost with its last run, and are
     settled now (undone, or ERROR once a VM was touched) rather than
     after ``[conductor] task_timeout``. Before this compute consumes: a
     step still queued for it finds its move settled and does nothing.
-    Never raises."""
+
+    A settled move keeps the server on the host its record names: a
+    destination whose finish was lost (the record still names the
+    source) destroys the VM that finish left here, so that no VM runs
+    where no server is recorded. Never raises."""
     try:
         settled = conductor_api.settle_moves(context, host)
     except Exception:
@@ -298,3 +302,25 @@ def settle_moves(context, host, conductor_api):
     if settled:
         LOG.warning('Moves lost with the last run of %s settled: %s', host,
                     ', '.join(settled))
+        _destroy_settled_elsewhere(context, host, driver, settled)
+
+
+def _destroy_settled_elsewhere(context, host, driver, uuids):
+    """Destroy the VMs here of ``uuids`` (moves just settled) whose
+    instance is recorded on another host."""
+    try:
+        here = set(driver.list_instance_uuids()) & set(uuids)
+        if not here:
+            return
+        instances = objects.InstanceList.get_by_filters(
+            context, {'uuid': sorted(here)})
+    except Exception:
+        LOG.exception('Cannot read the settled moves of %s: their VMs '
+                      'here are left in place', host)
+        return
+    for instance in instances:
+        if instance.host != host:
+            LOG.warning('Instance %s is recorded on %s once its move was '
+                        'settled; destroying its VM on %s', instance.uuid,
+                        instance.host, host)
+            _destroy(context, driver, instance)

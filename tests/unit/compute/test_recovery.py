@@ -240,13 +240,52 @@ def test_servers_with_no_action_or_building_are_left_alone(env):
 
 def test_a_restarted_compute_has_its_lost_moves_settled(env):
     env.conductor.settle_moves.return_value = ['u1']
-    recovery.settle_moves(env.ctxt, 'host1', env.conductor)
+    recovery.settle_moves(env.ctxt, 'host1', env.conductor, env.driver)
     env.conductor.settle_moves.assert_called_once_with(env.ctxt, 'host1')
 
 
 def test_a_failed_settle_leaves_the_moves_to_their_timeout(env):
     env.conductor.settle_moves.side_effect = RuntimeError('no conductor')
-    recovery.settle_moves(env.ctxt, 'host1', env.conductor)  # no raise
+    recovery.settle_moves(env.ctxt, 'host1', env.conductor,
+                          env.driver)  # no raise
+
+
+def _settled(env, *instances):
+    """Settle ``instances`` (their records as the conductor left them);
+    the filters the settled instances were read with."""
+    env.conductor.settle_moves.return_value = [i.uuid for i in instances]
+    seen = []
+
+    def get_by_filters(ctxt, filters, **kwargs):
+        seen.append(filters)
+        return [i for i in instances if i.uuid in filters['uuid']]
+
+    with mock.patch.object(objects.InstanceList, 'get_by_filters',
+                           side_effect=get_by_filters):
+        recovery.settle_moves(env.ctxt, 'host1', env.conductor, env.driver)
+    return seen
+
+
+def test_a_lost_finish_here_destroys_the_vm_it_left(env):
+    """Regression (fault suite, a compute SIGKILLed): a destination
+    killed in resize_finish kept the VM its finish had made, while the
+    settled server was recorded, in ERROR, on its source."""
+    on_source = fakes.instance(host='host2', node='host2-n0',
+                               vm_state=fields.VMState.ERROR)
+    _with_vm(env, on_source)
+    _settled(env, on_source)
+    assert env.driver.list_instance_uuids() == []
+
+
+def test_a_settled_move_recorded_here_keeps_its_vm(env):
+    """A source killed in resize_migrating: the server is recorded
+    here, in ERROR, and its VM stays for an administrator."""
+    here = fakes.instance(host='host1', node='host1-n0',
+                          vm_state=fields.VMState.ERROR)
+    _with_vm(env, here)
+    elsewhere = fakes.instance(host='host2', node='host2-n0')
+    assert _settled(env, here, elsewhere) == [{'uuid': [here.uuid]}]
+    assert env.driver.list_instance_uuids() == [here.uuid]
 
 
 def test_init_host_settles_the_moves_before_it_consumes(env):
