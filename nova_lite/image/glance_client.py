@@ -2,7 +2,8 @@
 
 ``ContextAuth`` is a keystoneauth1 plugin that hands Glance the token of
 the request context and finds Glance in the context's service catalog
-(the X-Service-Catalog keystonemiddleware passed on), unless ``[glance]
+(the X-Service-Catalog keystonemiddleware passed on, which is in the
+Identity v2 shape even for v3 tokens), unless ``[glance]
 endpoint_override`` names it. ``GlanceClient.request`` turns every failure
 into a nova_lite exception: a Glance that cannot be reached, times out,
 answers 5xx or is absent from the catalog is ImageServiceUnavailable
@@ -42,7 +43,10 @@ class ContextAuth(plugin.BaseAuthPlugin):
 
     def get_endpoint(self, session, service_type=None, interface=None,
                      region_name=None, **kwargs):
-        catalog = service_catalog.ServiceCatalogV3(
+        # keystonemiddleware turns a v3 token's catalog into the v2 shape
+        # ({region, publicURL, internalURL, ...} per endpoint) before it
+        # sets X-Service-Catalog, as Nova's own context plugin expects.
+        catalog = service_catalog.ServiceCatalogV2(
             self.context.service_catalog or [])
         try:
             return catalog.url_for(service_type=service_type,

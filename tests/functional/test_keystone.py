@@ -1,14 +1,20 @@
 """nova_lite behind a real Keystone (RabbitMQ, PostgreSQL, Keystone on
 SQLite): ``[api] auth_strategy = keystone`` with keystonemiddleware
-validating every token against it.
+validating every token against it, and a real Glance found through
+Keystone's catalog.
 
 The cloud: Keystone's bootstrap administrator (project admin), a service
 user ``nova`` (role service) for keystonemiddleware, project ``demo`` with
 a member (alice) and a reader (rita), project ``other`` with a member
 (otto); Keystone's implied roles give a member the reader role too. The
-catalog holds the compute API (and an image endpoint for the stock
-client, see image_service.py), so ``openstack`` finds nova_lite from
-nothing but a user name, a password and Keystone's URL.
+catalog holds the compute API and a real Glance (glance_fixture) as the
+``image`` service, so ``openstack`` finds both from nothing but a user
+name, a password and Keystone's URL. nova_lite runs ``[image] backend =
+glance`` with no ``[glance] endpoint_override``: it finds Glance in the
+catalog keystonemiddleware passes on with the caller's token, and sends
+that token along. Glance runs its unauthenticated pipeline: it does not
+validate the tokens it is sent, so what is shown here is that nova_lite
+and the client find Glance through the catalog, not Glance's own checks.
 """
 
 import concurrent.futures
@@ -22,8 +28,8 @@ import time
 import pytest
 
 from tests.functional import conftest
+from tests.functional import glance_fixture
 from tests.functional import identity
-from tests.functional import image_service
 
 OPENSTACK = os.path.join(os.path.dirname(sys.executable), 'openstack')
 PASSWORD = 'secret-pw'
@@ -33,6 +39,9 @@ NOVA_PASSWORD = 'nova-service-pw'
 SHORT_LIFE = 20
 FLAVOR = {'flavor': {'name': 'tiny', 'id': 'tiny', 'ram': 256, 'vcpus': 1,
                      'disk': 1}}
+# The module's image, made in Glance; nova_lite's registry has none.
+IMAGE_NAME = 'cirros-in-glance'
+MISSING = '00000000-1111-2222-3333-444444444444'
 
 pytestmark = pytest.mark.skipif(
     not (os.path.exists(identity.KEYSTONE_MANAGE)
@@ -60,14 +69,19 @@ def _authtoken_conf(ks):
 class Cloud:
     """The running Keystone and nova_lite, and the users' tokens."""
 
-    def __init__(self, ks, deploy):
+    def __init__(self, ks, deploy, glance):
         self.ks = ks
         self.deploy = deploy
+        self.glance = glance
         self.projects = {}
         self.users = {}
         self.tokens = {}
 
     def populate(self):
+        self.ks.register_service(
+            'compute', 'nova', 'http://127.0.0.1:%d/v2.1' % self.deploy.port)
+        # Glance's root (no /v2): nova_lite and the client add the version.
+        self.ks.register_service('image', 'glance', self.glance.url)
         service = self.ks.create_project('service')
         self.ks.create_user('nova', NOVA_PASSWORD, service, 'service')
         for name in ('demo', 'other'):
@@ -79,8 +93,6 @@ class Cloud:
                 user, PASSWORD, self.projects[project], role)
             self.tokens[user] = self.ks.token(user, PASSWORD, project)
         self.tokens['admin'] = self.ks.admin_token()
-        self.ks.register_service(
-            'compute', 'nova', 'http://127.0.0.1:%d/v2.1' % self.deploy.port)
         self.short_lived = self._short_lived_token()
 
     def _short_lived_token(self):
@@ -112,35 +124,45 @@ class Cloud:
 @pytest.fixture(scope='module')
 def cloud(request, module_tmp):
     ks = identity.Keystone(module_tmp / 'keystone')
+    glance = glance_fixture.GlanceServer(module_tmp / 'glance')
     conf = {'api': {'auth_strategy': 'keystone'},
-            'keystone_authtoken': _authtoken_conf(ks)}
-    # Keystone's bootstrap (three keystone-manage runs) and the daemons'
-    # start take about as long each: do them side by side.
-    with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        started = pool.submit(ks.start)
+            'keystone_authtoken': _authtoken_conf(ks),
+            # No [glance] endpoint_override: Glance comes from the catalog
+            # of the caller's token.
+            'image': {'backend': 'glance'}}
+    # Keystone's bootstrap (three keystone-manage runs), Glance's db_sync
+    # and the daemons' start take about as long each: do them side by
+    # side.
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        started = [pool.submit(ks.start), pool.submit(glance.start)]
         try:
             deploy = conftest.start_deployment(
                 module_tmp / 'nova_lite', request, backend='postgresql',
                 computes={'compute1': {'node_count': 2}}, conf=conf)
         except Exception:
-            concurrent.futures.wait([started])
+            concurrent.futures.wait(started)
             ks.kill()
+            glance.stop()
             raise
         try:
-            started.result()
+            for future in started:
+                future.result()
         except Exception:
             print(ks.log())
+            print(glance.tail())
             ks.kill()
+            glance.stop()
             deploy.stop()
             deploy.cleanup(wait=False)
             raise
-    c = Cloud(ks, deploy)
+    c = Cloud(ks, deploy, glance)
     try:
         c.populate()
         yield c
     finally:
         codes = deploy.stop()
         codes['keystone'] = ks.stop()
+        glance.stop()
         logs = deploy.logs() + '\n==== keystone ====\n' + ks.log()
         deploy.cleanup(wait=False)
     assert set(codes.values()) == {0}, 'unclean exit %s\n%s' % (codes, logs)
@@ -148,7 +170,13 @@ def cloud(request, module_tmp):
 
 @pytest.fixture(scope='module')
 def image(cloud):
-    return cloud.deploy.register_image()
+    """A public raw image with data, made in Glance itself; its id."""
+    status, _, body = cloud.glance.api.post('/v2/images', {
+        'name': IMAGE_NAME, 'disk_format': 'raw', 'container_format': 'bare',
+        'visibility': 'public'})
+    assert status == 201, body
+    assert cloud.glance.upload(body['id'], b'\0' * 1024) == 204
+    return body['id']
 
 
 def _boot(api, image, name):
@@ -244,26 +272,18 @@ def _openstack(cloud, user, project, *args):
     return json.loads(done.stdout) if done.stdout.strip() else None
 
 
-@pytest.fixture(scope='module')
-def images(cloud):
-    service = image_service.ImageService(
-        'http://127.0.0.1:%d/v2.1' % cloud.deploy.port).start()
-    cloud.ks.register_service('image', 'glance', service.url)
-    yield service
-    service.stop()
-
-
-def test_the_stock_client_through_the_catalog(cloud, image, images):
+def test_the_stock_client_through_the_catalog(cloud, image):
     made = _openstack(cloud, 'admin', 'admin', 'flavor', 'create',
                       '--ram', '128', '--vcpus', '1', '--disk', '1',
                       'cli-flavor')
     assert made['name'] == 'cli-flavor'
+    # The client resolves the image's name in the catalog's Glance; the
+    # API then finds the same Glance in the catalog of alice's token.
     server = _openstack(cloud, 'alice', 'demo', 'server', 'create',
                         '--wait', '--flavor', 'cli-flavor', '--image',
-                        image, 'cli-server')
+                        IMAGE_NAME, 'cli-server')
     assert server['status'] == 'ACTIVE', server
-    # The client found the image through the catalog, with alice's token.
-    assert ('/v2/images/%s' % image, 200) in images.served, images.served
+    assert image in server['image'], server
     listed = _openstack(cloud, 'alice', 'demo', 'server', 'list')
     assert server['id'] in {s['ID'] for s in listed}
     # The project's own limit, set by the administrator, and its usage.
@@ -276,6 +296,25 @@ def test_the_stock_client_through_the_catalog(cloud, image, images):
     rows = {row['Resource']: row for row in quotas}
     assert rows['instances']['Limit'] == 7, quotas
     assert rows['instances']['In Use'] == len(body['servers']), quotas
+
+
+def test_images_are_glances_in_novas_shape(cloud, image):
+    """/images proxies the Glance of the catalog with the user's token."""
+    status, _, body = cloud.api('alice').get('/images')
+    assert status == 200, body
+    [listed] = [i for i in body['images'] if i['id'] == image]
+    assert listed['name'] == IMAGE_NAME
+    assert listed['links'][0]['href'].endswith('/images/%s' % image)
+    status, _, body = cloud.api('rita').get('/images/%s' % image)
+    assert status == 200, body
+    assert (body['image']['status'], body['image']['progress'],
+            body['image']['OS-EXT-IMG-SIZE:size']) == ('ACTIVE', 100, 1024)
+
+
+def test_boot_from_an_image_glance_lacks_is_400(cloud, flavor):
+    status, body = _boot(cloud.api('alice'), MISSING, 'no-image')
+    assert status == 400, body
+    assert MISSING in body['badRequest']['message']
 
 
 def test_an_expired_token_is_refused(cloud):

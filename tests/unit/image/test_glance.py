@@ -232,10 +232,11 @@ def test_no_endpoint_and_none_in_catalog_is_503():
 
 def test_catalog_lookup_picks_the_interface_and_region():
     ctx = _ctx()
+    # The v2 shape keystonemiddleware puts in X-Service-Catalog.
     ctx.service_catalog = [{'type': 'image', 'name': 'glance', 'endpoints': [
-        {'interface': 'public', 'region': 'R1', 'url': 'http://pub:9292'},
-        {'interface': 'internal', 'region': 'R1', 'url': 'http://int:9292'},
-        {'interface': 'internal', 'region': 'R2', 'url': 'http://r2:9292'},
+        {'region': 'R1', 'publicURL': 'http://pub:9292',
+         'internalURL': 'http://int:9292'},
+        {'region': 'R2', 'internalURL': 'http://r2:9292'},
     ]}]
     auth = glance_client.ContextAuth(ctx)
     assert auth.get_endpoint(None, service_type='image',

@@ -6,12 +6,18 @@ import json
 import threading
 import time
 
+from keystoneauth1 import fixture as ks_fixture
+from keystonemiddleware import auth_token
+from keystonemiddleware import fixture as km_fixture
 import pytest
+import webob
 
+from nova_lite.api.middleware import auth
 from nova_lite import context as nl_context
 from nova_lite import exception
 from nova_lite.image import glance
 from nova_lite.image import glance_client
+from tests.unit.api import test_auth
 
 ID = '70a599e0-31e7-49b7-b260-868f441e862b'
 
@@ -60,9 +66,10 @@ def _ctx(catalog=None):
 
 
 def _catalog(url):
+    """An image service as keystonemiddleware passes it on: the v2 shape,
+    endpoints grouped by region."""
     return [{'type': 'image', 'name': 'glance', 'endpoints': [
-        {'interface': 'admin', 'region': 'R1', 'url': 'http://nowhere:1'},
-        {'interface': 'public', 'region': 'R1', 'url': url}]}]
+        {'region': 'R1', 'adminURL': 'http://nowhere:1', 'publicURL': url}]}]
 
 
 def test_catalog_endpoint_and_user_token(stand_in, conf):
@@ -71,6 +78,29 @@ def test_catalog_endpoint_and_user_token(stand_in, conf):
     image = backend.get(_ctx(_catalog(stand_in.url)), ID)
     assert image['name'] == 'cirros'
     assert stand_in.seen == [('/v2/images/%s' % ID, 'tok-9')]
+
+
+def test_the_catalog_keystonemiddleware_sets_finds_glance(stand_in, conf):
+    """Regression: a v3 token's catalog reaches the context in the v2
+    shape keystonemiddleware writes into X-Service-Catalog, which the
+    catalog look-up read as v3: every Keystone-backed boot answered 500
+    (KeyError 'interface') unless [glance] endpoint_override was set."""
+    token = ks_fixture.V3Token(user_id='u', project_id='p')
+    token.add_role(name='member')
+    image = token.add_service('image', name='glance')
+    image.add_endpoint('public', stand_in.url, region='R1')
+    image.add_endpoint('admin', 'http://nowhere:1', region='R1')
+    seen = test_auth.Capture()
+    app = auth_token.AuthProtocol(auth.NovaKeystoneContext(seen), {
+        'www_authenticate_uri': 'http://keystone:5000/v3'})
+    with km_fixture.AuthTokenFixture() as tokens:
+        tokens.add_token(token, token_id='tok-v3')
+        req = webob.Request.blank('/servers')
+        req.headers['X-Auth-Token'] = 'tok-v3'
+        assert req.get_response(app).status_int == 200
+    backend = glance.GlanceBackend(client=glance_client.GlanceClient())
+    assert backend.get(seen.context, ID)['name'] == 'cirros'
+    assert stand_in.seen == [('/v2/images/%s' % ID, 'tok-v3')]
 
 
 def test_endpoint_override_wins_over_the_catalog(stand_in, conf):
