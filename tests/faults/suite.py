@@ -16,7 +16,6 @@ server booted after it being seen ACTIVE.
 import argparse
 import collections
 import concurrent.futures
-import os
 import shutil
 import signal
 import sys
@@ -158,7 +157,7 @@ def _driver_disagreements(deploy):
         if not daemon.name.startswith('compute'):
             continue
         host = daemon.name
-        vms = _vms(deploy, host)
+        vms = deploy.vm_uuids(host)
         mine = {uuid: state for uuid, on, state in rows if on == host}
         problems += ['%s %s on %s has no VM there' % (uuid, state, host)
                      for uuid, state in sorted(mine.items())
@@ -167,17 +166,6 @@ def _driver_disagreements(deploy):
                      'for' % (uuid, host)
                      for uuid in sorted(vms - set(mine))]
     return problems
-
-
-def _vms(deploy, host):
-    directory = os.path.join(deploy.workdir, 'state', 'fake_driver',
-                             '%s.vms' % host)
-    try:
-        names = os.listdir(directory)
-    except FileNotFoundError:
-        return set()
-    return {name[:-len('.json')] for name in names
-            if name.endswith('.json')}
 
 
 def _answered(records):

@@ -87,15 +87,7 @@ INDEX_QUERY = {
 
 # -- responses (for the OpenAPI document; the handlers' views build them)
 
-_LINKS = {
-    'type': 'array',
-    'items': {
-        'type': 'object',
-        'properties': {'rel': {'type': 'string'},
-                       'href': {'type': 'string'}},
-        'required': ['rel', 'href'],
-    },
-}
+_LINKS = types.links
 
 
 def _flavor_view(version, detail):

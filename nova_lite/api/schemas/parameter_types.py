@@ -83,3 +83,14 @@ hostname = {'type': 'string', 'minLength': 2, 'maxLength': 63,
 # allowed, up to 255 characters.
 fqdn = {'type': 'string', 'minLength': 2, 'maxLength': 255,
         'pattern': r'^[a-zA-Z0-9._-]*$'}
+
+# The links of a resource or of a page of a list, in answers.
+links = {
+    'type': 'array',
+    'items': {
+        'type': 'object',
+        'properties': {'rel': {'type': 'string'},
+                       'href': {'type': 'string'}},
+        'required': ['rel', 'href'],
+    },
+}

@@ -244,15 +244,7 @@ UPDATE = {
 
 # -- responses (for the OpenAPI document; server_view builds them)
 
-_LINKS = {
-    'type': 'array',
-    'items': {
-        'type': 'object',
-        'properties': {'rel': {'type': 'string'},
-                       'href': {'type': 'string'}},
-        'required': ['rel', 'href'],
-    },
-}
+_LINKS = types.links
 
 # server_view.basic_view.
 _BASIC_VIEW = {
