@@ -159,8 +159,8 @@ class ComputeManager(manager.Manager):
         recovery.reap_deleted(ctxt, self.host, self.driver)
         recovery.reap_moved_away(ctxt, self.host, self.driver)
         recovery.resume_actions(ctxt, self.host, self.driver)
-        recovery.settle_moves(ctxt, self.host, self.conductor_api,
-                              self.driver)
+        recovery.settle_moves(ctxt, self.host, self.conductor_api)
+        recovery.reap_failed_moves(ctxt, self.host, self.driver)
         try:
             self.rt.update_available_resource(ctxt, startup=True)
         except Exception:

@@ -38,7 +38,8 @@ conductor, see conductor/tasks/lost_casts.py).
     recovery.reap_deleted(context, host, driver)
     recovery.reap_moved_away(context, host, driver)
     recovery.resume_actions(context, host, driver)
-    recovery.settle_moves(context, host, conductor_api, driver)
+    recovery.settle_moves(context, host, conductor_api)
+    recovery.reap_failed_moves(context, host, driver)
 """
 
 import copy
@@ -282,17 +283,13 @@ _ACTION_OF_TASK = {task: action.method for action in power.ACTIONS.values()
                    for task in action.task_states if task is not None}
 
 
-def settle_moves(context, host, conductor_api, driver):
+def settle_moves(context, host, conductor_api):
     """Tell the conductors this compute restarted: the moves whose
     current step it was working on are lost with its last run, and are
     settled now (undone, or ERROR once a VM was touched) rather than
     after ``[conductor] task_timeout``. Before this compute consumes: a
     step still queued for it finds its move settled and does nothing.
-
-    A settled move keeps the server on the host its record names: a
-    destination whose finish was lost (the record still names the
-    source) destroys the VM that finish left here, so that no VM runs
-    where no server is recorded. Never raises."""
+    Never raises."""
     try:
         settled = conductor_api.settle_moves(context, host)
     except Exception:
@@ -302,25 +299,41 @@ def settle_moves(context, host, conductor_api, driver):
     if settled:
         LOG.warning('Moves lost with the last run of %s settled: %s', host,
                     ', '.join(settled))
-        _destroy_settled_elsewhere(context, host, driver, settled)
 
 
-def _destroy_settled_elsewhere(context, host, driver, uuids):
-    """Destroy the VMs here of ``uuids`` (moves just settled) whose
-    instance is recorded on another host."""
+def reap_failed_moves(context, host, driver):
+    """Destroy the VMs here of servers whose move to this host failed
+    while their record names another host: a finish lost with this
+    compute and settled on the source by a conductor (at this start or
+    while this compute was down) leaves the VM it made here, and no VM
+    may run where no server is recorded. Runs after ``settle_moves``;
+    a server still in a task state is left to its move. Never raises;
+    returns the uuids destroyed."""
     try:
-        here = set(driver.list_instance_uuids()) & set(uuids)
-        if not here:
-            return
+        strays = set(driver.list_instance_uuids()) - {
+            inst.uuid for inst in objects.InstanceList.get_by_host(
+                context, host)}
+        if not strays:
+            return []
+        failed = {migration.instance_uuid for migration in
+                  objects.MigrationList.get_by_filters(context, {
+                      'instance_uuid': sorted(strays),
+                      'dest_compute': host, 'status': 'error'})}
+        if not failed:
+            return []
         instances = objects.InstanceList.get_by_filters(
-            context, {'uuid': sorted(here)})
+            context, {'uuid': sorted(failed)})
     except Exception:
-        LOG.exception('Cannot read the settled moves of %s: their VMs '
-                      'here are left in place', host)
-        return
+        LOG.exception('Cannot read the failed moves to %s: their VMs here '
+                      'are left in place', host)
+        return []
+    reaped = []
     for instance in instances:
-        if instance.host != host:
-            LOG.warning('Instance %s is recorded on %s once its move was '
-                        'settled; destroying its VM on %s', instance.uuid,
-                        instance.host, host)
-            _destroy(context, driver, instance)
+        if instance.host == host or instance.task_state is not None:
+            continue
+        LOG.warning('Instance %s is recorded on %s after its move here '
+                    'failed; destroying its VM on %s', instance.uuid,
+                    instance.host, host)
+        _destroy(context, driver, instance)
+        reaped.append(instance.uuid)
+    return reaped

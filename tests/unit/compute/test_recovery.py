@@ -240,30 +240,35 @@ def test_servers_with_no_action_or_building_are_left_alone(env):
 
 def test_a_restarted_compute_has_its_lost_moves_settled(env):
     env.conductor.settle_moves.return_value = ['u1']
-    recovery.settle_moves(env.ctxt, 'host1', env.conductor, env.driver)
+    recovery.settle_moves(env.ctxt, 'host1', env.conductor)
     env.conductor.settle_moves.assert_called_once_with(env.ctxt, 'host1')
 
 
 def test_a_failed_settle_leaves_the_moves_to_their_timeout(env):
     env.conductor.settle_moves.side_effect = RuntimeError('no conductor')
-    recovery.settle_moves(env.ctxt, 'host1', env.conductor,
-                          env.driver)  # no raise
+    recovery.settle_moves(env.ctxt, 'host1', env.conductor)  # no raise
 
 
-def _settled(env, *instances):
-    """Settle ``instances`` (their records as the conductor left them);
-    the filters the settled instances were read with."""
-    env.conductor.settle_moves.return_value = [i.uuid for i in instances]
+def _reap_failed(env, instances, failed):
+    """reap_failed_moves with ``instances`` as the records and
+    ``failed`` the uuids with a move to host1 in error; the migration
+    filters read."""
     seen = []
 
-    def get_by_filters(ctxt, filters, **kwargs):
+    def migrations(ctxt, filters, **kwargs):
         seen.append(filters)
+        return [mock.Mock(instance_uuid=uuid) for uuid in failed
+                if uuid in filters['instance_uuid']]
+
+    def records(ctxt, filters, **kwargs):
         return [i for i in instances if i.uuid in filters['uuid']]
 
-    with mock.patch.object(objects.InstanceList, 'get_by_filters',
-                           side_effect=get_by_filters):
-        recovery.settle_moves(env.ctxt, 'host1', env.conductor, env.driver)
-    return seen
+    with mock.patch.object(objects.MigrationList, 'get_by_filters',
+                           side_effect=migrations), \
+            mock.patch.object(objects.InstanceList, 'get_by_filters',
+                              side_effect=records):
+        reaped = recovery.reap_failed_moves(env.ctxt, 'host1', env.driver)
+    return reaped, seen
 
 
 def test_a_lost_finish_here_destroys_the_vm_it_left(env):
@@ -271,21 +276,33 @@ def test_a_lost_finish_here_destroys_the_vm_it_left(env):
     killed in resize_finish kept the VM its finish had made, while the
     settled server was recorded, in ERROR, on its source."""
     on_source = fakes.instance(host='host2', node='host2-n0',
-                               vm_state=fields.VMState.ERROR)
+                               vm_state=fields.VMState.ERROR,
+                               task_state=None)
     _with_vm(env, on_source)
-    _settled(env, on_source)
+    reaped, seen = _reap_failed(env, [on_source], [on_source.uuid])
+    assert reaped == [on_source.uuid]
+    assert seen == [{'instance_uuid': [on_source.uuid],
+                     'dest_compute': 'host1', 'status': 'error'}]
     assert env.driver.list_instance_uuids() == []
 
 
-def test_a_settled_move_recorded_here_keeps_its_vm(env):
-    """A source killed in resize_migrating: the server is recorded
-    here, in ERROR, and its VM stays for an administrator."""
-    here = fakes.instance(host='host1', node='host1-n0',
-                          vm_state=fields.VMState.ERROR)
-    _with_vm(env, here)
-    elsewhere = fakes.instance(host='host2', node='host2-n0')
-    assert _settled(env, here, elsewhere) == [{'uuid': [here.uuid]}]
-    assert env.driver.list_instance_uuids() == [here.uuid]
+def test_vms_of_moves_not_failed_or_still_moving_are_kept(env):
+    """A VM of a server recorded elsewhere is kept while its move goes
+    on, or when no move to this host failed (an evacuation, say, has
+    its own clean-up); a VM of a server recorded here is never read."""
+    moving = fakes.instance(host='host2', node='host2-n0',
+                            task_state=fields.TaskState.RESIZE_FINISH)
+    elsewhere = fakes.instance(host='host2', node='host2-n0',
+                               vm_state=fields.VMState.ACTIVE,
+                               task_state=None)
+    here = _on_host(env, task_state=None, vm_state=fields.VMState.ERROR)
+    for inst in (moving, elsewhere, here):
+        _with_vm(env, inst)
+    reaped, seen = _reap_failed(env, [moving, elsewhere, here],
+                                [moving.uuid])
+    assert reaped == []
+    assert seen[0]['instance_uuid'] == sorted([moving.uuid, elsewhere.uuid])
+    assert len(env.driver.list_instance_uuids()) == 3
 
 
 def test_init_host_settles_the_moves_before_it_consumes(env):
