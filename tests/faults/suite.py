@@ -128,7 +128,13 @@ def _leftovers(deploy):
               for what, where in (('instances', ' WHERE deleted = 0'),
                                   ('allocations', ''),
                                   ('reservations', ''))]
-    return ', '.join('%s %d' % (what, n) for what, n in counts if n)
+    left = ', '.join('%s %d' % (what, n) for what, n in counts if n)
+    if dict(counts)['reservations']:
+        left += ' (%s)' % '; '.join(
+            '%s created %s expires %s' % tuple(row) for row in deploy.sql(
+                'SELECT DISTINCT uuid, created_at, expire FROM '
+                'reservations'))
+    return left
 
 
 def _delete_all(deploy):
