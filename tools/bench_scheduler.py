@@ -173,9 +173,10 @@ class Loader:
                             'memory_mb': memory // 2, 'pinned_cpus': [],
                             'cpu_usage': 0, 'memory_usage': 0}
                            for i in range(2)] if index % 10 == 0 else None))
+        disabled = rng.random() < 0.01
         self.services_.append(objects.Service(
             id=index + 1, host=name, binary=host_manager.COMPUTE_BINARY,
-            disabled=rng.random() < 0.01, disabled_reason=None,
+            disabled=disabled, disabled_reason=None,
             forced_down=rng.random() < 0.02, last_seen_up=now))
         summary = summaries.ProviderSummary(uuid, name, 1)
         for rc, total, ratio, reserved in (
@@ -189,6 +190,10 @@ class Loader:
             MEMORY_MB=sum(f.memory_mb for f in instances),
             DISK_GB=sum(f.root_gb for f in instances))
         summary.traits.update(t for t in TRAITS if rng.random() < 0.3)
+        if disabled:
+            # As the compute's trait sync keeps it: a provider whose
+            # service is disabled has the trait.
+            summary.traits.add('COMPUTE_STATUS_DISABLED')
         summary.aggregates.update(agg.uuid for agg in mine)
         self.summaries_[uuid] = summary
         self.instances_[uuid] = [host_state.HostInstance(
@@ -239,12 +244,18 @@ class Loader:
         # What the database answers from its indexes (the services here
         # never change and heartbeats never age): the disabled and forced
         # down ones, and those asked for.
-        if self._by_host is None:
+        if self._unsettled is None:
             self._by_host = {svc.host: svc for svc in self.services_}
             self._unsettled = [svc for svc in self.services_
                                if svc.disabled or svc.forced_down]
         return self._unsettled + [self._by_host[host] for host in hosts
                                   if host in self._by_host]
+
+    def services_of_hosts(self, ctxt, hosts):
+        if self._by_host is None:
+            self._by_host = {svc.host: svc for svc in self.services_}
+        return [self._by_host[host] for host in hosts
+                if host in self._by_host]
 
     def summaries(self, ctxt, uuids=None):
         if uuids is None:
