@@ -21,15 +21,11 @@ fleet size and filter set:
   columns included, divided by the hosts; "columns": the arrays alone),
   and the time to load them.
 
-``--churn SHARE`` changes that share of the hosts per second while the
-decisions run (0.01: 1 % of them), from a thread of its own: each
-change is an instance built or deleted on a host by someone else (its
-provider's usage and generation move, an instance joins or leaves its
-list), followed by the change notice the scheduler receives for it
-(``update_provider_states``, as ``nova_lite.placement.changes`` sends
-it once the write commits); the next decision re-reads those hosts
-before it takes the lock, as the service does. The hosts changed per
-second are reported beside the rates.
+``--churn SHARE`` changes that share of the hosts per second (0.01: 1 %)
+from a thread of its own while the decisions run: an instance built or
+deleted by someone else, then the change notice placement's write hook
+sends (``update_provider_states``); the next decision re-reads those
+hosts before it takes the lock, as the service does.
 
 Filter sets: ``default`` is Nova's default enabled_filters and every
 weigher, with plain requests; ``heavy`` enables every filter and sends
@@ -127,6 +123,23 @@ def _aggregates(rng):
             for i, (name, meta, share) in enumerate(specs)]
 
 
+def _summary(uuid, name, sizes, instances):
+    """The ProviderSummary of a node of ``sizes`` (vcpus, memory, disk)
+    running ``instances`` (their flavors)."""
+    summary = summaries.ProviderSummary(uuid, name, 1)
+    for rc, total, ratio, reserved in zip(
+            ('VCPU', 'MEMORY_MB', 'DISK_GB'), sizes, (4.0, 1.0, 1.0),
+            (0, 2048, 0), strict=True):
+        summary.inventories[rc] = providers.Inventory(
+            total=total, reserved=reserved, min_unit=1,
+            max_unit=total, step_size=1, allocation_ratio=ratio)
+    summary.usages.update(
+        VCPU=sum(f.vcpus for f in instances),
+        MEMORY_MB=sum(f.memory_mb for f in instances),
+        DISK_GB=sum(f.root_gb for f in instances))
+    return summary
+
+
 class Loader:
     """The host manager's loader over records built in memory: ``count``
     nodes, one compute service each."""
@@ -178,21 +191,10 @@ class Loader:
             id=index + 1, host=name, binary=host_manager.COMPUTE_BINARY,
             disabled=disabled, disabled_reason=None,
             forced_down=rng.random() < 0.02, last_seen_up=now))
-        summary = summaries.ProviderSummary(uuid, name, 1)
-        for rc, total, ratio, reserved in (
-                ('VCPU', vcpus, 4.0, 0), ('MEMORY_MB', memory, 1.0, 2048),
-                ('DISK_GB', disk, 1.0, 0)):
-            summary.inventories[rc] = providers.Inventory(
-                total=total, reserved=reserved, min_unit=1,
-                max_unit=total, step_size=1, allocation_ratio=ratio)
-        summary.usages.update(
-            VCPU=sum(f.vcpus for f in instances),
-            MEMORY_MB=sum(f.memory_mb for f in instances),
-            DISK_GB=sum(f.root_gb for f in instances))
+        summary = _summary(uuid, name, (vcpus, memory, disk), instances)
         summary.traits.update(t for t in TRAITS if rng.random() < 0.3)
         if disabled:
-            # As the compute's trait sync keeps it: a provider whose
-            # service is disabled has the trait.
+            # As the compute's trait sync keeps it.
             summary.traits.add('COMPUTE_STATUS_DISABLED')
         summary.aggregates.update(agg.uuid for agg in mine)
         self.summaries_[uuid] = summary
@@ -400,9 +402,8 @@ class _PeriodicServices(threading.Thread):
 
 
 class _Churn(threading.Thread):
-    """Changes ``share`` of the loader's hosts per second, a tenth of a
-    second's worth at a time, each followed by its change notice (see
-    the module docstring)."""
+    """Changes ``share`` of the hosts per second, a tenth of a second's
+    worth at a time (see the module docstring)."""
 
     TICK = 0.1
 
