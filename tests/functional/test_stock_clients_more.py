@@ -2,28 +2,21 @@
 no other module drives through them: server groups and booting into one,
 server tags, os-hosts, limits, flavor access and tenant usage.
 
-The ``openstack`` client runs in this process (``_Cli``): on a shared,
-loaded machine each CLI process spends seconds importing before it sends
-a request, and this module runs some forty commands. It is the same
-shell (``openstackclient.shell.OpenStackShell``) that the console script
-runs, with the same arguments and environment as
-test_openstack_client_actions._openstack: ``admin_token`` auth, the
-compute endpoint given, the identity stub for the commands that look a
-project up. python-novaclient covers what the ``openstack`` client cannot
-show (see test_tenant_usage).
+The ``openstack`` client runs in this process (``osc.run``), with the
+same arguments and environment as ``_openstack`` of
+test_openstack_client_actions: ``admin_token`` auth, the compute
+endpoint given, the identity stub for the commands that look a project
+up. python-novaclient covers what the ``openstack`` client cannot show
+(see test_tenant_usage).
 
 The tests share one deployment and run in order: two servers booted into
 an anti-affinity group by the first test are read by the others, and the
 last test deletes one of them.
 """
 
-import contextlib
 import datetime
-import io
 import json
-import logging
 import os
-from unittest import mock
 
 import pytest
 
@@ -33,9 +26,7 @@ from tests.functional.test_openstack_client_actions import identity  # noqa
 from tests.functional.test_openstack_client_actions import images  # noqa
 from tests.functional.test_sdk_clients import nova  # noqa
 
-shell = pytest.importorskip('openstackclient.shell')
-clientmanager = pytest.importorskip('openstackclient.common.clientmanager')
-osc_clientmanager = pytest.importorskip('osc_lib.clientmanager')
+osc = pytest.importorskip('tests.functional.osc')
 
 # The defaults of [api] rate_limits: `limits show --rate` reports them.
 SERVERS_RATE = ('POST', '*/servers', 120, 'MINUTE')
@@ -54,19 +45,6 @@ def deploy(request, module_tmp):
         conftest.add_flavors(d, {'small': {'ram': 256, 'vcpus': 1,
                                            'disk': 1}})
         yield d
-
-
-def _forget_clients():
-    """Drop the clients the last command made.
-
-    The client manager keeps each service's client (and so its token,
-    endpoint and microversion) on its class, built once per process: a
-    console script runs one command. The next command builds its own.
-    """
-    for cls in clientmanager.ClientManager.__mro__:
-        for value in vars(cls).values():
-            if isinstance(value, osc_clientmanager.ClientCache):
-                value._handle = None
 
 
 class _Cli:
@@ -89,24 +67,8 @@ class _Cli:
                          'OS_IMAGE_ENDPOINT_OVERRIDE': images.url})
 
     def run(self, args, token='admin:admin'):
-        argv = ['--os-auth-type', 'admin_token', '--os-token', token,
-                '--os-endpoint', self.endpoint, *args]
-        out, err = io.StringIO(), io.StringIO()
-        root = logging.getLogger()
-        handlers, level = list(root.handlers), root.level
-        try:
-            with mock.patch.dict(os.environ, self.env, clear=True), \
-                    contextlib.redirect_stdout(out), \
-                    contextlib.redirect_stderr(err):
-                # Built inside the redirection: cliff keeps the streams
-                # it finds.
-                code = shell.OpenStackShell().run(argv)
-        finally:
-            # Each run sets up console logging on the root logger.
-            root.handlers[:] = handlers
-            root.setLevel(level)
-            _forget_clients()
-        return code, out.getvalue(), err.getvalue()
+        return osc.run(['--os-auth-type', 'admin_token', '--os-token', token,
+                        '--os-endpoint', self.endpoint, *args], self.env)
 
     def __call__(self, *args, token='admin:admin'):
         code, out, err = self.run(args, token)
