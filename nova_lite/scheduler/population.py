@@ -91,6 +91,8 @@ class Population:
 
     def __init__(self, host_states=(), owned=False):
         self.owned = owned
+        # One bound method shared by every host watched (not one each).
+        self._hook = self.mark_changed
         self.index = population_index.InstanceIndex(self)
         self.reset(host_states)
 
@@ -125,7 +127,7 @@ class Population:
 
     def _watch(self, host):
         if self.owned:
-            host._on_change = self.mark_changed
+            host._on_change = self._hook
 
     def add(self, host):
         """Append ``host`` as a new row."""
@@ -146,7 +148,7 @@ class Population:
         row = self._rows.pop(id(host), None)
         if row is None:
             return
-        if self.owned and host._on_change == self.mark_changed:
+        if self.owned and host._on_change == self._hook:
             host._on_change = None
         self.hosts[row] = None
         self.present[row] = False
