@@ -23,6 +23,7 @@ and I/O counts and the usage of NUMA cells and PCI pools are worked out.
 """
 
 import collections
+import sys
 
 from nova_lite import availability_zones
 from nova_lite.objects import fields
@@ -73,7 +74,7 @@ class AggregateView:
     def update(self, aggregate):
         self.id = _field(aggregate, 'id')
         self.name = aggregate.name
-        self.hosts = list(aggregate.hosts)
+        self.hosts = [_name(host) for host in aggregate.hosts]
         self.metadata = dict(aggregate.metadata)
 
     @property
@@ -109,6 +110,33 @@ class ServiceView(dict):
             return cls(service)
         return cls((name, _field(service, name))
                    for name in cls._FIELDS)
+
+
+class ServiceRecord(collections.namedtuple('ServiceRecord',
+                                           ServiceView._FIELDS)):
+    """What the scheduler keeps of a compute service: the fields of
+    ServiceView, a tenth of the size of a Service object (which a
+    million hosts would hold for a gigabyte)."""
+
+    __slots__ = ()
+
+    @classmethod
+    def of(cls, service):
+        """The record of a Service object (or anything with its
+        attributes); None, a dict or a record is returned as it is."""
+        if service is None or isinstance(service, (cls, dict)):
+            return service
+        values = [_field(service, name) for name in ServiceView._FIELDS]
+        values[2] = _name(values[2])
+        values[3] = host_compact.shared(values[3])
+        return cls._make(values)
+
+
+def _name(name):
+    """One string object per host name: the node, its service and its
+    aggregates name it in three records, and a million hosts would
+    otherwise keep three copies."""
+    return sys.intern(name) if type(name) is str else name
 
 
 def _field(obj, name, default=None):
@@ -288,9 +316,9 @@ class HostState:
             self.update_from_summary(summary)
 
     def update_from_compute_node(self, node):
-        self.host = node.host
-        self.nodename = node.hypervisor_hostname
-        self.hypervisor_hostname = node.hypervisor_hostname
+        self.host = _name(node.host)
+        self.nodename = self.hypervisor_hostname = _name(
+            node.hypervisor_hostname)
         shared = host_compact.shared
         self.hypervisor_type = shared(_field(node, 'hypervisor_type'))
         self.hypervisor_version = _field(node, 'hypervisor_version')
