@@ -293,13 +293,13 @@ class HostManager:
         service, up = self._services.get(node.host, (None, False))
         state = self._states.get(node.uuid)
         if state is None:
-            state = host_state_mod.HostState.from_records(node, service,
-                                                          summary, up)
+            state = host_state_mod.HostState.from_records(
+                node, service, summary, up, instances)
         else:
-            state.update(compute_node=node, summary=summary)
+            state.update(compute_node=node, summary=summary,
+                         instances=instances)
             state.update_service(service, up)
         state.set_aggregates(self._host_aggregates.get(node.host, ()))
-        state.set_instances(instances)
         return state
 
     # Aggregates

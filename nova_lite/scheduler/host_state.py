@@ -126,7 +126,7 @@ class ServiceRecord(collections.namedtuple('ServiceRecord',
         attributes); None, a dict or a record is returned as it is."""
         if service is None or isinstance(service, (cls, dict)):
             return service
-        values = [_field(service, name) for name in ServiceView._FIELDS]
+        values = _fields(service, ServiceView._FIELDS)
         values[2] = _name(values[2])
         values[3] = host_compact.shared(values[3])
         return cls._make(values)
@@ -137,6 +137,21 @@ def _name(name):
     aggregates name it in three records, and a million hosts would
     otherwise keep three copies."""
     return sys.intern(name) if type(name) is str else name
+
+
+_NODE_FIELDS = ('hypervisor_type', 'hypervisor_version', 'cpu_info',
+                'host_ip', 'updated_at', 'stats', 'metrics',
+                'pci_device_pools', 'numa_topology', 'running_vms')
+
+
+def _fields(obj, names):
+    """[``_field(obj, name)`` for each of ``names``], read straight from
+    a versioned object's attributes when it is one (unset: None)."""
+    values = getattr(obj, '__dict__', None)
+    if values is not None and '_changed_fields' in values:
+        get = values.get
+        return [get('_obj_' + name) for name in names]
+    return [_field(obj, name) for name in names]
 
 
 def _field(obj, name, default=None):
@@ -299,57 +314,69 @@ class HostState:
             else instances)
 
     @classmethod
-    def from_records(cls, compute_node, service, summary, service_up=None):
+    def from_records(cls, compute_node, service, summary, service_up=None,
+                     instances=None):
         """A HostState of ``compute_node`` with its service and provider
-        (see ``update_service`` for ``service`` and ``service_up``)."""
+        (see ``update_service`` for ``service`` and ``service_up``) and,
+        when given, the live ``instances`` (see ``set_instances``)."""
         state = cls(compute_node.host, compute_node.hypervisor_hostname,
                     compute_node.uuid)
-        state.update(compute_node=compute_node, summary=summary)
+        state.update(compute_node=compute_node, summary=summary,
+                     instances=instances)
         state.update_service(service, service_up)
         return state
 
-    def update(self, compute_node=None, summary=None):
-        """Replace what ``compute_node`` and/or ``summary`` describe."""
+    def update(self, compute_node=None, summary=None, instances=None):
+        """Replace what ``compute_node``, ``summary`` and/or
+        ``instances`` describe (the NUMA and PCI usage is worked out
+        once, after all of them)."""
         if compute_node is not None:
-            self.update_from_compute_node(compute_node)
+            self.update_from_compute_node(compute_node, devices=False)
         if summary is not None:
-            self.update_from_summary(summary)
+            self.update_from_summary(summary, devices=False)
+        if instances is not None:
+            self.set_instances(instances)
+        else:
+            self._update_devices()
+            self._changed()
 
-    def update_from_compute_node(self, node):
+    def update_from_compute_node(self, node, devices=True):
+        """Replace what the compute node record describes; ``devices``
+        False leaves the NUMA and PCI usage to the caller."""
         self.host = _name(node.host)
         self.nodename = self.hypervisor_hostname = _name(
             node.hypervisor_hostname)
+        (hv_type, self.hypervisor_version, cpu_info, self.host_ip,
+         self.updated, stats, metrics, pci_pools, numa_cells,
+         running_vms) = _fields(node, _NODE_FIELDS)
         shared = host_compact.shared
-        self.hypervisor_type = shared(_field(node, 'hypervisor_type'))
-        self.hypervisor_version = _field(node, 'hypervisor_version')
-        self.cpu_info = shared(_field(node, 'cpu_info'))
-        self.host_ip = _field(node, 'host_ip')
-        self.updated = _field(node, 'updated_at')
-        stats = _field(node, 'stats') or {}
+        self.hypervisor_type = shared(hv_type)
+        self.cpu_info = shared(cpu_info)
+        stats = stats or {}
         self.stats = host_compact.shared_mapping(stats)
         self.failed_builds = _int_stat(stats, 'failed_builds')
-        self.metrics = host_compact.shared_mapping(
-            _metrics(_field(node, 'metrics')))
-        self._pci_pools = [dict(p) for p in
-                           _field(node, 'pci_device_pools') or ()
-                           ] or _NO_DEVICES
-        self._numa_cells = [dict(c) for c in
-                            _field(node, 'numa_topology') or ()
+        self.metrics = host_compact.shared_mapping(_metrics(metrics))
+        self._pci_pools = [dict(p) for p in pci_pools or ()] or _NO_DEVICES
+        self._numa_cells = [dict(c) for c in numa_cells or ()
                             ] or _NO_DEVICES
         if self._instances_known:
-            self._recount()
+            if devices:
+                self._recount()
             self._changed()
             return
         # Until the host manager gives the instances, the compute's counts.
         if 'num_instances' in stats:
             self.num_instances = _int_stat(stats, 'num_instances')
         else:
-            self.num_instances = _field(node, 'running_vms', 0) or 0
+            self.num_instances = running_vms or 0
         self.num_io_ops = _int_stat(stats, 'io_workload')
-        self._update_devices()
+        if devices:
+            self._update_devices()
         self._changed()
 
-    def update_from_summary(self, summary):
+    def update_from_summary(self, summary, devices=True):
+        """Replace what the provider summary describes; ``devices`` False
+        leaves the NUMA and PCI usage to the caller."""
         self.generation = summary.generation
         # Shared with every host of the same inventories (read-only).
         self.inventories = host_compact.shared_mapping(summary.inventories)
@@ -359,7 +386,7 @@ class HostState:
             frozenset(summary.aggregates))
         self._fit = _fit_of(self.inventories)
         self._update_capacity()
-        if self._numa_cells:
+        if self._numa_cells and devices:
             # Shared-CPU instances are placed by the allocation ratios.
             self._update_devices()
         self._changed()
