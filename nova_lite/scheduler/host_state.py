@@ -180,6 +180,7 @@ def _metrics(raw):
 
 # What a host without NUMA cells or PCI devices holds (shared).
 _NO_DEVICES = ()
+_NO_USAGES = ((), ())
 
 
 def _int_stat(stats, key):
@@ -217,7 +218,7 @@ class HostState:
     # stays available (made only when used) for attributes a plug-in
     # sets on a host state, as Nova's HostState allows.
     __slots__ = (
-        'host', 'nodename', 'uuid', 'generation', 'inventories', 'usages',
+        'host', 'nodename', 'uuid', 'generation', 'inventories', '_used',
         'traits', 'provider_aggregates', 'aggregates',
         'total_usable_ram_mb', 'free_ram_mb', 'ram_allocation_ratio',
         'vcpus_total', 'vcpus_used', 'cpu_allocation_ratio',
@@ -237,7 +238,8 @@ class HostState:
         self.uuid = uuid
         self.generation = None
         self.inventories = host_compact.EMPTY_MAP
-        self.usages = collections.Counter()
+        # Usages: (shared tuple of resource classes, tuple of amounts).
+        self._used = _NO_USAGES
         self.traits = frozenset()
         # Placement aggregate uuids of the provider; ``aggregates`` are
         # Nova's host aggregates (AggregateView).
@@ -288,6 +290,19 @@ class HostState:
         # what fits() needs, precomputed so the per-host check is a few
         # comparisons.
         self._fit = host_compact.EMPTY_MAP
+
+    @property
+    def usages(self):
+        """{resource_class: amount used} (a Counter: 0 when unused),
+        made at each read; assign it to change it."""
+        classes, amounts = self._used
+        return collections.Counter(dict(zip(classes, amounts, strict=True)))
+
+    @usages.setter
+    def usages(self, usages):
+        usages = {rc: amount for rc, amount in usages.items() if amount}
+        self._used = (host_compact.shared(tuple(usages)),
+                      tuple(usages.values())) if usages else _NO_USAGES
 
     @property
     def limits(self):
@@ -380,7 +395,7 @@ class HostState:
         self.generation = summary.generation
         # Shared with every host of the same inventories (read-only).
         self.inventories = host_compact.shared_mapping(summary.inventories)
-        self.usages = collections.Counter(summary.usages)
+        self.usages = summary.usages
         self.traits = host_compact.shared(frozenset(summary.traits))
         self.provider_aggregates = host_compact.shared(
             frozenset(summary.aggregates))
@@ -563,8 +578,10 @@ class HostState:
         joins ``instances``, so server group filters and the NUMA and PCI
         usage see it. Without it only the counts move.
         """
+        used = self.usages
         for rc, amount in resources.items():
-            self.usages[rc] += amount
+            used[rc] += amount
+        self.usages = used
         self.generation = generation
         self._update_capacity()
         if instance is not None:
