@@ -117,7 +117,7 @@ class Population:
         self.service_ok = np.zeros(capacity, bool)
         self.service_ok[:self.size] = [_service_ok(h) for h in hosts]
         self._rc = population_resources.ResourceColumns(capacity)
-        self._rc.fill(hosts, range(self.size))
+        self._rc.fill_new(hosts)
         self._derived = collections.OrderedDict()
         self._partitions = collections.OrderedDict()
         self._aggregate_keys = None

@@ -68,6 +68,29 @@ class ResourceColumns:
                                   capacity, used, capacity - used)
                 odd[rc] += step_size != 1
 
+    def fill_new(self, hosts):
+        """Read every row of ``hosts`` into columns that have none yet
+        (a reset): ``fill`` of every row, one array write per class."""
+        assert not self._rc, 'fill_new on filled columns'
+        found = {}
+        for row, host in enumerate(hosts):
+            if host is None:
+                continue
+            limits, usages = _resources(host)
+            for rc, (min_unit, max_unit, step_size, capacity) in (
+                    limits.items()):
+                used = usages.get(rc, 0)
+                rows, values = found.setdefault(rc, ([], []))
+                rows.append(row)
+                values.append((1.0, min_unit, max_unit, step_size,
+                               capacity, used, capacity - used))
+        for rc, (rows, values) in found.items():
+            column = np.empty((len(_ABSENT_RC), self.capacity))
+            column.T[:] = _ABSENT_RC
+            column[:, rows] = np.array(values, dtype=float).T
+            self._rc[rc] = column
+            self._odd_steps[rc] = int(np.count_nonzero(column[3] != 1.0))
+
     def resource(self, rc, size):
         """Resource arrays of class ``rc`` over the first ``size`` rows,
         or None when no host has it."""
