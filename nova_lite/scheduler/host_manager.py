@@ -188,16 +188,20 @@ class HostManager:
             self._apply_aggregates(aggregates, ())
         states, count = {}, 0
         try:
-            for nodes, provider_summaries, instances in batches:
+            for nodes, provider_summaries, instances, listed in batches:
                 count += len(nodes)
                 with self.lock:
                     for node in nodes:
                         state = self._build(node, provider_summaries,
                                             instances.get(node.uuid, ()))
                         if state is not None:
-                            states[node.uuid] = state
+                            # The listing's uuid string, kept for the
+                            # whole load anyway, rather than the node
+                            # record's copy.
+                            state.uuid = listed.get(node.uuid, node.uuid)
+                            states[state.uuid] = state
                 # Dropped before the next batch is read.
-                del nodes, provider_summaries, instances
+                del nodes, provider_summaries, instances, listed
         except Exception:
             self.mark_dirty(pending)
             raise
@@ -209,24 +213,25 @@ class HostManager:
                  len(states), count, len(aggregates))
 
     def _node_batches(self, ctxt):
-        """(nodes, summaries, instances) of every compute node, in
-        batches of ``[scheduler] host_state_load_batch`` nodes when the
-        loader can list the nodes first (``digest``), else at once."""
+        """(nodes, summaries, instances, {uuid: uuid}) of every compute
+        node, in batches of ``[scheduler] host_state_load_batch`` nodes
+        when the loader can list the nodes first (``digest``), else at
+        once; the last, the listed uuids of the batch."""
         size = CONF.scheduler.host_state_load_batch
         digest = getattr(self.loader, 'digest', None)
         if not size or digest is None:
             return [(self.loader.compute_nodes(ctxt),
                      self.loader.summaries(ctxt),
-                     self.loader.instances(ctxt))]
+                     self.loader.instances(ctxt), {})]
         uuids = sorted(digest(ctxt))
         return self._read_batches(ctxt, uuids, size)
 
     def _read_batches(self, ctxt, uuids, size):
         for start in range(0, len(uuids), size):
-            batch = set(uuids[start:start + size])
+            batch = {uuid: uuid for uuid in uuids[start:start + size]}
             yield (self.loader.compute_nodes(ctxt, batch),
                    self.loader.summaries(ctxt, batch),
-                   self.loader.instances(ctxt, batch))
+                   self.loader.instances(ctxt, batch), batch)
 
     def refresh(self, ctxt, uuids):
         """Reload the states of ``uuids`` only.

@@ -68,12 +68,11 @@ class ResourceColumns:
                                   capacity, used, capacity - used)
                 odd[rc] += step_size != 1
 
-    def fill_new(self, hosts):
-        """Read every row of ``hosts`` into columns that have none yet
-        (a reset): ``fill`` of every row, one array write per class."""
-        assert not self._rc, 'fill_new on filled columns'
+    def fill_new(self, hosts, first=0):
+        """Read ``hosts``, rows ``first`` on, into rows not filled yet (a
+        reset): ``fill`` of each row, with one array write per class."""
         found = {}
-        for row, host in enumerate(hosts):
+        for row, host in enumerate(hosts, first):
             if host is None:
                 continue
             limits, usages = _resources(host)
@@ -85,11 +84,14 @@ class ResourceColumns:
                 values.append((1.0, min_unit, max_unit, step_size,
                                capacity, used, capacity - used))
         for rc, (rows, values) in found.items():
-            column = np.empty((len(_ABSENT_RC), self.capacity))
-            column.T[:] = _ABSENT_RC
+            column = self._rc.get(rc)
+            if column is None:
+                column = np.empty((len(_ABSENT_RC), self.capacity))
+                column.T[:] = _ABSENT_RC
+                self._rc[rc] = column
             column[:, rows] = np.array(values, dtype=float).T
-            self._rc[rc] = column
-            self._odd_steps[rc] = int(np.count_nonzero(column[3] != 1.0))
+            self._odd_steps[rc] += int(np.count_nonzero(
+                column[3, rows] != 1.0))
 
     def resource(self, rc, size):
         """Resource arrays of class ``rc`` over the first ``size`` rows,
