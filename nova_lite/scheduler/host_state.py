@@ -229,7 +229,7 @@ class HostState:
         '_service_disabled', 'service_up', 'availability_zone', '_packed',
         'metrics', 'pci_stats', 'numa_topology', '_limits',
         'failed_builds', '_pci_pools', '_numa_cells', '_instances_known',
-        '_fit', '_on_change', '__dict__', '__weakref__')
+        '_fit', '_on_change', '__dict__')
 
     def __init__(self, host, nodename, uuid):
         self._on_change = None
@@ -361,11 +361,13 @@ class HostState:
         self.host = _name(node.host)
         self.nodename = self.hypervisor_hostname = _name(
             node.hypervisor_hostname)
-        (hv_type, self.hypervisor_version, cpu_info, self.host_ip,
+        (hv_type, hv_version, cpu_info, self.host_ip,
          self.updated, stats, metrics, pci_pools, numa_cells,
          running_vms) = _fields(node, _NODE_FIELDS)
         shared = host_compact.shared
         self.hypervisor_type = shared(hv_type)
+        # A large int is an object per host unless shared.
+        self.hypervisor_version = shared(hv_version)
         self.cpu_info = shared(cpu_info)
         stats = stats or {}
         self.stats = host_compact.shared_mapping(stats)
