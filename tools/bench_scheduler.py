@@ -22,6 +22,12 @@ fleet size and filter set:
   and the time to load them, wall and CPU, leaving out the making of
   the records the loader reads (a database's work here).
 
+``--churn SHARE`` changes that share of the hosts per second (0.01: 1 %)
+from a thread of its own while the decisions run: an instance built or
+deleted by someone else, then the change notice placement's write hook
+sends (``update_provider_states``); the next decision re-reads those
+hosts before it takes the lock, as the service does.
+
 Filter sets: ``default`` is Nova's default enabled_filters and every
 weigher, with plain requests; ``heavy`` enables every filter and sends
 requests with extra specs, image properties, zones, hints, server groups,
@@ -35,10 +41,12 @@ the per-host plug-in path, for comparison. Examples:
         --reference
     tools/bench_scheduler.py --hosts 10000 --sets default \
         --instances-per-request 10
+    tools/bench_scheduler.py --hosts 100000 --sets default --churn 0.01
 """
 
 import argparse
 import array
+import functools
 import gc
 import os
 import random
@@ -117,6 +125,23 @@ def _aggregates(rng):
             for i, (name, meta, share) in enumerate(specs)]
 
 
+def _summary(uuid, name, sizes, instances):
+    """The ProviderSummary of a node of ``sizes`` (vcpus, memory, disk)
+    running ``instances`` (their flavors)."""
+    summary = summaries.ProviderSummary(uuid, name, 1)
+    for rc, total, ratio, reserved in zip(
+            ('VCPU', 'MEMORY_MB', 'DISK_GB'), sizes, (4.0, 1.0, 1.0),
+            (0, 2048, 0), strict=True):
+        summary.inventories[rc] = providers.Inventory(
+            total=total, reserved=reserved, min_unit=1,
+            max_unit=total, step_size=1, allocation_ratio=ratio)
+    summary.usages.update(
+        VCPU=sum(f.vcpus for f in instances),
+        MEMORY_MB=sum(f.memory_mb for f in instances),
+        DISK_GB=sum(f.root_gb for f in instances))
+    return summary
+
+
 class Loader:
     """The host manager's loader over a fleet of ``count`` nodes, one
     compute service each, made as a database would deliver them.
@@ -142,6 +167,7 @@ class Loader:
         self._uuids = bytearray()
         self._index = {}
         self._batch = {}
+        self._changed = {}
         self._unsettled = None
         self.flavors = [_flavor(*f) for f in FLAVORS]
         self.now = timeutils.utcnow().replace(tzinfo=None)
@@ -179,8 +205,12 @@ class Loader:
             if member]
         rng.random()
         rng.random()
-        return _host_records(index, self._uuid(index), rng, mine,
-                             self.flavors)
+        node, summary, instances = _host_records(
+            index, self._uuid(index), rng, mine, self.flavors)
+        if self._flags[index] & 1:
+            # As the compute's trait sync keeps it.
+            summary.traits.add('COMPUTE_STATUS_DISABLED')
+        return node, summary, instances
 
     def _service(self, index):
         flags = self._flags[index]
@@ -202,7 +232,7 @@ class Loader:
         cpu, start = time.process_time(), time.perf_counter()
         wanted = self._indexes(uuids)
         if any(index not in self._batch for index in wanted):
-            self._batch = {index: self._records(index) for index in wanted}
+            self._batch = {index: self._current(index) for index in wanted}
         found = [self._batch[index][part] for index in wanted]
         self.generating += time.process_time() - cpu
         self.generating_wall += time.perf_counter() - start
@@ -219,6 +249,43 @@ class Loader:
         self.generating += time.process_time() - cpu
         self.generating_wall += time.perf_counter() - start
         return found
+
+    def node_uuids(self):
+        """Every node's uuid (what the churn picks from)."""
+        return [self._uuid(index) for index in range(self.count)]
+
+    def change(self, uuid, rng):
+        """Someone else builds an instance on the node ``uuid``, or
+        deletes one of its instances: kept as the database's new rows,
+        which the next read of the node returns."""
+        index = self._index[uuid_mod.UUID(uuid).bytes]
+        node, old, instances = self._current(index)
+        summary = summaries.ProviderSummary(uuid, old.name,
+                                            old.generation + 1)
+        summary.inventories.update(old.inventories)
+        summary.usages.update(old.usages)
+        summary.traits.update(old.traits)
+        summary.aggregates.update(old.aggregates)
+        instances = list(instances)
+        if instances and rng.random() < 0.5:
+            flavor, sign = instances.pop(rng.randrange(len(instances))), -1
+            flavor = flavor.flavor
+        else:
+            flavor, sign = rng.choice(self.flavors), 1
+            instances.append(host_state.HostInstance(
+                _uuid(rng), 'p%d' % rng.randint(0, 50), 'active', None,
+                flavor, {}, frozenset()))
+        for rc, amount in (('VCPU', flavor.vcpus),
+                           ('MEMORY_MB', flavor.memory_mb),
+                           ('DISK_GB', flavor.root_gb)):
+            summary.usages[rc] = max(0, summary.usages[rc] + sign * amount)
+        self._changed[index] = (summary, instances)
+        self._batch.pop(index, None)
+
+    def _current(self, index):
+        node, summary, instances = self._records(index)
+        summary, instances = self._changed.get(index, (summary, instances))
+        return node, summary, instances
 
     def compute_nodes(self, ctxt, uuids=None):
         return self._read(uuids, 0)
@@ -244,6 +311,10 @@ class Loader:
         return [self._service(index)
                 for index in sorted(unsettled.union(asked))
                 if index < self.count]
+
+    def services_of_hosts(self, ctxt, hosts):
+        return [self._service(int(host[3:])) for host in hosts
+                if host.startswith('cmp') and int(host[3:]) < self.count]
 
     def summaries(self, ctxt, uuids=None):
         return {s.uuid: s for s in self._read(uuids, 1)}
@@ -284,17 +355,7 @@ def _host_records(index, uuid, rng, mine, flavors):
                         'memory_mb': memory // 2, 'pinned_cpus': [],
                         'cpu_usage': 0, 'memory_usage': 0}
                        for i in range(2)] if index % 10 == 0 else None)
-    summary = summaries.ProviderSummary(uuid, name, 1)
-    for rc, total, ratio, reserved in (
-            ('VCPU', vcpus, 4.0, 0), ('MEMORY_MB', memory, 1.0, 2048),
-            ('DISK_GB', disk, 1.0, 0)):
-        summary.inventories[rc] = providers.Inventory(
-            total=total, reserved=reserved, min_unit=1,
-            max_unit=total, step_size=1, allocation_ratio=ratio)
-    summary.usages.update(
-        VCPU=sum(f.vcpus for f in instances),
-        MEMORY_MB=sum(f.memory_mb for f in instances),
-        DISK_GB=sum(f.root_gb for f in instances))
+    summary = _summary(uuid, name, (vcpus, memory, disk), instances)
     summary.traits.update(t for t in TRAITS if rng.random() < 0.3)
     summary.aggregates.update(agg.uuid for agg in mine)
     return node, summary, [host_state.HostInstance(
@@ -427,20 +488,54 @@ class _PeriodicServices(threading.Thread):
             self.runs += 1
 
 
-def _decide(sched, specs):
-    """Latencies (s) of one decision per spec, and the wall time, with
-    the periodic service sync running alongside (when the scheduler has
-    one)."""
-    periodic = None
+class _Churn(threading.Thread):
+    """Changes ``share`` of the hosts per second, a tenth of a second's
+    worth at a time (see the module docstring)."""
+
+    TICK = 0.1
+
+    def __init__(self, sched, loader, share, rng):
+        super().__init__(daemon=True)
+        self.sched, self.loader, self.rng = sched, loader, rng
+        self.uuids = sorted(loader.node_uuids())
+        self.per_tick = share * len(self.uuids) * self.TICK
+        self.stop = threading.Event()
+        self.changed = 0
+
+    def run(self):
+        due, owed = time.monotonic(), 0.0
+        while not self.stop.wait(max(0.0, due - time.monotonic())):
+            due += self.TICK
+            owed += self.per_tick
+            count = min(int(owed), len(self.uuids))
+            owed -= count
+            picked = self.rng.sample(self.uuids, count)
+            for uuid in picked:
+                self.loader.change(uuid, self.rng)
+            self.sched.update_provider_states(None, picked)
+            self.changed += count
+
+
+def _decide(sched, specs, churn=None):
+    """(latencies (s) of one decision per spec, the wall time, the
+    NoValidHosts, the hosts changed per second), with the periodic
+    service sync running alongside (when the scheduler has one) and
+    ``churn`` (a _Churn) changing hosts."""
+    threads = []
     if hasattr(sched.host_manager, 'sync_services'):
-        periodic = _PeriodicServices(sched)
-        periodic.start()
+        threads.append(_PeriodicServices(sched))
+    if churn is not None:
+        threads.append(churn)
+    for thread in threads:
+        thread.start()
     try:
-        return _decide_all(sched, specs)
+        latencies, wall, failures = _decide_all(sched, specs)
     finally:
-        if periodic is not None:
-            periodic.stop.set()
-            periodic.join()
+        for thread in threads:
+            thread.stop.set()
+            thread.join()
+    return (latencies, wall, failures,
+            churn.changed / wall if churn is not None else 0.0)
 
 
 def _decide_all(sched, specs):
@@ -468,9 +563,12 @@ def _percentile(values, pct):
     return ordered[index]
 
 
-def measure(sched, filter_set, decisions, runs, rng, per_request=1):
+def measure(sched, filter_set, decisions, runs, rng, per_request=1,
+            churn=None):
     """Per run: (decisions/s, p50, p99, max latency, NoValidHosts, CPU
-    per decision); a decision places ``per_request`` instances."""
+    per decision, hosts changed per second); a decision places
+    ``per_request`` instances; ``churn``: a callable giving a new
+    _Churn for each run, or None."""
     rows = []
     for _run in range(runs):
         # Every kind of request once first: the columns a kind needs
@@ -481,17 +579,18 @@ def measure(sched, filter_set, decisions, runs, rng, per_request=1):
                          per_request=per_request)
         gc.collect()
         cpu = time.process_time()
-        latencies, wall, failures = _decide(sched, specs)
+        latencies, wall, failures, changed = _decide(
+            sched, specs, churn() if churn else None)
         cpu = time.process_time() - cpu
         rows.append((decisions / wall, _percentile(latencies, 50),
                      _percentile(latencies, 99), max(latencies), failures,
-                     cpu / decisions))
+                     cpu / decisions, changed))
     return rows
 
 
 def _load(count, args):
     """(scheduler, seconds of CPU and of wall time to load its host
-    states, RSS growth/host).
+    states, RSS growth/host, the loader).
 
     The growth is measured once the fleet's database is made (its few
     bytes per host are not the scheduler's; the records it makes at
@@ -511,7 +610,8 @@ def _load(count, args):
     wall = time.perf_counter() - start - loader.generating_wall
     loader.forget_batch()
     gc.collect()
-    return sched, (cpu, wall), (_rss_kb() - before) * 1024.0 / count
+    return (sched, (cpu, wall), (_rss_kb() - before) * 1024.0 / count,
+            loader)
 
 
 def bench_fleet(count, args):
@@ -520,14 +620,18 @@ def bench_fleet(count, args):
     results = {}
     memory = None
     for filter_set in args.sets:
-        sched, load_seconds, per_host = _load(count, args)
+        sched, load_seconds, per_host, loader = _load(count, args)
         _configure(filter_set)
         sched.driver = filter_scheduler.FilterScheduler.from_config(
             rng=random.Random(1), whole_population=not args.reference)
         decisions = args.decisions or (1000 if count != 10000 else 3000)
+        churn = None
+        if args.churn:
+            churn = functools.partial(_Churn, sched, loader, args.churn,
+                                      random.Random(-count))
         results[filter_set] = measure(sched, filter_set, decisions,
                                       args.runs, random.Random(count),
-                                      args.instances_per_request)
+                                      args.instances_per_request, churn)
         if memory is None:
             memory = (load_seconds, per_host,
                       sched.host_manager.population.nbytes / count)
@@ -545,13 +649,15 @@ def _report(count, memory, results):
         rate, p50, p99, top = (statistics.median(r[i] for r in rows)
                                for i in range(4))
         cpu = statistics.median(r[5] for r in rows)
+        changed = statistics.median(r[6] for r in rows)
         print('  %-8s %6.0f decisions/s  p50 %6.3f ms  p99 %6.3f ms  '
               'max %5.0f ms  cpu %.2f ms/decision  (runs: %s; '
-              '%d NoValidHost)' % (
+              '%d NoValidHost)%s' % (
                   filter_set, rate, p50 * 1000, p99 * 1000, top * 1000,
                   cpu * 1000,
                   ', '.join('%.0f' % r[0] for r in rows),
-                  sum(r[4] for r in rows)))
+                  sum(r[4] for r in rows),
+                  '  %.0f hosts changed/s' % changed if changed else ''))
     sys.stdout.flush()
 
 
@@ -572,6 +678,11 @@ def main():
     parser.add_argument('--runs', type=int, default=3)
     parser.add_argument('--decisions', type=int, default=0,
                         help='decisions per run (default: by fleet size)')
+    parser.add_argument('--churn', type=float, default=0.0,
+                        metavar='SHARE',
+                        help='share of the hosts changed per second while '
+                             'deciding (0.01: 1 %%), each change followed '
+                             'by its change notice; 0 (default): none')
     parser.add_argument('--reference', action='store_true',
                         help='filter and weigh host by host (the '
                              'reference path) instead of whole-population')
@@ -580,10 +691,12 @@ def main():
     objects.register_all()
     # Heartbeats do not move here: keep every "up" service up.
     CONF.set_override('service_down_time', 10**6)
-    print('python %s, %d CPUs, %s, %d instance(s) per request' % (
-        sys.version.split()[0], os.cpu_count(),
-        'reference (per host)' if args.reference else 'whole-population',
-        args.instances_per_request))
+    print('python %s, %d CPUs, %s, %d instance(s) per request, churn %g '
+          'of the hosts/s, load average %.2f' % (
+              sys.version.split()[0], os.cpu_count(),
+              'reference (per host)' if args.reference
+              else 'whole-population',
+              args.instances_per_request, args.churn, os.getloadavg()[0]))
     for count in args.hosts:
         memory, results = bench_fleet(count, args)
         _report(count, memory, results)

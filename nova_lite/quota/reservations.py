@@ -212,8 +212,12 @@ def _insert(session, project_id, user_id, count, deltas, now,
     where the database allows it."""
     uuid = uuidutils.generate_uuid()
     expire = now + datetime.timedelta(seconds=CONF.quota.reservation_expire)
+    # created_at is given, not left to the column's default: the joined
+    # statement below is a multi-row INSERT in a CTE, which applies no
+    # Python-side default, and expire_reservations reads it.
     rows = [{'uuid': uuid, 'project_id': project_id, 'user_id': user_id,
-             'resource': resource, 'delta': delta, 'expire': expire}
+             'resource': resource, 'delta': delta, 'expire': expire,
+             'created_at': now}
             for resource, delta in deltas.items()]
     if reserve is not None and rows and usages.joins_statements(session):
         usages.add_reserved_and_insert(session, project_id, user_id,

@@ -124,6 +124,21 @@ def _per_host_filter(filter_obj, population, mask, spec_obj):
     return passed
 
 
+def run_step(step, population, mask, spec_obj):
+    """(the rows of ``mask`` that pass ``step``, whether its
+    whole-population twin answered)."""
+    fast = trusted(step, step.population_twins)
+    passed = None
+    if fast:
+        passed = _call_fast(step.filter_population, population, spec_obj,
+                            mask)
+    if passed is None:
+        return _per_host_filter(step, population, mask, spec_obj), False
+    if passed is True:
+        return mask, True
+    return mask & passed, True
+
+
 def run_filters(steps, population, mask, spec_obj, index, trace):
     """The mask of the rows of ``mask`` that pass every step of
     ``steps`` run for the ``index``-th instance; a MaskStep per step run
@@ -132,18 +147,7 @@ def run_filters(steps, population, mask, spec_obj, index, trace):
         if not step.run_filter_for_index(index):
             continue
         start = time.perf_counter()
-        fast = trusted(step, step.population_twins)
-        passed = None
-        if fast:
-            passed = _call_fast(step.filter_population, population,
-                                spec_obj, mask)
-        if passed is None:
-            fast = False
-            kept = _per_host_filter(step, population, mask, spec_obj)
-        elif passed is True:
-            kept = mask
-        else:
-            kept = mask & passed
+        kept, fast = run_step(step, population, mask, spec_obj)
         trace.append(MaskStep(step, population, mask, kept,
                               time.perf_counter() - start, fast))
         mask = kept
@@ -154,12 +158,15 @@ def run_filters(steps, population, mask, spec_obj, index, trace):
 
 def _raw_weights(weigher, population, rows, among, spec_obj, total):
     """(raw weights: of every population row, or of ``rows`` only, or
-    one float for all; whether they are of every row)."""
+    one float for all; whether they are of every row). ``total``: the
+    weights of ``rows`` so far, or a callable giving them."""
     if trusted(weigher, weigher.population_twins):
         raw = _call_fast(weigher.weigh_population, population, spec_obj,
                          among)
         if raw is not None:
             return raw, True
+    if callable(total):
+        total = total()
     weighed = [weighers.WeighedHost(host, float(weight)) for host, weight
                in zip(population.hosts_at(rows), total, strict=True)]
     return np.asarray(weigher.weigh_objects(weighed, spec_obj),
@@ -176,12 +183,11 @@ def _multipliers(weigher, population, rows):
                     dtype=float)
 
 
-def _normalize(weigher, raw):
-    """``weighers.normalize`` of ``raw`` clamped as ``weight_objects``
-    clamps it, in place when it can; None when every value would be 0.0.
-    """
+def clamp(weigher, raw):
+    """Clamp ``raw`` (an array) in place to the weigher's minval and
+    maxval, as ``weight_objects`` clamps; returns its (lowest, highest)
+    values once clamped."""
     minval, maxval = weigher.minval, weigher.maxval
-    # lowest and highest of raw once clamped to minval and maxval
     lowest, highest = raw.min(), raw.max()
     if minval is not None and lowest < minval:
         np.maximum(raw, minval, out=raw)
@@ -189,59 +195,113 @@ def _normalize(weigher, raw):
     if maxval is not None and highest > maxval:
         np.minimum(raw, maxval, out=raw)
         lowest, highest = min(lowest, maxval), maxval
-    low = lowest if minval is None else minval
-    high = highest if maxval is None else maxval
+    return lowest, highest
+
+
+def bounds(weigher, lowest, highest):
+    """(low, high) of ``weighers.normalize`` for clamped raw weights
+    whose extremes are ``lowest`` and ``highest``."""
+    low = lowest if weigher.minval is None else weigher.minval
+    high = highest if weigher.maxval is None else weigher.maxval
+    return low, high
+
+
+def normalized(raw, low, high, out=None):
+    """``(raw - low) / (high - low)`` (into ``out`` when given) as
+    ``weighers.normalize`` computes it; None when high == low (every
+    weight 0.0)."""
     if high == low:
         return None
-    np.subtract(raw, low, out=raw)
-    np.divide(raw, float(high - low), out=raw)
-    return raw
+    out = np.subtract(raw, low, out=out)
+    np.divide(out, float(high - low), out=out)
+    return out
 
 
-def _step(weigher, population, rows, among, spec_obj, total, buffer):
-    """Add one weigher's multiplied, normalised weights to ``total``;
-    whether its whole-population twin ran."""
+class WeigherPart:
+    """One weigher's share of the combined weights of some rows.
+
+    ``added``: what it adds to each row's weight (multiplier times the
+    normalised raw weight), None when it adds nothing; ``raw``: the
+    clamped raw weights and ``lowest``/``highest`` their extremes, None
+    when the raw weight is one number for all (``value``) or the
+    multiplier is 0.0 (``fixed``: it adds the same whatever the hosts).
+    """
+
+    __slots__ = ('multiplier', 'raw', 'lowest', 'highest', 'added',
+                 'fixed', 'value')
+
+    def __init__(self, multiplier):
+        self.multiplier = multiplier
+        self.raw = self.lowest = self.highest = self.added = None
+        self.fixed = False
+        self.value = None
+
+
+def weigh_part(weigher, population, rows, among, spec_obj, total,
+               buffer=None):
+    """(the WeigherPart of ``weigher`` for ``rows``, whether its
+    whole-population twin ran). Its arrays are over ``rows``, in
+    ``buffer`` when given (the caller then uses them at once)."""
     raw, of_all = _raw_weights(weigher, population, rows, among, spec_obj,
                                total)
     multiplier = _multipliers(weigher, population, rows)
+    part = WeigherPart(multiplier)
     # Adding 0.0 (every value 0.0, or a multiplier of 0.0) times a
     # finite number changes no weight.
     scalar = np.ndim(multiplier) == 0 and np.isfinite(multiplier)
+    norm = None
     if np.ndim(raw) == 0 or (scalar and multiplier == 0):
+        part.fixed = True
+        if np.ndim(raw) == 0:
+            part.value = raw
         if scalar:
-            return of_all
-        norm = None
-    elif of_all:
-        raw = np.asarray(raw, dtype=float)
-        norm = _normalize(weigher, np.take(raw, rows, out=buffer))
+            return part, of_all
     else:
-        buffer[:] = raw
-        norm = _normalize(weigher, buffer)
+        if of_all:
+            raw = np.take(np.asarray(raw, dtype=float), rows, out=buffer)
+        elif buffer is not None:
+            buffer[:] = raw
+            raw = buffer
+        part.raw = raw
+        part.lowest, part.highest = clamp(weigher, raw)
+        low, high = bounds(weigher, part.lowest, part.highest)
+        if buffer is None:
+            norm = normalized(raw, low, high)
+        else:
+            norm = normalized(raw, low, high, out=raw)
+            part.raw = None
     if norm is None:
         if scalar:
-            return of_all
+            return part, of_all
         norm = np.zeros(len(rows))
     np.multiply(norm, multiplier, out=norm)
-    np.add(total, norm, out=total)
-    return of_all
+    part.added = norm
+    return part, of_all
 
 
-def weigh(weigher_objs, population, rows, spec_obj, timings, among=None):
+def weigh(weigher_objs, population, rows, spec_obj, timings, among=None,
+          parts=None):
     """The combined weights of ``rows`` (population rows, in order), as
     ``HostWeightHandler.get_weighed_objects`` computes them; each
     weigher's (name, seconds, fast) is appended to ``timings``.
-    ``among``: ``rows`` as a bool mask, when the caller has it."""
+    ``among``: ``rows`` as a bool mask, when the caller has it.
+    ``parts``: a list to which each weigher's WeigherPart is appended
+    (for ``increments``), when given."""
     total = np.zeros(len(rows))
     if len(rows) <= 1:
         return total
-    buffer = np.empty(len(rows))
+    buffer = np.empty(len(rows)) if parts is None else None
     if among is None:
         among = np.zeros(population.size, bool)
         among[rows] = True
     for weigher in weigher_objs:
         start = time.perf_counter()
-        fast = _step(weigher, population, rows, among, spec_obj, total,
-                     buffer)
+        part, fast = weigh_part(weigher, population, rows, among, spec_obj,
+                                total, buffer)
+        if part.added is not None:
+            np.add(total, part.added, out=total)
+        if parts is not None:
+            parts.append(part)
         timings.append((type(weigher).__name__,
                         time.perf_counter() - start, fast))
     return total

@@ -79,6 +79,10 @@ class PlacementStep(filters.BaseHostFilter):
     class has inventory, respects min_unit/max_unit/step_size and fits
     (total - reserved) * allocation_ratio after current usage."""
 
+    # Its answer for a host depends on that host alone (see
+    # BaseHostFilter.incremental).
+    incremental = True
+
     def __init__(self, resources):
         self.resources = resources
 
@@ -120,6 +124,10 @@ class RequestedHostsStep(filters.BaseHostFilter):
     forces hosts or nodes or names a ``requested_destination``, only
     those (names compared case-blind). A requested destination, unlike a
     forced host, still goes through the filters."""
+
+    # Its answer for a host depends on that host alone (see
+    # BaseHostFilter.incremental).
+    incremental = True
 
     run_filter_once_per_request = True
     # A rebuild names the instance's host this way: kept on a rebuild.
@@ -333,7 +341,8 @@ class FilterScheduler:
         """
         start = time.perf_counter()
         resources = spec_obj.resources
-        pipeline = pipelines.for_hosts(host_states, self.whole_population)
+        pipeline = pipelines.for_hosts(host_states, self.whole_population,
+                                       len(instance_uuids))
         pool = pipeline.everyone()
         group_members_from_hosts(
             spec_obj, getattr(pipeline, 'population', pool))
@@ -410,7 +419,7 @@ class FilterScheduler:
                 continue
             host.consume(resources, generation,
                          claimed_instance(spec_obj, uuid))
-            pipeline.changed(host)
+            pipeline.consumed(host)
             join_group(spec_obj, host, uuid)
             attempt.chosen = host
             attempt.position = position

@@ -194,7 +194,9 @@ class HostManager:
             return
         nodes = self.loader.compute_nodes(ctxt, uuids)
         found = {node.uuid for node in nodes}
-        others = uuids - found - set(self._states)
+        # Not set(self._states): at 100,000 hosts copying it costs more
+        # than the rest of a notice's re-read.
+        others = {uuid for uuid in uuids - found if uuid not in self._states}
         instances = self.loader.instances(ctxt, found)
         services = self._read_services_of(ctxt,
                                           {node.host for node in nodes})

@@ -22,6 +22,7 @@ from oslo_log import log as logging
 from nova_lite.conf import CONF
 from nova_lite.scheduler import fast_path
 from nova_lite.scheduler import filters
+from nova_lite.scheduler import increments
 from nova_lite.scheduler import population as population_mod
 from nova_lite.scheduler import weighers
 
@@ -89,8 +90,11 @@ class ReferencePipeline:
             weigher_objs, pool, spec_obj)
         return _ordered_candidates(weighed, rng)
 
+    def consumed(self, host_state):
+        """The core claimed on ``host_state``."""
+
     def changed(self, host_state):
-        """The core changed ``host_state`` (claimed on it, refreshed it)."""
+        """The core changed ``host_state`` otherwise (refreshed it)."""
 
     def log_timings(self, uuid, trace):
         """The handlers logged each filter and weigher as they ran."""
@@ -98,15 +102,30 @@ class ReferencePipeline:
 
 class PopulationPipeline:
     """Whole-population, over a Population (built from a list of host
-    states when given one)."""
+    states when given one).
 
-    def __init__(self, host_states):
+    The instances after the first of a request are evaluated again only
+    on the hosts claimed since the previous one, when claims are all
+    that changed (``increments``); ``instances`` is how many the request
+    places.
+    """
+
+    def __init__(self, host_states, instances=1):
         if not isinstance(host_states, population_mod.Population):
             host_states = population_mod.Population(host_states)
         self.population = host_states
         # Compacting renumbers rows: only here, before any pool exists.
         self.population.sync(compact=True)
+        self.instances = instances
         self._timings = []
+        # What the previous instance's filters kept, and its weights.
+        self._kept = None
+        self._reweigher = None
+        # Rows claimed on since; whether anything else changed a host.
+        self._claimed = []
+        self._stale = False
+        self._index = 0
+        self._incremental = False
 
     def everyone(self):
         return self.population.mask().copy()
@@ -119,22 +138,33 @@ class PopulationPipeline:
         population = self.population
         population.sync()
         size = population.size
+        incremental = False
         if len(pool) < size:
             # Rows added since the pool was taken are not in it.
             pool = np.concatenate([pool, np.zeros(size - len(pool), bool)])
+        else:
+            incremental = (index > 0 and pool is self._kept
+                           and not self._stale)
         # Rows whose host was dropped since then leave it.
         pool = pool & population.mask()
-        return fast_path.run_filters(steps, population, pool, spec_obj,
-                                     index, trace)
+        self._index = index
+        self._incremental = incremental
+        if incremental:
+            kept = increments.run_filters(steps, population, pool,
+                                          spec_obj, index, trace,
+                                          self._claimed)
+        else:
+            kept = fast_path.run_filters(steps, population, pool, spec_obj,
+                                         index, trace)
+        self._kept = kept
+        return kept
 
     def rank(self, weigher_objs, pool, spec_obj, rng):
         """RankedHosts of ``pool``, after shuffle and subset."""
         opts = CONF.filter_scheduler
         rows = pool.nonzero()[0]
-        population = self.population
-        weights = fast_path.weigh(weigher_objs, population, rows, spec_obj,
-                                  self._timings, among=pool)
-        ranked = fast_path.RankedHosts(population, rows, weights)
+        weights = self._weights(weigher_objs, rows, spec_obj, pool)
+        ranked = fast_path.RankedHosts(self.population, rows, weights)
         if opts.shuffle_best_same_weighed_hosts and len(rows):
             ranked.shuffle_ties(rng)
         subset = min(opts.host_subset_size, len(rows))
@@ -142,8 +172,38 @@ class PopulationPipeline:
             ranked.pick_from(subset, rng)
         return ranked
 
+    def _weights(self, weigher_objs, rows, spec_obj, pool):
+        population, timings = self.population, self._timings
+        weights = None
+        if self._incremental and self._reweigher is not None:
+            weights = self._reweigher.reweigh(
+                weigher_objs, population, rows, spec_obj, timings, pool,
+                self._claimed)
+        if weights is None:
+            del timings[:]
+            if self._index + 1 < self.instances:
+                weights, self._reweigher = increments.Reweigher.weigh(
+                    weigher_objs, population, rows, spec_obj, timings, pool)
+            else:
+                self._reweigher = None
+                weights = fast_path.weigh(weigher_objs, population, rows,
+                                          spec_obj, timings, among=pool)
+        self._claimed = []
+        self._stale = False
+        return weights
+
+    def consumed(self, host_state):
+        """The core claimed on ``host_state`` (``HostState.consume``)."""
+        self.population.mark_changed(host_state)
+        row = self.population.row_of(host_state)
+        if row is None:
+            self._stale = True
+        else:
+            self._claimed.append(row)
+
     def changed(self, host_state):
         self.population.mark_changed(host_state)
+        self._stale = True
 
     def log_timings(self, uuid, trace):
         """One debug line for the instance just scheduled."""
@@ -151,10 +211,11 @@ class PopulationPipeline:
         _log_timings(uuid, trace, timings)
 
 
-def for_hosts(host_states, whole_population):
-    """The pipeline for ``host_states`` (a Population or host states)."""
+def for_hosts(host_states, whole_population, instances=1):
+    """The pipeline for ``host_states`` (a Population or host states)
+    placing ``instances`` instances."""
     if whole_population:
-        return PopulationPipeline(host_states)
+        return PopulationPipeline(host_states, instances)
     if isinstance(host_states, population_mod.Population):
         host_states = list(host_states)
     return ReferencePipeline(host_states)

@@ -200,6 +200,10 @@ class Population:
         hosts = self.hosts
         return [hosts[row] for row in rows]
 
+    def row_of(self, host):
+        """The row of ``host``, or None when it has none."""
+        return self._rows.get(id(host))
+
     # Change tracking
 
     def mark_changed(self, host, what=None):

@@ -55,6 +55,10 @@ class Prefilter(filters.BaseHostFilter):
     label>", or ``reason`` for every host when the prefilter leaves none.
     """
 
+    # Its answer for a host depends on that host alone (see
+    # BaseHostFilter.incremental).
+    incremental = True
+
     run_filter_once_per_request = True
 
     def __init__(self, name, required_traits=(), forbidden_traits=(),

@@ -16,6 +16,9 @@ server booted after it being seen ACTIVE.
 import argparse
 import collections
 import concurrent.futures
+import glob
+import os
+import re
 import shutil
 import signal
 import sys
@@ -31,6 +34,8 @@ AFTER = 6       # seconds of workload after the part is back, at most:
 MIN_AFTER = 3   # it stops sooner once a boot sent after the return is
                 # ACTIVE (the recovery time is known then) and this passed
 RECOVERY_BAR = 10
+UUID = re.compile(r'[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-'
+                  r'[0-9a-f]{12}')
 TRANSITIONAL = ("SELECT uuid, vm_state, task_state FROM instances WHERE "
                 "deleted = 0 AND (task_state IS NOT NULL OR "
                 "vm_state NOT IN ('active', 'error', 'stopped'))")
@@ -54,7 +59,7 @@ def _setup(workdir, backend):
     computes = {'compute1': injections.COMPUTE,
                 'compute2': injections.COMPUTE}
     deploy = deployment.Deployment(
-        workdir, backend=backend, computes=computes,
+        workdir, backend=backend, computes=computes, api_socket=True,
         # A reservation whose conductor was killed is rolled back after
         # reservation_commit_timeout: short here, so "gone" can wait.
         conf={'quota': {'instances': 40, 'cores': 40, 'ram': 40 * 256,
@@ -123,7 +128,13 @@ def _leftovers(deploy):
               for what, where in (('instances', ' WHERE deleted = 0'),
                                   ('allocations', ''),
                                   ('reservations', ''))]
-    return ', '.join('%s %d' % (what, n) for what, n in counts if n)
+    left = ', '.join('%s %d' % (what, n) for what, n in counts if n)
+    if dict(counts)['reservations']:
+        left += ' (%s)' % '; '.join(
+            '%s created %s expires %s' % tuple(row) for row in deploy.sql(
+                'SELECT DISTINCT uuid, created_at, expire FROM '
+                'reservations'))
+    return left
 
 
 def _delete_all(deploy):
@@ -169,9 +180,8 @@ def _driver_disagreements(deploy):
 
 
 def _answered(records):
-    bad = [r for r in records if r.failed and r.status not in (
-        503, 'refused') and not (isinstance(r.status, int) and
-                                 r.status < 500)]
+    bad = [r for r in records if r.failed and r.status != 503 and not (
+        isinstance(r.status, int) and r.status < 500)]
     return not bad, bad
 
 
@@ -303,17 +313,41 @@ def main(argv=None):
     finally:
         codes = deploy.stop()
         deploy.cleanup()
-        if not args.keep:
-            shutil.rmtree(workdir, ignore_errors=True)
-        else:
-            print('logs in %s' % workdir)
     print('\nfault suite on %s, %d workers, %.0fs:' % (
         args.backend, args.workers, time.monotonic() - started))
     print(render(results))
     unclean = {n: c for n, c in codes.items() if c != 0}
     if unclean:
         print('daemons that did not exit 0 at the end: %s' % unclean)
-    return 0 if all(r['ok'] for r in results) and not unclean else 1
+    passed = all(r['ok'] for r in results) and not unclean
+    if not passed:
+        print(_log_lines(workdir, results))
+    if args.keep or not passed:
+        print('logs in %s' % workdir)
+    else:
+        shutil.rmtree(workdir, ignore_errors=True)
+    return 0 if passed else 1
+
+
+def _log_lines(workdir, results, limit=60):
+    """The daemons' log lines that name a server of a failed row (what a
+    CI log needs to tell why), at most ``limit`` per server."""
+    uuids = set()
+    for res in results:
+        if not res['ok']:
+            uuids.update(UUID.findall(' '.join(map(str, res['bad']))))
+    out = []
+    for uuid in sorted(uuids):
+        out.append('\n==== log lines naming %s ====' % uuid)
+        found = []
+        for path in sorted(glob.glob(os.path.join(workdir, '*.log'))):
+            with open(path, errors='replace') as log:
+                found += ['%s: %s' % (os.path.basename(path), line.rstrip())
+                          for line in log if uuid in line]
+        if len(found) > limit:
+            found = found[:limit // 2] + ['...'] + found[-limit // 2:]
+        out += found
+    return '\n'.join(out)
 
 
 if __name__ == '__main__':

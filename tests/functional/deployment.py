@@ -44,6 +44,16 @@ READY_TIMEOUT = float(os.environ.get('NOVA_LITE_TEST_READY_TIMEOUT', 90))
 SERVICE_DOWN_TIME = 20
 
 
+# Runs a daemon as systemd does for a socket unit (nova-lite-api.socket):
+# the listening socket as file descriptor 3, LISTEN_PID naming the
+# daemon's own process.
+ACTIVATE = (
+    'import os, sys\n'
+    'os.dup2(int(sys.argv[1]), 3)\n'
+    'os.environ.update(LISTEN_PID=str(os.getpid()), LISTEN_FDS="1")\n'
+    'os.execv(sys.argv[2], sys.argv[2:])\n')
+
+
 def free_port():
     with socket.socket() as sock:
         sock.bind(('127.0.0.1', 0))
@@ -267,7 +277,8 @@ class Deployment:
     """
 
     def __init__(self, workdir, backend='postgresql', computes=None,
-                 conf=None, schedulers=1, env=None, daemon_conf=None):
+                 conf=None, schedulers=1, env=None, daemon_conf=None,
+                 api_socket=False):
         self.workdir = str(workdir)
         self.backend = backend
         self.computes = computes or {'compute1': {'node_count': 5}}
@@ -278,6 +289,11 @@ class Deployment:
         self.database = None
         self.vhost = None
         self.port = free_port()
+        # With ``api_socket``, this process holds the API's listening
+        # socket and every nova-lite-api it starts is handed it, as
+        # systemd's socket unit does: a restarted API refuses nothing.
+        self.api_socket = api_socket
+        self._listener = None
         self.daemons = []
         self.config_file = os.path.join(self.workdir, 'nova_lite.conf')
         self._engine = None
@@ -314,10 +330,24 @@ class Deployment:
         argv = [os.path.join(BIN, binary)]
         for path in (self.config_file,) + config_files:
             argv += ['--config-file', path]
+        fds = ()
+        if binary == 'nova-lite-api' and self.api_socket:
+            fds = (self._held_socket().fileno(),)
+            argv = [sys.executable, '-c', ACTIVATE, str(fds[0])] + argv
         env = dict(self.env.get('*', {}), **self.env.get(name, {}))
         daemon = Daemon(name, argv, self.workdir, env=env or None)
+        daemon.pass_fds = fds
         self.daemons.append(daemon)
         return daemon
+
+    def _held_socket(self):
+        if self._listener is None:
+            self._listener = socket.socket()
+            self._listener.setsockopt(socket.SOL_SOCKET,
+                                      socket.SO_REUSEADDR, 1)
+            self._listener.bind(('127.0.0.1', self.port))
+            self._listener.listen(128)
+        return self._listener
 
     def start(self):
         os.makedirs(self.workdir, exist_ok=True)
@@ -443,6 +473,8 @@ class Deployment:
         (with ``wait=False``, those two go on in the background)."""
         for daemon in self.daemons:
             daemon.kill()
+        if self._listener is not None:
+            self._listener.close()
         if self._engine is not None:
             self._engine.dispose()
         try:

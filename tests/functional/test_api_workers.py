@@ -16,15 +16,6 @@ FLAVOR = {'flavor': {'name': 'w', 'id': 'w', 'ram': 512, 'vcpus': 1,
                      'disk': 1}}
 LISTENING = re.compile(r'^\S+ \S+ (\d+) INFO .*nova-lite-api listening on ')
 
-# Runs a daemon as systemd does for a socket unit: the listening socket
-# as file descriptor 3, LISTEN_PID naming the daemon's own process.
-ACTIVATE = (
-    'import os, sys\n'
-    'os.dup2(int(sys.argv[1]), 3)\n'
-    'os.environ.update(LISTEN_PID=str(os.getpid()), LISTEN_FDS="1")\n'
-    'os.execv(sys.argv[2], sys.argv[2:])\n')
-
-
 def _listening_pids(daemon):
     with open(daemon.log) as log:
         return [int(m.group(1)) for m in map(LISTENING.match, log) if m]
@@ -89,7 +80,8 @@ def test_socket_activation_serves_what_waited(tmp_path, request):
         early = concurrent.futures.ThreadPoolExecutor(1).submit(
             deployment.ApiClient('http://127.0.0.1:%d/v2.1' % port).get,
             '/flavors')
-        argv = [sys.executable, '-c', ACTIVATE, str(listener.fileno()),
+        argv = [sys.executable, '-c', deployment.ACTIVATE,
+                str(listener.fileno()),
                 os.path.join(deployment.BIN, 'nova-lite-api'),
                 '--config-file', deploy.config_file]
         daemon = deployment.Daemon('api-activated', argv, deploy.workdir)

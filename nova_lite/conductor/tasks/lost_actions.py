@@ -25,7 +25,14 @@ whose action nobody took up:
   owner that is gone (the conductor process named in the move's start,
   see ``ownership.py``, was killed before it cast the move to a
   compute): settled as a move whose compute is down (undone: the server
-  stays where it was, ``move_timeouts.settle``).
+  stays where it was, ``move_timeouts.settle``);
+* a move in ``resize_migrated`` (the source handed its VM over and
+  marked the migration ``post-migrating``) whose destination never
+  started the finish (no ``compute_finish_resize`` event): the source's
+  ``finish_resize`` cast was lost (the source killed as it sent it, or
+  the bus), so it is cast again to the destination, if it is up. The
+  destination's first step is a conditional save from
+  ``resize_migrated``, so a finish that arrives twice runs once.
 
 The server's ``updated_at`` is stamped as the action is sent again, so a
 slow compute gets it once per ``action_resend_after``.
@@ -74,7 +81,8 @@ def resend(context, compute_api, after):
     seconds; return {uuid: 'cast' or 'cleared'}. Never raises for one
     instance."""
     now = timeutils.utcnow().replace(tzinfo=None)
-    stuck = _stuck(context, list(POWER) + [_T.RESIZE_PREP], now, after)
+    stuck = _stuck(context, list(POWER) + [_T.RESIZE_PREP,
+                                           _T.RESIZE_MIGRATED], now, after)
     if not stuck:
         return {}
     moves_before = now - datetime.timedelta(seconds=after * MOVE_FACTOR)
@@ -87,7 +95,9 @@ def resend(context, compute_api, after):
             else:
                 if up is None:
                     up = timeouts.up_computes(context)
-                outcome = _resend_power(context, compute_api, instance, up)
+                resend_one = (_resend_finish if instance.task_state ==
+                              _T.RESIZE_MIGRATED else _resend_power)
+                outcome = resend_one(context, compute_api, instance, up)
         except Exception:
             LOG.exception('Handling the lost action of instance %s failed',
                           instance.uuid)
@@ -134,6 +144,30 @@ def _resend_power(context, compute_api, instance, up):
                 action.request_id)
     getattr(compute_api, method)(as_request(context, action), instance,
                                  **kwargs)
+    return 'cast'
+
+
+def _resend_finish(context, compute_api, instance, up):
+    try:
+        migration = objects.Migration.get_by_instance_and_status(
+            context, instance.uuid, 'post-migrating')
+    except exception.MigrationNotFound:
+        return None
+    if migration.dest_compute not in up:
+        return None  # the down-compute check settles it
+    action = newest_action(context, instance)
+    if action is None or action.action not in MOVES or taken_up(
+            context, action, 'compute_finish_resize'):
+        return None
+    if not _stamp(instance):
+        return None
+    LOG.warning('Instance %s has been resize_migrated since %s without '
+                'its destination %s starting the finish; casting '
+                'finish_resize again (request %s)', instance.uuid,
+                since(instance), migration.dest_compute, action.request_id)
+    compute_api.finish_resize(as_request(context, action), instance,
+                              migration,
+                              instance.new_flavor or instance.flavor)
     return 'cast'
 
 

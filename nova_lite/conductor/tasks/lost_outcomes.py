@@ -18,6 +18,15 @@ the confirm or revert itself, under the action's request id. The
 records' own conditional transaction makes a confirm that did arrive
 after all (late, not lost) change nothing twice.
 
+The API writes the migration's status before it records the action.
+If that write landed but the action was never recorded (the bus or the
+database went away in between, or its reply was lost, and the API
+answered 503), the server's newest action is an older one (the move's):
+the cast was never sent, so the conductor runs the confirm or revert
+under a request of its own, recording its action first as the API would
+have. Without this the server would wait in VERIFY_RESIZE for good: a
+second confirm finds no ``finished`` migration.
+
 A confirm that comes from a delete (the server ``deleting``) is left to
 the delete's own resend (``stuck_deletes.py``), which settles the
 migration as it destroys the server.
@@ -33,6 +42,7 @@ from oslo_utils import timeutils
 from nova_lite.conductor.tasks import lost_actions
 from nova_lite.conductor.tasks import move_records as records
 from nova_lite.conductor.tasks import resize_outcome
+from nova_lite import context as nl_context
 from nova_lite import exception
 from nova_lite import objects
 from nova_lite.objects import fields
@@ -46,6 +56,9 @@ _OUTCOMES = {
     records.CONFIRMING: (resize_outcome.ConfirmTask, None),
     records.REVERTING: (resize_outcome.RevertTask, _T.RESIZE_REVERTING),
 }
+# migration status -> the API's action name for it.
+_ACTIONS = {records.CONFIRMING: 'confirmResize',
+            records.REVERTING: 'revertResize'}
 
 
 def resend(context, scheduler_api, compute_api, after):
@@ -81,17 +94,32 @@ def _run_again(context, scheduler_api, compute_api, migration):
             or instance.task_state != task_state):
         return False
     action = lost_actions.newest_action(context, instance)
-    if action is None or lost_actions.taken_up(context, action):
+    own = action is not None and action.action == _ACTIONS[migration.status]
+    if own and lost_actions.taken_up(context, action):
         return False
     since = lost_actions.since(migration)
     if not migration.claim_unchanged():
         return False  # another conductor, or the late cast, has it
+    request = (lost_actions.as_request(context, action) if own
+               else _new_request(context, instance, migration))
     LOG.warning('The %s of instance %s (migration %s) has waited since %s '
-                'with no conductor taking it up (its cast was lost); '
+                'with no conductor taking it up (its cast was %s); '
                 'running it here (request %s)', migration.status,
-                instance.uuid, migration.uuid, since, action.request_id)
-    request = lost_actions.as_request(context, action)
+                instance.uuid, migration.uuid, since,
+                'lost' if own else 'never sent, its action not recorded',
+                request.request_id)
     task_class(request, instance, migration, scheduler_api,
                compute_api).execute()
     return True
+
+
+def _new_request(context, instance, migration):
+    """A request for an outcome whose action the API never recorded,
+    owned by the server's owner, with that action recorded."""
+    request = nl_context.RequestContext(
+        user_id=instance.user_id, project_id=instance.project_id,
+        is_admin=True)
+    objects.InstanceAction.for_request(
+        request, instance.uuid, _ACTIONS[migration.status]).create()
+    return request
 

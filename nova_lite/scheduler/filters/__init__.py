@@ -75,6 +75,20 @@ class BaseHostFilter:
     population_twins = (('host_passes', 'filter_population'),
                         ('filter_all', 'filter_population'))
 
+    # Whether the answer for a host depends only on that host's state and
+    # on what stays fixed across the instances of one request (not
+    # ``instance_uuid``, nor the server group's members and hosts, which
+    # change as its instances are placed). When it does, a claim for one
+    # instance can change only the claimed host's answer, and the next
+    # instance asks this filter about that host alone. Trusted only when
+    # declared by a class at least as derived as those defining
+    # ``host_passes`` and ``filter_all``; plug-ins that do not declare it
+    # are asked about every host for every instance. It may also be a
+    # method of the request (``incremental(spec_obj)``).
+    incremental = False
+    incremental_twins = (('host_passes', 'incremental'),
+                         ('filter_all', 'incremental'))
+
     @property
     def step_name(self):
         """How this filter is named in logs and NoValidHost messages."""

@@ -34,6 +34,10 @@ class ComputeFilter(filters.BaseHostFilter):
     is forced down, or that has no service record ("down").
     """
 
+    # Its answer for a host depends on that host alone (see
+    # BaseHostFilter.incremental).
+    incremental = True
+
     # A service's state is read once per request by the host manager.
     run_filter_once_per_request = True
 

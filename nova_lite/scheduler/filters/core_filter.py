@@ -30,6 +30,10 @@ class BaseCoreFilter(filters.BaseHostFilter):
     Subclasses choose the ratio.
     """
 
+    # Its answer for a host depends on that host alone (see
+    # BaseHostFilter.incremental).
+    incremental = True
+
     population_twins = filters.BaseHostFilter.population_twins + (
         ('_get_cpu_allocation_ratio', '_cpu_ratio_population'),)
 

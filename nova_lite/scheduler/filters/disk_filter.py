@@ -33,6 +33,10 @@ class BaseDiskFilter(filters.BaseHostFilter):
     the ratio.
     """
 
+    # Its answer for a host depends on that host alone (see
+    # BaseHostFilter.incremental).
+    incremental = True
+
     population_twins = filters.BaseHostFilter.population_twins + (
         ('_get_disk_allocation_ratio', '_disk_ratio_population'),)
 

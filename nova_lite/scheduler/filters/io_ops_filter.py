@@ -17,6 +17,10 @@ class IoOpsFilter(filters.BaseHostFilter):
     unshelving). Rejection reason: "have <max> or more I/O ops".
     """
 
+    # Its answer for a host depends on that host alone (see
+    # BaseHostFilter.incremental).
+    incremental = True
+
     population_twins = filters.BaseHostFilter.population_twins + (
         ('_get_max_io_ops_per_host', '_max_io_ops_population'),)
 

@@ -17,6 +17,10 @@ class NumInstancesFilter(filters.BaseHostFilter):
     reason: "have <max> or more instances".
     """
 
+    # Its answer for a host depends on that host alone (see
+    # BaseHostFilter.incremental).
+    incremental = True
+
     population_twins = filters.BaseHostFilter.population_twins + (
         ('_get_max_instances_per_host', '_max_instances_population'),)
 

@@ -28,6 +28,10 @@ class BaseRamFilter(filters.BaseHostFilter):
     ratio.
     """
 
+    # Its answer for a host depends on that host alone (see
+    # BaseHostFilter.incremental).
+    incremental = True
+
     population_twins = filters.BaseHostFilter.population_twins + (
         ('_get_ram_allocation_ratio', '_ram_ratio_population'),)
 

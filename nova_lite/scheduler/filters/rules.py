@@ -56,6 +56,10 @@ class RuleFilter(filters.BaseHostFilter):
     """A filter whose rule is ``failure(host_state, request)``; see the
     module docstring."""
 
+    # Its answer for a host depends on that host alone (see
+    # BaseHostFilter.incremental).
+    incremental = True
+
     population_twins = filters.BaseHostFilter.population_twins + (
         ('failure', 'partition'),)
 
@@ -151,6 +155,10 @@ class RuleFilter(filters.BaseHostFilter):
 class InputsFilter(filters.BaseHostFilter):
     """A filter whose rule is ``fails(request, *values)`` of the host
     inputs ``reads(request)``; see the module docstring."""
+
+    # Its answer for a host depends on that host alone (see
+    # BaseHostFilter.incremental).
+    incremental = True
 
     population_twins = filters.BaseHostFilter.population_twins + (
         ('rejection_reason', 'filter_population'),)

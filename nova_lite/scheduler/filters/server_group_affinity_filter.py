@@ -28,6 +28,10 @@ class GroupHostsFilter(rules.InputsFilter):
     (``instance_group.hosts``); every host when the request has no such
     group or the group no hosts."""
 
+    # The answer changes on every host as the group's members are placed
+    # (BaseHostFilter.incremental): asked about every host each time.
+    incremental = False
+
     policy_name = None
     together = None
     reason_text = None

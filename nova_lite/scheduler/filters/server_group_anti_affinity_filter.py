@@ -37,6 +37,10 @@ class ServerGroupAntiAffinityFilter(rules.InputsFilter):
     join the first. Rejection reason: "run <n> of group <name or uuid>".
     """
 
+    # The answer changes on every host as the group's members are placed
+    # (BaseHostFilter.incremental): asked about every host each time.
+    incremental = False
+
     policy_name = 'anti-affinity'
 
     def parse_request(self, spec_obj):

@@ -65,6 +65,23 @@ class BaseHostWeigher:
                         ('weigh_objects', 'weigh_population'))
     multiplier_twins = (('weight_multiplier', 'multiplier_population'),)
 
+    # Whether a host's raw weight depends only on that host's state and on
+    # what stays fixed across the instances of one request (not
+    # ``instance_uuid``, nor the server group's members and hosts), and its
+    # multiplier on nothing a claim changes. When it does, a claim for one
+    # instance changes only the claimed host's raw weight, and the next
+    # instance re-weighs that host alone (normalising again over every
+    # host only when the minimum or maximum moved). Trusted only when
+    # declared by a class at least as derived as those defining the
+    # per-host methods; plug-ins that do not declare it weigh every host
+    # for every instance. It may also be a method of the request
+    # (``incremental(spec_obj)``) when that depends on the request.
+    incremental = False
+    incremental_twins = (('_weigh_object', 'incremental'),
+                         ('weight_objects', 'incremental'),
+                         ('weigh_objects', 'incremental'),
+                         ('weight_multiplier', 'incremental'))
+
     def weight_multiplier(self, host_state):
         return 1.0
 

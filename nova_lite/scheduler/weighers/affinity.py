@@ -14,6 +14,12 @@ class _SoftAffinityWeigherBase(rules.PositiveMultiplier,
     (with ``policy_name``) it runs, that number negated when
     ``together`` is False; 0.0 for requests without such a group."""
 
+    def incremental(self, spec_obj):
+        """Only for requests without such a group: the group's members
+        change as the request's instances are placed
+        (BaseHostWeigher.incremental)."""
+        return self.parse_request(spec_obj) is None
+
     policy_name = None
     together = True
 

@@ -79,6 +79,10 @@ class NumbersWeigher(AggregateMultiplier):
     """A weigher whose raw weight is ``weight(*numbers)`` of the host
     numbers ``reads`` (module docstring)."""
 
+    # A host's weight depends on that host alone (see
+    # BaseHostWeigher.incremental).
+    incremental = True
+
     reads = ()
 
     @staticmethod
@@ -126,6 +130,10 @@ class InputsWeigher(AggregateMultiplier):
     ``refusal(request, host_state)`` is the exception raised for the
     first of them.
     """
+
+    # A host's weight depends on that host alone (see
+    # BaseHostWeigher.incremental).
+    incremental = True
 
     def parse_request(self, spec_obj):
         raise NotImplementedError()

@@ -148,6 +148,44 @@ def test_a_move_whose_conductor_died_before_a_compute_took_it_is_undone(
     assert _task(ctxt, alive) == _task(ctxt, prepping) == 'resize_prep'
 
 
+def _handed_over(ctxt, dest, events=()):
+    """A resize whose source handed its VM over to ``dest``
+    (resize_migrated, migration post-migrating) 30 s ago."""
+    inst, request_id = _in_task(ctxt, 'c1', 'resize_migrated', 30,
+                                'resize', events=events)
+    migration = objects.Migration(
+        ctxt, uuid=uuidutils.generate_uuid(), instance_uuid=inst.uuid,
+        source_compute='c1', source_node='c1-n0', dest_compute=dest,
+        dest_node=dest + '-n0', migration_type='resize',
+        status='post-migrating')
+    migration.create()
+    return inst, migration, request_id
+
+
+def test_a_finish_the_destination_never_got_is_cast_again(ctxt):
+    """The source was killed as it cast finish_resize (or the bus lost
+    it): the server would stay resize_migrated, its VM on no host."""
+    casts._compute(ctxt, 'c1')
+    casts._compute(ctxt, 'c2')
+    casts._compute(ctxt, 'c3', up=False)
+    lost, migration, request_id = _handed_over(
+        ctxt, 'c2', events=['compute_resize_instance'])
+    started, _, _ = _handed_over(ctxt, 'c2', events=[
+        'compute_resize_instance', 'compute_finish_resize'])
+    dest_down, _, _ = _handed_over(ctxt, 'c3')
+    compute_api = mock.Mock()
+    assert lost_actions.resend(ctxt, compute_api, 10) == {lost.uuid: 'cast'}
+    (call,) = compute_api.finish_resize.call_args_list
+    sent_context, sent_instance, sent_migration, flavor = call[0]
+    assert (sent_instance.uuid, sent_migration.uuid) == (lost.uuid,
+                                                         migration.uuid)
+    assert sent_context.request_id == request_id
+    assert flavor.flavorid == lost.flavor.flavorid
+    # Stamped: not again before another action_resend_after.
+    assert lost_actions.resend(ctxt, compute_api, 10) == {}
+    assert _task(ctxt, started) == _task(ctxt, dest_down) == 'resize_migrated'
+
+
 def test_a_move_names_its_conductor_as_it_starts(ctxt, monkeypatch):
     monkeypatch.setattr(ownership, 'enabled', lambda context: True)
     inst, _ = _in_task(ctxt, 'c1', 'resize_prep', 0, 'resize')

@@ -93,3 +93,25 @@ def test_a_server_no_longer_resized_is_left(ctxt, tasks):
                    {'vm_state': 'error'})
     assert lost_outcomes.resend(ctxt, mock.Mock(), mock.Mock(), 10) == {}
     tasks['confirming'].assert_not_called()
+
+
+def test_a_confirm_whose_action_was_never_recorded_is_run(ctxt, tasks):
+    """The API's migration write landed, its action record did not (the
+    bus went away in between; it answered 503 and never cast): the
+    newest action is still the move's, taken up long ago."""
+    inst, resize_request = _waiting(
+        ctxt, 'confirming', 30, 'resize',
+        events=['conductor_migrate_server', 'compute_finish_resize'])
+    assert lost_outcomes.resend(ctxt, mock.Mock(), mock.Mock(), 10) == {
+        inst.uuid: 'confirming'}
+    (call,) = tasks['confirming'].call_args_list
+    context = call[0][0]
+    # Under a request of its own, with its action recorded as the API
+    # would have, so the events do not land on the resize.
+    assert context.request_id != resize_request
+    newest = objects.InstanceActionList.get_by_instance_uuid(
+        ctxt, inst.uuid, limit=1)[0]
+    assert (newest.action, newest.request_id) == ('confirmResize',
+                                                  context.request_id)
+    assert (context.user_id, context.project_id) == (inst.user_id,
+                                                     inst.project_id)

@@ -239,6 +239,34 @@ def test_an_uncommitted_reservation_goes_after_the_commit_timeout(ctxt,
     _no_drift(ctxt)
 
 
+def test_a_reservation_on_known_rows_expires_too(ctxt, conf):
+    """Regression: on PostgreSQL and MariaDB a reservation whose usage
+    rows exist and are fresh is written with one statement (the usage
+    UPDATE and the INSERT joined), which left created_at empty: one
+    abandoned there (its conductor killed, or its records and its
+    rollback both failed in a database blip) never went after
+    reservation_commit_timeout, only after reservation_expire."""
+    conf.config(group='quota', reservation_commit_timeout=45)
+    flavor = _flavor(ctxt)
+    # The first reservation creates and counts the usage rows; the
+    # second finds them fresh and takes the one-statement way.
+    first = provision.reserve_quota(ctxt, _template(flavor), 1, 1)
+    reservations.rollback(ctxt, first.uuid)
+    provision.reserve_quota(ctxt, _template(flavor), 1, 1)
+    reserved_by = usages.utcnow()
+
+    @db_api.reader
+    def created(context):
+        return context.session.scalars(
+            sa.select(reservations.models.Reservation.created_at)).all()
+    stamps = created(ctxt)
+    assert stamps and None not in stamps
+    later = reserved_by + datetime.timedelta(seconds=50)
+    assert reservations.expire_reservations(ctxt, now=later) == 1
+    assert _recorded(ctxt)['instances'] == (0, 0)
+    _no_drift(ctxt)
+
+
 def _template(flavor):
     return objects.Instance(
         nl_context.get_admin_context(), project_id='p1', user_id='u1',

@@ -12,6 +12,7 @@ released, the hosts refreshed, and the request's server group after.
 
 import os
 import random
+from unittest import mock
 
 import pytest
 
@@ -19,6 +20,7 @@ from nova_lite import exception
 from nova_lite.scheduler import fast_path
 from nova_lite.scheduler import filter_scheduler
 from nova_lite.scheduler import filters
+from nova_lite.scheduler import increments
 from nova_lite.scheduler import population as population_mod
 from nova_lite.scheduler import request_filter
 from nova_lite.scheduler import weighers
@@ -92,11 +94,16 @@ def _refresh(refreshed):
     return refresh
 
 
-def _run(seed, names, classes, whole_population):
+def _run(seed, names, classes, whole_population, instances=None,
+         lost_share=0.2):
     rng = random.Random(seed)
     states, aggregates = random_fleet.fleet(rng)
     spec, uuids = random_fleet.request(rng, states)
-    lost = {state.uuid for state in states if rng.random() < 0.2}
+    if instances:
+        spec.num_instances = instances
+        uuids = ['%08d-0000-4000-8000-%012d' % (seed, index)
+                 for index in range(instances)]
+    lost = {state.uuid for state in states if rng.random() < lost_share}
     claimer = fakes.FakeClaimer(conflicts=lost)
     refreshed = []
     scheduler = filter_scheduler.FilterScheduler(
@@ -226,3 +233,61 @@ def test_sequences_on_a_long_lived_population(conf):
         placed += sum(isinstance(o, list) and o and isinstance(o[0], list)
                       for o in fast)
     assert placed
+
+
+MULTI_CASES = 160 * SCALE
+
+
+def _multi_case(seed, conf):
+    names, classes = _settings(random.Random(-seed), conf)
+    instances = random.Random(seed).randint(4, 10)
+    return (_run(seed, names, classes, True, instances, 0.03),
+            _run(seed, names, classes, False, instances, 0.03))
+
+
+def _spy(counts, name, function):
+    def spied(*args, **kwargs):
+        result = function(*args, **kwargs)
+        counts[name] += result is not None
+        return result
+    return spied
+
+
+@pytest.mark.parametrize('block', range(2))
+def test_multi_instance_requests_choose_the_same_hosts(conf, block):
+    """Requests of 4 to 10 instances: each instance after the first is
+    evaluated again only on the hosts claimed since (``increments``),
+    and chooses as the reference, which runs every filter and weigher
+    over every host for every instance."""
+    counts = {'filters': 0, 'weights': 0}
+    reweigh = increments.Reweigher.reweigh
+    with mock.patch.object(increments, 'run_filters', _spy(
+            counts, 'filters', increments.run_filters)), \
+            mock.patch.object(increments.Reweigher, 'reweigh',
+                              lambda *a, **k: _spy(counts, 'weights',
+                                                   reweigh)(*a, **k)):
+        for seed in range(block * MULTI_CASES // 2,
+                          (block + 1) * MULTI_CASES // 2):
+            fast, reference = _multi_case(seed, conf)
+            assert fast == reference, 'seed %d' % seed
+    # The increments did the work of most later instances.
+    assert (counts['filters'] > MULTI_CASES // 2
+            and counts['weights'] > MULTI_CASES // 4)
+
+
+@pytest.mark.parametrize('broken', ['filters', 'weights'])
+def test_a_wrong_increment_is_caught(conf, broken):
+    """The comparison above fails when an increment forgets the claimed
+    host: the changed host's filter answers, or its new weight."""
+    if broken == 'filters':
+        run_filters = increments.run_filters
+        patch = mock.patch.object(
+            increments, 'run_filters',
+            lambda *args: run_filters(*args[:-1], []))
+    else:
+        patch = mock.patch.object(increments.Reweigher, '_update_added',
+                                  staticmethod(lambda *args: None))
+    with patch:
+        differ = [seed for seed in range(MULTI_CASES)
+                  if len(set(map(repr, _multi_case(seed, conf)))) > 1]
+    assert differ
