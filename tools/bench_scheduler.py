@@ -19,7 +19,8 @@ fleet size and filter set:
   machine,
 * resident memory per host (RSS growth from loading the host states,
   columns included, divided by the hosts; "columns": the arrays alone),
-  and the time to load them.
+  and the time to load them, wall and CPU, leaving out the making of
+  the records the loader reads (a database's work here).
 
 ``--churn SHARE`` changes that share of the hosts per second (0.01: 1 %)
 from a thread of its own while the decisions run: an instance built or
@@ -44,6 +45,7 @@ the per-host plug-in path, for comparison. Examples:
 """
 
 import argparse
+import array
 import functools
 import gc
 import os
@@ -141,84 +143,130 @@ def _summary(uuid, name, sizes, instances):
 
 
 class Loader:
-    """The host manager's loader over records built in memory: ``count``
-    nodes, one compute service each."""
+    """The host manager's loader over a fleet of ``count`` nodes, one
+    compute service each, made as a database would deliver them.
+
+    Like a database, it keeps its rows out of the host states' way: it
+    holds only each node's uuid (16 bytes), its service flags and the
+    aggregates' members, and makes fresh records (ComputeNode, Service,
+    ProviderSummary, HostInstances) at each read, each host from its own
+    seed so every read returns the same fleet. ``generating`` counts the
+    CPU seconds spent making records (``generating_wall`` the wall
+    time), which a database would spend instead and the load time
+    leaves out.
+    """
 
     def __init__(self, count, rng):
-        self.aggregates_ = []
-        self.nodes, self.services_, self.summaries_ = [], [], {}
-        self._by_host = self._unsettled = None
-        self.instances_ = {}
-        aggregates = _aggregates(rng)
-        flavors = [_flavor(*f) for f in FLAVORS]
-        now = timeutils.utcnow().replace(tzinfo=None)
+        self.count = count
+        self.seed = rng.getrandbits(64)
+        self.generating = self.generating_wall = 0.0
+        self._aggregates = _aggregates(rng)
+        self._members = [array.array('l') for _agg in self._aggregates]
+        # Per host: bit 0 disabled, bit 1 forced down.
+        self._flags = bytearray(count)
+        self._uuids = bytearray()
+        self._index = {}
+        self._batch = {}
+        self._changed = {}
+        self._unsettled = None
+        self.flavors = [_flavor(*f) for f in FLAVORS]
+        self.now = timeutils.utcnow().replace(tzinfo=None)
         for index in range(count):
-            self._host(index, rng, aggregates, flavors, now)
-        self.aggregates_ = [agg for agg, _share in aggregates]
-        self.by_uuid = {node.uuid: node for node in self.nodes}
-        self.flavors = flavors
+            rng = self._rng(index)
+            raw = uuid_mod.UUID(int=rng.getrandbits(128), version=4).bytes
+            self._uuids += raw
+            self._index[raw] = index
+            for members, mine in zip(self._members,
+                                     self._membership(index, rng),
+                                     strict=True):
+                if mine:
+                    members.append(index)
+            self._flags[index] = ((rng.random() < 0.01)
+                                  | (rng.random() < 0.02) << 1)
 
-    def _host(self, index, rng, aggregates, flavors, now):
-        name = 'cmp%06d' % index
-        uuid = _uuid(rng)
-        mine = [agg for agg, share in aggregates
-                if (share is None and agg.name == 'az%d' % (1 + index % 4))
-                or (share is not None and rng.random() < share)]
-        for agg in mine:
-            agg.hosts.append(name)
-        vcpus = rng.choice([16, 32, 64, 96])
-        memory = rng.choice([65536, 131072, 262144, 524288])
-        disk = rng.choice([1000, 2000, 4000])
-        instances = [rng.choice(flavors) for _ in range(rng.randint(0, 10))]
-        self.nodes.append(objects.ComputeNode(
-            uuid=uuid, host=name, hypervisor_hostname=name, vcpus=vcpus,
-            memory_mb=memory, local_gb=disk, hypervisor_type='fake',
-            hypervisor_version=rng.choice([1000, 2000, 2001]),
-            cpu_info='{"arch": "x86_64"}', host_ip='10.%d.%d.%d' % (
-                index >> 16, (index >> 8) & 255, index & 255),
-            stats={'failed_builds': '1'} if rng.random() < 0.01 else {},
-            metrics={'cpu.percent': float(rng.randint(0, 100))},
-            pci_device_pools=[{'vendor_id': '8086', 'product_id': '0443',
-                               'dev_type': 'type-PCI', 'numa_node': 0,
-                               'count': 4}] if index % 20 == 0 else None,
-            numa_topology=[{'id': i, 'cpus': list(range(i * vcpus // 2,
-                                                        (i + 1) * vcpus // 2)),
-                            'memory_mb': memory // 2, 'pinned_cpus': [],
-                            'cpu_usage': 0, 'memory_usage': 0}
-                           for i in range(2)] if index % 10 == 0 else None))
-        disabled = rng.random() < 0.01
-        self.services_.append(objects.Service(
-            id=index + 1, host=name, binary=host_manager.COMPUTE_BINARY,
-            disabled=disabled, disabled_reason=None,
-            forced_down=rng.random() < 0.02, last_seen_up=now))
-        summary = _summary(uuid, name, (vcpus, memory, disk), instances)
-        summary.traits.update(t for t in TRAITS if rng.random() < 0.3)
-        if disabled:
+    def _rng(self, index):
+        return random.Random(self.seed ^ (index * 0x9E3779B97F4A7C15))
+
+    def _membership(self, index, rng):
+        return [(share is None and agg.name == 'az%d' % (1 + index % 4))
+                or (share is not None and rng.random() < share)
+                for agg, share in self._aggregates]
+
+    def _uuid(self, index):
+        return str(uuid_mod.UUID(bytes=bytes(
+            self._uuids[16 * index:16 * index + 16])))
+
+    def _records(self, index):
+        """(node, summary, instances) of host ``index``, made afresh."""
+        rng = self._rng(index)
+        rng.getrandbits(128)
+        mine = [agg for (agg, _share), member in zip(
+            self._aggregates, self._membership(index, rng), strict=True)
+            if member]
+        rng.random()
+        rng.random()
+        node, summary, instances = _host_records(
+            index, self._uuid(index), rng, mine, self.flavors)
+        if self._flags[index] & 1:
             # As the compute's trait sync keeps it.
             summary.traits.add('COMPUTE_STATUS_DISABLED')
-        summary.aggregates.update(agg.uuid for agg in mine)
-        self.summaries_[uuid] = summary
-        self.instances_[uuid] = [host_state.HostInstance(
-            _uuid(rng), 'p%d' % rng.randint(0, 50), 'active', None, flavor,
-            {}, frozenset()) for flavor in instances]
+        return node, summary, instances
 
-    def drop_records(self):
-        """Forget what a database would not keep in this process."""
-        self.nodes, self.summaries_, self.instances_ = [], {}, {}
-        self.by_uuid = {}
+    def _service(self, index):
+        flags = self._flags[index]
+        return objects.Service(
+            id=index + 1, host='cmp%06d' % index,
+            binary=host_manager.COMPUTE_BINARY, disabled=bool(flags & 1),
+            disabled_reason=None, forced_down=bool(flags & 2),
+            last_seen_up=self.now)
+
+    def _indexes(self, uuids):
+        if uuids is None:
+            return range(self.count)
+        return sorted(self._index[uuid_mod.UUID(u).bytes] for u in uuids
+                      if uuid_mod.UUID(u).bytes in self._index)
+
+    def _read(self, uuids, part):
+        """Part ``part`` of the records of ``uuids``: made once for the
+        three reads of a batch (nodes, summaries, instances)."""
+        cpu, start = time.process_time(), time.perf_counter()
+        wanted = self._indexes(uuids)
+        if any(index not in self._batch for index in wanted):
+            self._batch = {index: self._current(index) for index in wanted}
+        found = [self._batch[index][part] for index in wanted]
+        self.generating += time.process_time() - cpu
+        self.generating_wall += time.perf_counter() - start
+        return found
+
+    def forget_batch(self):
+        """Drop the records of the last batch read (kept for its three
+        reads)."""
+        self._batch = {}
+
+    def digest(self, ctxt):
+        cpu, start = time.process_time(), time.perf_counter()
+        found = {self._uuid(index): (None, 1) for index in range(self.count)}
+        self.generating += time.process_time() - cpu
+        self.generating_wall += time.perf_counter() - start
+        return found
+
+    def node_uuids(self):
+        """Every node's uuid (what the churn picks from)."""
+        return [self._uuid(index) for index in range(self.count)]
 
     def change(self, uuid, rng):
         """Someone else builds an instance on the node ``uuid``, or
-        deletes one of its instances: new records, as a re-read would
-        find them (the host states may hold the old ones)."""
-        old = self.summaries_[uuid]
+        deletes one of its instances: kept as the database's new rows,
+        which the next read of the node returns."""
+        index = self._index[uuid_mod.UUID(uuid).bytes]
+        node, old, instances = self._current(index)
         summary = summaries.ProviderSummary(uuid, old.name,
                                             old.generation + 1)
         summary.inventories.update(old.inventories)
         summary.usages.update(old.usages)
         summary.traits.update(old.traits)
         summary.aggregates.update(old.aggregates)
-        instances = list(self.instances_[uuid])
+        instances = list(instances)
         if instances and rng.random() < 0.5:
             flavor, sign = instances.pop(rng.randrange(len(instances))), -1
             flavor = flavor.flavor
@@ -231,49 +279,88 @@ class Loader:
                            ('MEMORY_MB', flavor.memory_mb),
                            ('DISK_GB', flavor.root_gb)):
             summary.usages[rc] = max(0, summary.usages[rc] + sign * amount)
-        self.summaries_[uuid] = summary
-        self.instances_[uuid] = instances
+        self._changed[index] = (summary, instances)
+        self._batch.pop(index, None)
+
+    def _current(self, index):
+        node, summary, instances = self._records(index)
+        summary, instances = self._changed.get(index, (summary, instances))
+        return node, summary, instances
 
     def compute_nodes(self, ctxt, uuids=None):
-        if uuids is None:
-            return list(self.nodes)
-        return [self.by_uuid[u] for u in uuids if u in self.by_uuid]
+        return self._read(uuids, 0)
 
     def services(self, ctxt):
-        return list(self.services_)
+        # A generator: the host manager keeps a small record of each.
+        for index in range(self.count):
+            cpu, start = time.process_time(), time.perf_counter()
+            service = self._service(index)
+            self.generating += time.process_time() - cpu
+            self.generating_wall += time.perf_counter() - start
+            yield service
 
     def services_to_recheck(self, ctxt, now, down_time, hosts):
         # What the database answers from its indexes (the services here
         # never change and heartbeats never age): the disabled and forced
         # down ones, and those asked for.
         if self._unsettled is None:
-            self._by_host = {svc.host: svc for svc in self.services_}
-            self._unsettled = [svc for svc in self.services_
-                               if svc.disabled or svc.forced_down]
-        return self._unsettled + [self._by_host[host] for host in hosts
-                                  if host in self._by_host]
+            self._unsettled = {index for index, flags
+                               in enumerate(self._flags) if flags}
+        unsettled = self._unsettled
+        asked = [int(host[3:]) for host in hosts if host.startswith('cmp')]
+        return [self._service(index)
+                for index in sorted(unsettled.union(asked))
+                if index < self.count]
 
     def services_of_hosts(self, ctxt, hosts):
-        if self._by_host is None:
-            self._by_host = {svc.host: svc for svc in self.services_}
-        return [self._by_host[host] for host in hosts
-                if host in self._by_host]
+        return [self._service(int(host[3:])) for host in hosts
+                if host.startswith('cmp') and int(host[3:]) < self.count]
 
     def summaries(self, ctxt, uuids=None):
-        if uuids is None:
-            return dict(self.summaries_)
-        return {u: self.summaries_[u] for u in uuids
-                if u in self.summaries_}
+        return {s.uuid: s for s in self._read(uuids, 1)}
 
     def aggregates(self, ctxt, uuids=None):
-        return [a for a in self.aggregates_
-                if uuids is None or a.uuid in uuids]
+        return [types.SimpleNamespace(
+            id=agg.id, uuid=agg.uuid, name=agg.name, metadata=agg.metadata,
+            hosts=['cmp%06d' % index for index in members])
+            for (agg, _share), members in zip(self._aggregates,
+                                              self._members, strict=True)
+            if uuids is None or agg.uuid in uuids]
 
     def instances(self, ctxt, uuids=None):
-        if uuids is None:
-            return {u: list(i) for u, i in self.instances_.items()}
-        return {u: list(self.instances_[u]) for u in uuids
-                if u in self.instances_}
+        return {node.uuid: instances for node, instances in zip(
+            self._read(uuids, 0), self._read(uuids, 2), strict=True)}
+
+
+def _host_records(index, uuid, rng, mine, flavors):
+    """(ComputeNode, ProviderSummary, [HostInstance]) of one host."""
+    name = 'cmp%06d' % index
+    vcpus = rng.choice([16, 32, 64, 96])
+    memory = rng.choice([65536, 131072, 262144, 524288])
+    disk = rng.choice([1000, 2000, 4000])
+    instances = [rng.choice(flavors) for _ in range(rng.randint(0, 10))]
+    node = objects.ComputeNode(
+        uuid=uuid, host=name, hypervisor_hostname=name, vcpus=vcpus,
+        memory_mb=memory, local_gb=disk, hypervisor_type='fake',
+        hypervisor_version=rng.choice([1000, 2000, 2001]),
+        cpu_info='{"arch": "x86_64"}', host_ip='10.%d.%d.%d' % (
+            index >> 16, (index >> 8) & 255, index & 255),
+        stats={'failed_builds': '1'} if rng.random() < 0.01 else {},
+        metrics={'cpu.percent': float(rng.randint(0, 100))},
+        pci_device_pools=[{'vendor_id': '8086', 'product_id': '0443',
+                           'dev_type': 'type-PCI', 'numa_node': 0,
+                           'count': 4}] if index % 20 == 0 else None,
+        numa_topology=[{'id': i, 'cpus': list(range(i * vcpus // 2,
+                                                    (i + 1) * vcpus // 2)),
+                        'memory_mb': memory // 2, 'pinned_cpus': [],
+                        'cpu_usage': 0, 'memory_usage': 0}
+                       for i in range(2)] if index % 10 == 0 else None)
+    summary = _summary(uuid, name, (vcpus, memory, disk), instances)
+    summary.traits.update(t for t in TRAITS if rng.random() < 0.3)
+    summary.aggregates.update(agg.uuid for agg in mine)
+    return node, summary, [host_state.HostInstance(
+        _uuid(rng), 'p%d' % rng.randint(0, 50), 'active', None, flavor,
+        {}, frozenset()) for flavor in instances]
 
 
 def _image(properties=None, image_id=None, rng=None):
@@ -410,7 +497,7 @@ class _Churn(threading.Thread):
     def __init__(self, sched, loader, share, rng):
         super().__init__(daemon=True)
         self.sched, self.loader, self.rng = sched, loader, rng
-        self.uuids = sorted(loader.summaries_)
+        self.uuids = sorted(loader.node_uuids())
         self.per_tick = share * len(self.uuids) * self.TICK
         self.stop = threading.Event()
         self.changed = 0
@@ -502,21 +589,29 @@ def measure(sched, filter_set, decisions, runs, rng, per_request=1,
 
 
 def _load(count, args):
-    """(scheduler, seconds to load its host states, RSS growth/host,
-    the loader)."""
+    """(scheduler, seconds of CPU and of wall time to load its host
+    states, RSS growth/host, the loader).
+
+    The growth is measured once the fleet's database is made (its few
+    bytes per host are not the scheduler's; the records it makes at
+    each read are), so it counts what the host states keep and what the
+    load's reads left behind. The times leave out the making of the
+    records, which a database would do.
+    """
     rng = random.Random(count)
-    gc.collect()
-    before = _rss_kb()
     loader = Loader(count, rng)
     sched = _scheduler(loader, not args.reference)
-    start = time.perf_counter()
-    sched.host_manager.get_population(None)
-    load_seconds = time.perf_counter() - start
-    if not args.churn:
-        # With churn the records stay: the notices re-read them.
-        loader.drop_records()
     gc.collect()
-    return sched, load_seconds, (_rss_kb() - before) * 1024.0 / count, loader
+    before = _rss_kb()
+    loader.generating = loader.generating_wall = 0.0
+    cpu, start = time.process_time(), time.perf_counter()
+    sched.host_manager.get_population(None)
+    cpu = time.process_time() - cpu - loader.generating
+    wall = time.perf_counter() - start - loader.generating_wall
+    loader.forget_batch()
+    gc.collect()
+    return (sched, (cpu, wall), (_rss_kb() - before) * 1024.0 / count,
+            loader)
 
 
 def bench_fleet(count, args):
@@ -546,8 +641,10 @@ def bench_fleet(count, args):
 
 
 def _report(count, memory, results):
-    print('hosts=%d  load %.2f s  memory %.0f bytes/host (columns %.0f)'
-          % ((count,) + memory))
+    (cpu, wall), per_host, columns = memory
+    print('hosts=%d  load %.2f s (CPU %.2f s)  memory %.0f bytes/host '
+          '(columns %.0f)  load average %.1f'
+          % (count, wall, cpu, per_host, columns, os.getloadavg()[0]))
     for filter_set, rows in results.items():
         rate, p50, p99, top = (statistics.median(r[i] for r in rows)
                                for i in range(4))
@@ -568,11 +665,10 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     parser.add_argument('--hosts', type=int, nargs='+',
                         default=[1000, 10000, 100000],
-                        help='fleet sizes, up to 1000000; memory today is '
-                             'about 12 KB per host (host states and their '
-                             'instances; the columns are ~300 B of it), so '
-                             '1,000,000 hosts take ~12 GB of RAM and '
-                             'minutes to build: check free memory first')
+                        help='fleet sizes, up to 1000000; the host states '
+                             'take about 2 KB per host, but 1,000,000 '
+                             'hosts take minutes to build and several GB '
+                             'at the peak: check free memory first')
     parser.add_argument('--instances-per-request', type=int, default=1,
                         help='instances per request (num_instances): a '
                              'decision places them all, so its latency '

@@ -22,6 +22,16 @@ scheduler_opts = [
                help='Hosts tried per instance: the chosen host plus '
                     'max_attempts - 1 alternates the conductor falls back '
                     'to when a build fails.'),
+    cfg.IntOpt('host_state_load_batch',
+               default=1000, min=0,
+               help='Compute nodes read at a time when the scheduler '
+                    'loads its host states at start-up: the node, '
+                    'provider and instance records of one batch are read, '
+                    'made into host states and dropped before the next '
+                    'batch is read, so the load holds one batch of '
+                    'records rather than the whole fleet\'s (whose memory '
+                    'a large fleet would keep). 0 reads every node at '
+                    'once.'),
     cfg.IntOpt('host_state_resync_interval',
                default=60, min=1,
                help='Seconds between catch-ups of the scheduler\'s '

@@ -44,70 +44,19 @@ from oslo_log import log as logging
 from oslo_utils import timeutils
 
 from nova_lite.conf import CONF
-from nova_lite import objects
-from nova_lite.placement import summaries
-from nova_lite.scheduler import host_digest
-from nova_lite.scheduler import host_instances
-from nova_lite.scheduler import host_services
+from nova_lite.scheduler import host_compact
+from nova_lite.scheduler import host_loader
 from nova_lite.scheduler import host_state as host_state_mod
 from nova_lite.scheduler import population as population_mod
 
 LOG = logging.getLogger(__name__)
 
-COMPUTE_BINARY = 'nova-lite-compute'
+COMPUTE_BINARY = host_loader.COMPUTE_BINARY
+# Re-exported: the default loader.
+DatabaseLoader = host_loader.DatabaseLoader
 
 # Upper bound on how stale the service (up/disabled) view may be.
 _MAX_SERVICE_CACHE_SECONDS = 5
-
-
-class DatabaseLoader:
-    """Reads the records host states are built from.
-
-    ``compute_nodes`` returns ComputeNode objects (all, or those of
-    ``uuids``), ``services`` the compute Service objects, ``summaries``
-    {provider uuid: ProviderSummary}, ``aggregates`` Aggregate objects
-    (all, or those among ``uuids``), ``instances`` {node uuid:
-    [HostInstance]} (of every node, or of ``uuids``). A fake with the
-    same five methods stands in for it in tests.
-    """
-
-    def compute_nodes(self, ctxt, uuids=None):
-        if uuids is None:
-            return objects.ComputeNodeList.get_all(ctxt)
-        return objects.ComputeNodeList.get_all_by_uuids(ctxt, sorted(uuids))
-
-    def services(self, ctxt):
-        return objects.ServiceList.get_all(ctxt, binary=COMPUTE_BINARY)
-
-    def services_to_recheck(self, ctxt, now, down_time, hosts):
-        """The compute services not plainly up and enabled as of ``now``,
-        and those of ``hosts`` (optional: without it the host manager
-        re-reads every service)."""
-        return host_services.services_to_recheck(
-            ctxt, COMPUTE_BINARY, now, down_time, hosts)
-
-    def services_of_hosts(self, ctxt, hosts):
-        """The compute services of ``hosts`` (optional: without it a
-        change notice leaves the services to ``sync_services``)."""
-        return host_services.services_of_hosts(ctxt, COMPUTE_BINARY, hosts)
-
-    def digest(self, ctxt):
-        """{node uuid: (node updated_at, provider generation)} (optional:
-        without it ``catch_up`` reloads everything)."""
-        return host_digest.get_digest(ctxt)
-
-    def summaries(self, ctxt, uuids=None):
-        return summaries.get_summaries(
-            ctxt, None if uuids is None else sorted(uuids))
-
-    def aggregates(self, ctxt, uuids=None):
-        if uuids is None:
-            return objects.AggregateList.get_all(ctxt)
-        return objects.AggregateList.get_by_uuids(ctxt, sorted(uuids))
-
-    def instances(self, ctxt, uuids=None):
-        return host_instances.get_host_instances(
-            ctxt, None if uuids is None else sorted(uuids))
 
 
 class HostManager:
@@ -175,11 +124,9 @@ class HostManager:
         """
         pending = self._take_dirty()
         try:
-            nodes = self.loader.compute_nodes(ctxt)
             services = self._read_services(ctxt)
-            provider_summaries = self.loader.summaries(ctxt)
             aggregates = self.loader.aggregates(ctxt)
-            instances = self.loader.instances(ctxt)
+            batches = self._node_batches(ctxt)
         except Exception:
             self.mark_dirty(pending)
             raise
@@ -187,17 +134,52 @@ class HostManager:
             self._set_services(services)
             self._aggregates = {}
             self._apply_aggregates(aggregates, ())
-            states = {}
-            for node in nodes:
-                state = self._build(node, provider_summaries,
-                                    instances.get(node.uuid, ()))
-                if state is not None:
-                    states[node.uuid] = state
+        states, count = {}, 0
+        try:
+            for nodes, provider_summaries, instances, listed in batches:
+                count += len(nodes)
+                with self.lock:
+                    for node in nodes:
+                        state = self._build(node, provider_summaries,
+                                            instances.get(node.uuid, ()))
+                        if state is not None:
+                            # The listing's uuid string, kept for the
+                            # whole load anyway, rather than the node
+                            # record's copy.
+                            state.uuid = listed.get(node.uuid, node.uuid)
+                            states[state.uuid] = state
+                # Dropped before the next batch is read.
+                del nodes, provider_summaries, instances, listed
+        except Exception:
+            self.mark_dirty(pending)
+            raise
+        with self.lock:
             self._states = states
             self.population.reset(states.values())
             self._full_load_at = self._clock()
         LOG.info('Loaded %d host states (%d compute nodes, %d aggregates)',
-                 len(states), len(nodes), len(aggregates))
+                 len(states), count, len(aggregates))
+
+    def _node_batches(self, ctxt):
+        """(nodes, summaries, instances, {uuid: uuid}) of every compute
+        node, in batches of ``[scheduler] host_state_load_batch`` nodes
+        when the loader can list the nodes first (``digest``), else at
+        once; the last, the listed uuids of the batch."""
+        size = CONF.scheduler.host_state_load_batch
+        digest = getattr(self.loader, 'digest', None)
+        if not size or digest is None:
+            return [(self.loader.compute_nodes(ctxt),
+                     self.loader.summaries(ctxt),
+                     self.loader.instances(ctxt), {})]
+        uuids = sorted(digest(ctxt))
+        return self._read_batches(ctxt, uuids, size)
+
+    def _read_batches(self, ctxt, uuids, size):
+        for start in range(0, len(uuids), size):
+            batch = {uuid: uuid for uuid in uuids[start:start + size]}
+            yield (self.loader.compute_nodes(ctxt, batch),
+                   self.loader.summaries(ctxt, batch),
+                   self.loader.instances(ctxt, batch), batch)
 
     def refresh(self, ctxt, uuids):
         """Reload the states of ``uuids`` only.
@@ -266,13 +248,13 @@ class HostManager:
         service, up = self._services.get(node.host, (None, False))
         state = self._states.get(node.uuid)
         if state is None:
-            state = host_state_mod.HostState.from_records(node, service,
-                                                          summary, up)
+            state = host_state_mod.HostState.from_records(
+                node, service, summary, up, instances)
         else:
-            state.update(compute_node=node, summary=summary)
+            state.update(compute_node=node, summary=summary,
+                         instances=instances)
             state.update_service(service, up)
         state.set_aggregates(self._host_aggregates.get(node.host, ()))
-        state.set_instances(instances)
         return state
 
     # Aggregates
@@ -300,7 +282,10 @@ class HostManager:
         for view in self._aggregates.values():
             for host in view.hosts:
                 index.setdefault(host, []).append(view)
-        self._host_aggregates = index
+        # One list per combination of aggregates, not one per host.
+        shared = host_compact.shared_list
+        self._host_aggregates = index = {host: shared(views)
+                                         for host, views in index.items()}
         self.population.aggregates_changed()
         for state in self._states.values():
             if state.host in touched:
@@ -334,13 +319,7 @@ class HostManager:
         return min(CONF.report_interval, _MAX_SERVICE_CACHE_SECONDS)
 
     def _read_services(self, ctxt):
-        services = self.loader.services(ctxt)
-        # is_up depends on the time of reading, so take it now, once per
-        # service rather than once per node, all at one instant.
-        now = timeutils.utcnow().replace(tzinfo=None)
-        down_time = CONF.service_down_time
-        return {svc.host: (svc, bool(_up_at(svc, now, down_time)))
-                for svc in services}
+        return _entries(self.loader.services(ctxt))
 
     def _read_services_of(self, ctxt, hosts):
         """{host: (service, up)} of ``hosts``: a notice about a node may
@@ -349,10 +328,7 @@ class HostManager:
         read = getattr(self.loader, 'services_of_hosts', None)
         if read is None or not hosts:
             return {}
-        now = timeutils.utcnow().replace(tzinfo=None)
-        down_time = CONF.service_down_time
-        return {svc.host: (svc, bool(_up_at(svc, now, down_time)))
-                for svc in read(ctxt, hosts)}
+        return _entries(read(ctxt, hosts))
 
     def _set_services(self, services):
         self._services = services
@@ -381,10 +357,8 @@ class HostManager:
             fresh, complete = self._read_services(ctxt), True
         else:
             now = timeutils.utcnow().replace(tzinfo=None)
-            down_time = CONF.service_down_time
-            fresh = {svc.host: (svc, bool(_up_at(svc, now, down_time)))
-                     for svc in recheck(ctxt, now, down_time,
-                                        set(self._unsettled))}
+            fresh = _entries(recheck(ctxt, now, CONF.service_down_time,
+                                     set(self._unsettled)), now)
             complete = False
         # The comparison is the costly part at scale: outside the lock,
         # against the services as they were; redone under it in the rare
@@ -494,6 +468,22 @@ class HostManager:
         return stale
 
 
+def _entries(services, now=None):
+    """{host: (ServiceRecord, up)} of Service objects.
+
+    is_up depends on the time of reading, so it is taken once per
+    service rather than once per node, all at one instant (``now``, by
+    default the present); the record replaces the object, which is ten
+    times its size.
+    """
+    if now is None:
+        now = timeutils.utcnow().replace(tzinfo=None)
+    down_time = CONF.service_down_time
+    record = host_state_mod.ServiceRecord.of
+    return {svc.host: (record(svc), bool(_up_at(svc, now, down_time)))
+            for svc in services}
+
+
 def _up_at(service, now, down_time):
     up_at = getattr(service, 'up_at', None)
     return service.is_up if up_at is None else up_at(now, down_time)
@@ -512,6 +502,9 @@ def _service_key(entry):
     if entry is None:
         return None
     service, up = entry
+    if type(service) is host_state_mod.ServiceRecord:
+        return (up, service.id, service.disabled, service.disabled_reason,
+                service.forced_down)
     # Read from the object's __dict__ when it can: this runs for every
     # service every few seconds.
     values = getattr(service, '__dict__', None)

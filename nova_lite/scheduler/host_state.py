@@ -26,6 +26,8 @@ import collections
 
 from nova_lite import availability_zones
 from nova_lite.objects import fields
+from nova_lite.scheduler import host_compact
+from nova_lite.scheduler import host_records
 from nova_lite.scheduler import host_usage
 
 _MB_PER_GB = 1024
@@ -55,67 +57,17 @@ class HostInstance(collections.namedtuple(
                 or self.task_state in IO_TASK_STATES)
 
 
-class AggregateView:
-    """A host aggregate as the scheduler holds it (Nova's attributes).
+# Re-exported: the records a host state keeps (see host_records).
+AggregateView = host_records.AggregateView
+ServiceView = host_records.ServiceView
+ServiceRecord = host_records.ServiceRecord
+_name = host_records.host_name
+_fields = host_records.read_fields
+_field = host_records.read_field
 
-    Shared by the HostStates of its hosts and updated in place, so every
-    host sees a change at once.
-    """
-
-    __slots__ = ('id', 'uuid', 'name', 'hosts', 'metadata')
-
-    def __init__(self, aggregate):
-        self.id = None
-        self.uuid = aggregate.uuid
-        self.update(aggregate)
-
-    def update(self, aggregate):
-        self.id = _field(aggregate, 'id')
-        self.name = aggregate.name
-        self.hosts = list(aggregate.hosts)
-        self.metadata = dict(aggregate.metadata)
-
-    @property
-    def availability_zone(self):
-        return self.metadata.get('availability_zone')
-
-    def __repr__(self):
-        return '<Aggregate %s %s>' % (self.name, self.uuid)
-
-
-class ServiceView(dict):
-    """The fields of a compute service that filters read.
-
-    A plain dict snapshot, so Nova-style ``host_state.service['disabled']``
-    works, with attribute access (``host_state.service.disabled``) too.
-    """
-
-    __slots__ = ()
-
-    _FIELDS = ('id', 'uuid', 'host', 'binary', 'disabled', 'disabled_reason',
-               'forced_down', 'version', 'last_seen_up', 'updated_at')
-
-    def __getattr__(self, name):
-        try:
-            return self[name]
-        except KeyError:
-            raise AttributeError(name) from None
-
-    @classmethod
-    def from_service(cls, service):
-        """Snapshot a Service object (or anything with its attributes)."""
-        if isinstance(service, dict):
-            return cls(service)
-        return cls((name, _field(service, name))
-                   for name in cls._FIELDS)
-
-
-def _field(obj, name, default=None):
-    """``obj.name``, or ``default`` when unset (versioned objects raise)."""
-    is_set = getattr(obj, 'obj_attr_is_set', None)
-    if is_set is not None and name in getattr(obj, 'fields', ()):
-        return getattr(obj, name) if is_set(name) else default
-    return getattr(obj, name, default)
+_NODE_FIELDS = ('hypervisor_type', 'hypervisor_version', 'cpu_info',
+                'host_ip', 'updated_at', 'stats', 'metrics',
+                'pci_device_pools', 'numa_topology', 'running_vms')
 
 
 def _metrics(raw):
@@ -129,11 +81,25 @@ def _metrics(raw):
     return result
 
 
+# What a host without NUMA cells or PCI devices holds (shared).
+_NO_DEVICES = ()
+_NO_USAGES = ((), ())
+
+
 def _int_stat(stats, key):
     try:
         return int(stats.get(key) or 0)
     except (TypeError, ValueError):
         return 0
+
+
+def _fit_of(inventories):
+    """{rc: (min_unit, max_unit, step_size, capacity)} of inventories,
+    shared by every host with the same ones."""
+    return host_compact.shared_mapping(
+        {rc: (inv.min_unit, inv.max_unit, inv.step_size,
+              int((inv.total - inv.reserved) * inv.allocation_ratio))
+         for rc, inv in inventories.items()})
 
 
 class HostState:
@@ -151,19 +117,36 @@ class HostState:
     ``what`` is 'service' when only the service changed, else None).
     """
 
-    _on_change = None
+    # Slots, not a __dict__: a million of these are kept. ``__dict__``
+    # stays available (made only when used) for attributes a plug-in
+    # sets on a host state, as Nova's HostState allows.
+    __slots__ = (
+        'host', 'nodename', 'uuid', 'generation', 'inventories', '_used',
+        'traits', 'provider_aggregates', 'aggregates',
+        'total_usable_ram_mb', 'free_ram_mb', 'ram_allocation_ratio',
+        'vcpus_total', 'vcpus_used', 'cpu_allocation_ratio',
+        'total_usable_disk_gb', 'free_disk_mb', 'disk_allocation_ratio',
+        'num_instances', 'num_io_ops', 'hypervisor_type',
+        'hypervisor_version', 'hypervisor_hostname', 'cpu_info', 'host_ip',
+        'stats', 'updated', '_service_source', '_service_view',
+        '_service_disabled', 'service_up', 'availability_zone', '_packed',
+        'metrics', 'pci_stats', 'numa_topology', '_limits',
+        'failed_builds', '_pci_pools', '_numa_cells', '_instances_known',
+        '_fit', '_on_change', '__dict__')
 
     def __init__(self, host, nodename, uuid):
+        self._on_change = None
         self.host = host
         self.nodename = nodename
         self.uuid = uuid
         self.generation = None
-        self.inventories = {}
-        self.usages = collections.Counter()
-        self.traits = set()
+        self.inventories = host_compact.EMPTY_MAP
+        # Usages: (shared tuple of resource classes, tuple of amounts).
+        self._used = _NO_USAGES
+        self.traits = frozenset()
         # Placement aggregate uuids of the provider; ``aggregates`` are
         # Nova's host aggregates (AggregateView).
-        self.provider_aggregates = set()
+        self.provider_aggregates = frozenset()
         self.aggregates = []
 
         self.total_usable_ram_mb = 0
@@ -183,7 +166,7 @@ class HostState:
         self.hypervisor_hostname = nodename
         self.cpu_info = None
         self.host_ip = None
-        self.stats = {}
+        self.stats = host_compact.EMPTY_MAP
         self.updated = None
 
         # The service record, and its ServiceView made on first read.
@@ -192,81 +175,138 @@ class HostState:
         self._service_disabled = False
         self.service_up = False
         self.availability_zone = None
-        self.instances = {}
-        self.metrics = {}
-        self.pci_stats = []
-        self.numa_topology = []
-        self.limits = {}
+        # The live instances, packed (host_compact); ``instances`` gives
+        # them as Nova's {uuid: instance}.
+        self._packed = ()
+        self.metrics = host_compact.EMPTY_MAP
+        self.pci_stats = _NO_DEVICES
+        self.numa_topology = _NO_DEVICES
+        # Made on first use: filters may write into Nova's ``limits``.
+        self._limits = None
         self.failed_builds = 0
         # As the compute reported them: free PCI pools and NUMA usage are
         # these minus what the instances on the node use.
-        self._pci_pools = []
-        self._numa_cells = []
+        self._pci_pools = _NO_DEVICES
+        self._numa_cells = _NO_DEVICES
         self._instances_known = False
         # {resource_class: (min_unit, max_unit, step_size, capacity)}:
         # what fits() needs, precomputed so the per-host check is a few
         # comparisons.
-        self._fit = {}
+        self._fit = host_compact.EMPTY_MAP
+
+    @property
+    def usages(self):
+        """{resource_class: amount used} (a Counter: 0 when unused),
+        made at each read; assign it to change it."""
+        classes, amounts = self._used
+        return collections.Counter(dict(zip(classes, amounts, strict=True)))
+
+    @usages.setter
+    def usages(self, usages):
+        usages = {rc: amount for rc, amount in usages.items() if amount}
+        self._used = (host_compact.shared(tuple(usages)),
+                      tuple(usages.values())) if usages else _NO_USAGES
+
+    @property
+    def limits(self):
+        """Nova's per-host limits dict (empty unless a filter sets it)."""
+        if self._limits is None:
+            self._limits = {}
+        return self._limits
+
+    @limits.setter
+    def limits(self, value):
+        self._limits = value
+
+    @property
+    def instances(self):
+        """{uuid: HostInstance} of the live instances on the node, made
+        from their packed form at each read (treat it as read-only)."""
+        return {inst.uuid: inst for inst in
+                host_compact.unpack_instances(self._packed, HostInstance)}
+
+    @instances.setter
+    def instances(self, instances):
+        self._packed = host_compact.pack_instances(
+            instances.values() if isinstance(instances, dict)
+            else instances)
 
     @classmethod
-    def from_records(cls, compute_node, service, summary, service_up=None):
+    def from_records(cls, compute_node, service, summary, service_up=None,
+                     instances=None):
         """A HostState of ``compute_node`` with its service and provider
-        (see ``update_service`` for ``service`` and ``service_up``)."""
+        (see ``update_service`` for ``service`` and ``service_up``) and,
+        when given, the live ``instances`` (see ``set_instances``)."""
         state = cls(compute_node.host, compute_node.hypervisor_hostname,
                     compute_node.uuid)
-        state.update(compute_node=compute_node, summary=summary)
+        state.update(compute_node=compute_node, summary=summary,
+                     instances=instances)
         state.update_service(service, service_up)
         return state
 
-    def update(self, compute_node=None, summary=None):
-        """Replace what ``compute_node`` and/or ``summary`` describe."""
+    def update(self, compute_node=None, summary=None, instances=None):
+        """Replace what ``compute_node``, ``summary`` and/or
+        ``instances`` describe (the NUMA and PCI usage is worked out
+        once, after all of them)."""
         if compute_node is not None:
-            self.update_from_compute_node(compute_node)
+            self.update_from_compute_node(compute_node, devices=False)
         if summary is not None:
-            self.update_from_summary(summary)
+            self.update_from_summary(summary, devices=False)
+        if instances is not None:
+            self.set_instances(instances)
+        else:
+            self._update_devices()
+            self._changed()
 
-    def update_from_compute_node(self, node):
-        self.host = node.host
-        self.nodename = node.hypervisor_hostname
-        self.hypervisor_hostname = node.hypervisor_hostname
-        self.hypervisor_type = _field(node, 'hypervisor_type')
-        self.hypervisor_version = _field(node, 'hypervisor_version')
-        self.cpu_info = _field(node, 'cpu_info')
-        self.host_ip = _field(node, 'host_ip')
-        self.updated = _field(node, 'updated_at')
-        stats = _field(node, 'stats') or {}
-        self.stats = dict(stats)
+    def update_from_compute_node(self, node, devices=True):
+        """Replace what the compute node record describes; ``devices``
+        False leaves the NUMA and PCI usage to the caller."""
+        self.host = _name(node.host)
+        self.nodename = self.hypervisor_hostname = _name(
+            node.hypervisor_hostname)
+        (hv_type, hv_version, cpu_info, self.host_ip,
+         self.updated, stats, metrics, pci_pools, numa_cells,
+         running_vms) = _fields(node, _NODE_FIELDS)
+        shared = host_compact.shared
+        self.hypervisor_type = shared(hv_type)
+        # A large int is an object per host unless shared.
+        self.hypervisor_version = shared(hv_version)
+        self.cpu_info = shared(cpu_info)
+        stats = stats or {}
+        self.stats = host_compact.shared_mapping(stats)
         self.failed_builds = _int_stat(stats, 'failed_builds')
-        self.metrics = _metrics(_field(node, 'metrics'))
-        self._pci_pools = [dict(p) for p in
-                           _field(node, 'pci_device_pools') or ()]
-        self._numa_cells = [dict(c) for c in
-                            _field(node, 'numa_topology') or ()]
+        self.metrics = host_compact.shared_mapping(_metrics(metrics))
+        self._pci_pools = [dict(p) for p in pci_pools or ()] or _NO_DEVICES
+        self._numa_cells = [dict(c) for c in numa_cells or ()
+                            ] or _NO_DEVICES
         if self._instances_known:
-            self._recount()
+            if devices:
+                self._recount()
             self._changed()
             return
         # Until the host manager gives the instances, the compute's counts.
         if 'num_instances' in stats:
             self.num_instances = _int_stat(stats, 'num_instances')
         else:
-            self.num_instances = _field(node, 'running_vms', 0) or 0
+            self.num_instances = running_vms or 0
         self.num_io_ops = _int_stat(stats, 'io_workload')
-        self._update_devices()
+        if devices:
+            self._update_devices()
         self._changed()
 
-    def update_from_summary(self, summary):
+    def update_from_summary(self, summary, devices=True):
+        """Replace what the provider summary describes; ``devices`` False
+        leaves the NUMA and PCI usage to the caller."""
         self.generation = summary.generation
-        self.inventories = dict(summary.inventories)
-        self.usages = collections.Counter(summary.usages)
-        self.traits = summary.traits
-        self.provider_aggregates = summary.aggregates
-        self._fit = {rc: (inv.min_unit, inv.max_unit, inv.step_size,
-                          int((inv.total - inv.reserved)
-                              * inv.allocation_ratio))
-                     for rc, inv in self.inventories.items()}
+        # Shared with every host of the same inventories (read-only).
+        self.inventories = host_compact.shared_mapping(summary.inventories)
+        self.usages = summary.usages
+        self.traits = host_compact.shared(frozenset(summary.traits))
+        self.provider_aggregates = host_compact.shared(
+            frozenset(summary.aggregates))
+        self._fit = _fit_of(self.inventories)
         self._update_capacity()
-        if self._numa_cells:
+        if self._numa_cells and devices:
             # Shared-CPU instances are placed by the allocation ratios.
             self._update_devices()
         self._changed()
@@ -285,7 +325,8 @@ class HostState:
     def set_aggregates(self, aggregates):
         """Record the host aggregates (AggregateView or alike) of this
         node's host, and the availability zone they give it."""
-        self.aggregates = list(aggregates)
+        # Shared by the hosts of the same aggregates (read-only).
+        self.aggregates = host_compact.shared_list(aggregates)
         self.availability_zone = availability_zones.zone_of(
             self.aggregates)
         self._changed()
@@ -293,18 +334,22 @@ class HostState:
     def set_instances(self, instances):
         """Replace the live instances on this node (HostInstance records)
         and recount what depends on them."""
-        self.instances = {inst.uuid: inst for inst in instances}
+        self._packed = host_compact.pack_instances(instances)
         self._instances_known = True
         self._recount()
         self._changed()
 
     def add_instance(self, instance):
         """Count one more instance (a claim this scheduler just made)."""
-        new = instance.uuid not in self.instances
-        self.instances[instance.uuid] = instance
+        instances = host_compact.unpack_instances(self._packed,
+                                                  HostInstance)
+        new = all(inst.uuid != instance.uuid for inst in instances)
+        instances.append(instance)
+        self._packed = host_compact.pack_instances(instances)
         # Without the instance list (counts from the compute's stats),
         # count up from what the compute said.
-        self.num_instances = (len(self.instances) if self._instances_known
+        self.num_instances = (len(instances) + new - 1
+                              if self._instances_known
                               else self.num_instances + new)
         self.num_io_ops += instance.is_io_op and new
         if self._pci_pools or self._numa_cells:
@@ -312,14 +357,23 @@ class HostState:
         self._changed()
 
     def _recount(self):
-        self.num_instances = len(self.instances)
-        self.num_io_ops = sum(inst.is_io_op
-                              for inst in self.instances.values())
+        profiles = host_compact.profiles(self._packed)
+        self.num_instances = len(profiles)
+        io_ops = 0
+        for profile in profiles:
+            # (project_id, vm_state, task_state, ...): HostInstance.is_io_op
+            if profile[1] == _BUILDING or profile[2] in IO_TASK_STATES:
+                io_ops += 1
+        self.num_io_ops = io_ops
         self._update_devices()
 
     def _update_devices(self):
+        if not self._numa_cells and not self._pci_pools:
+            self.numa_topology = self.pci_stats = _NO_DEVICES
+            return
         self.numa_topology, self.pci_stats = host_usage.node_usage(
-            self._numa_cells, self._pci_pools, list(self.instances.values()),
+            self._numa_cells, self._pci_pools,
+            host_compact.unpack_instances(self._packed, HostInstance),
             self.cpu_allocation_ratio, self.ram_allocation_ratio)
 
     @property
@@ -429,8 +483,10 @@ class HostState:
         joins ``instances``, so server group filters and the NUMA and PCI
         usage see it. Without it only the counts move.
         """
+        used = self.usages
         for rc, amount in resources.items():
-            self.usages[rc] += amount
+            used[rc] += amount
+        self.usages = used
         self.generation = generation
         self._update_capacity()
         if instance is not None:

@@ -52,6 +52,8 @@ _NUMERIC_INDEX = {name: i for i, name in enumerate(NUMERIC)}
 # Bounds on the caches of request-specific columns (rebuilt on demand).
 MAX_DERIVED = 64
 MAX_PARTITIONS = 32
+# Rows read at a time by reset().
+_RESET_SLICE = 8192
 # Discarded rows are compacted away once they are this share of rows.
 _COMPACT_SHARE = 0.25
 
@@ -91,6 +93,8 @@ class Population:
 
     def __init__(self, host_states=(), owned=False):
         self.owned = owned
+        # One bound method shared by every host watched (not one each).
+        self._hook = self.mark_changed
         self.index = population_index.InstanceIndex(self)
         self.reset(host_states)
 
@@ -109,13 +113,18 @@ class Population:
         self.present = np.zeros(capacity, bool)
         self.present[:self.size] = True
         self._num = np.zeros((len(NUMERIC), capacity))
-        if hosts:
-            self._num[:, :self.size] = np.array(
-                [_numeric(host) for host in hosts]).T
         self.service_ok = np.zeros(capacity, bool)
-        self.service_ok[:self.size] = [_service_ok(h) for h in hosts]
         self._rc = population_resources.ResourceColumns(capacity)
-        self._rc.fill(hosts, range(self.size))
+        # A slice of rows at a time: the Python values gathered for one
+        # array write are freed before the next slice, so a million rows
+        # do not leave their memory behind.
+        for start in range(0, self.size, _RESET_SLICE):
+            part = hosts[start:start + _RESET_SLICE]
+            end = start + len(part)
+            self._num[:, start:end] = np.array(
+                [_numeric(host) for host in part]).T
+            self.service_ok[start:end] = [_service_ok(h) for h in part]
+            self._rc.fill_new(part, start)
         self._derived = collections.OrderedDict()
         self._partitions = collections.OrderedDict()
         self._aggregate_keys = None
@@ -125,7 +134,7 @@ class Population:
 
     def _watch(self, host):
         if self.owned:
-            host._on_change = self.mark_changed
+            host._on_change = self._hook
 
     def add(self, host):
         """Append ``host`` as a new row."""
@@ -146,7 +155,7 @@ class Population:
         row = self._rows.pop(id(host), None)
         if row is None:
             return
-        if self.owned and host._on_change == self.mark_changed:
+        if self.owned and host._on_change == self._hook:
             host._on_change = None
         self.hosts[row] = None
         self.present[row] = False

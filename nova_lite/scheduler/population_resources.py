@@ -68,6 +68,31 @@ class ResourceColumns:
                                   capacity, used, capacity - used)
                 odd[rc] += step_size != 1
 
+    def fill_new(self, hosts, first=0):
+        """Read ``hosts``, rows ``first`` on, into rows not filled yet (a
+        reset): ``fill`` of each row, with one array write per class."""
+        found = {}
+        for row, host in enumerate(hosts, first):
+            if host is None:
+                continue
+            limits, usages = _resources(host)
+            for rc, (min_unit, max_unit, step_size, capacity) in (
+                    limits.items()):
+                used = usages.get(rc, 0)
+                rows, values = found.setdefault(rc, ([], []))
+                rows.append(row)
+                values.append((1.0, min_unit, max_unit, step_size,
+                               capacity, used, capacity - used))
+        for rc, (rows, values) in found.items():
+            column = self._rc.get(rc)
+            if column is None:
+                column = np.empty((len(_ABSENT_RC), self.capacity))
+                column.T[:] = _ABSENT_RC
+                self._rc[rc] = column
+            column[:, rows] = np.array(values, dtype=float).T
+            self._odd_steps[rc] += int(np.count_nonzero(
+                column[3, rows] != 1.0))
+
     def resource(self, rc, size):
         """Resource arrays of class ``rc`` over the first ``size`` rows,
         or None when no host has it."""

@@ -74,11 +74,10 @@ def host(name='host1', aggregates=(), instances=(), **attrs):
     capacity = {k: attrs.pop(k) for k in _CAPACITY_KEYS if k in attrs}
     state = fakes.host(name, **capacity)
     state.aggregates = list(aggregates)
-    state.instances = {}
-    for inst in instances:
-        if isinstance(inst, str):
-            inst = HostInstance(uuid=inst)
-        state.instances[inst.uuid] = inst
+    # Assigned whole: a HostState keeps its instances packed, and the
+    # dict ``instances`` gives is made at each read.
+    state.instances = [HostInstance(uuid=inst) if isinstance(inst, str)
+                       else inst for inst in instances]
     state.availability_zone = attrs.pop('availability_zone', 'nova')
     state.metrics = attrs.pop('metrics', {})
     state.pci_stats = attrs.pop('pci_stats', [])

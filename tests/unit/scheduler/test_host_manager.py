@@ -296,3 +296,44 @@ def test_a_request_waits_for_the_notices_another_is_applying(clock):
     first.join(5)
     second.join(5)
     assert len(seen[0]) == 2
+
+
+class _ListingLoader(fakes.FakeLoader):
+    """A loader that can list the nodes first (a digest), so the load
+    reads them in batches."""
+
+    def digest(self, ctxt):
+        return {node.uuid: (None, 1) for node in self.nodes}
+
+
+def _fleet_loader(count):
+    nodes = [fakes.compute_node(U[i], 'h%d' % i) for i in range(count)]
+    return _ListingLoader(
+        nodes, [fakes.service('h%d' % i) for i in range(count)],
+        {U[i]: fakes.summary(U[i], memory_mb=1024 * (i + 1))
+         for i in range(count)})
+
+
+def test_load_all_reads_nodes_in_batches(clock, conf):
+    # The records of a batch are dropped before the next is read: the
+    # load never holds the whole fleet's records.
+    conf.config(group='scheduler', host_state_load_batch=2)
+    loader = _fleet_loader(5)
+    manager = _manager(loader, clock)
+    manager.load_all(None)
+    assert [uuids for call, uuids in loader.calls
+            if call == 'compute_nodes'] == [U[0:2], U[2:4], U[4:5]]
+    states = _by_uuid(manager.get_host_states(None))
+    assert set(states) == set(U[:5])
+    assert states[U[4]].total_usable_ram_mb == 5 * 1024
+    assert [state.uuid for state in manager.population] == U[:5]
+
+
+def test_load_all_at_once_without_batches(clock, conf):
+    conf.config(group='scheduler', host_state_load_batch=0)
+    loader = _fleet_loader(3)
+    manager = _manager(loader, clock)
+    manager.load_all(None)
+    assert [uuids for call, uuids in loader.calls
+            if call == 'compute_nodes'] == [None]
+    assert len(manager.population) == 3

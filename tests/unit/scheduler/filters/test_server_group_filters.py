@@ -78,7 +78,10 @@ def test_placed_instances_count_as_they_are_added():
     spec = fake_hosts.spec(instance_group=group)
     host = fake_hosts.host('h4')
     assert flt.host_passes(host, spec)
-    host.instances[M[3]] = fake_hosts.HostInstance(uuid=M[3])
+    # Replaced whole, as the host manager does: the dict is made at
+    # each read from the packed instances.
+    host.instances = {**host.instances,
+                      M[3]: fake_hosts.HostInstance(uuid=M[3])}
     assert not flt.host_passes(host, spec)
 
 

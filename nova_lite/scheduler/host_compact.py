@@ -1,0 +1,178 @@
+"""Compact storage for what every HostState keeps, so that a million
+hosts fit in a couple of gigabytes.
+
+Most of what a host state holds repeats across hosts: the same traits,
+aggregates, inventories, flavors, projects and image properties. Those
+values are *shared*: ``shared(value)`` returns the one stored copy equal
+to an immutable value, so a million hosts with a few hundred distinct
+trait sets hold a few hundred sets. What is unique per host is packed:
+the instances on a node are kept as one bytes object of their uuids and
+a tuple of shared *profiles* (everything of a HostInstance but its uuid)
+and turned back into HostInstance records only when read.
+
+    traits = shared(frozenset(summary.traits))
+    packed = pack_instances(instances)
+    {inst.uuid: inst for inst in unpack_instances(packed, HostInstance)}
+
+Sharing is only an optimisation: the tables are emptied when they grow
+past ``_MAX_SHARED`` entries (a fleet with that many distinct values
+gains little from them), and an unhashable value is stored as it is.
+"""
+
+# Entries kept per table before it is emptied.
+_MAX_SHARED = 200000
+
+_values = {}
+_profiles = {}
+
+# Read-only stand-ins for the empty containers most hosts hold.
+EMPTY_MAP = {}
+
+
+def shared(value):
+    """The stored value equal to ``value`` (hashable and immutable)."""
+    try:
+        found = _values.get(value)
+    except TypeError:
+        return value
+    if found is not None:
+        return found
+    if len(_values) >= _MAX_SHARED:
+        _values.clear()
+    _values[value] = value
+    return value
+
+
+def shared_mapping(mapping):
+    """A dict equal to ``mapping``, shared with every equal one whose
+    values are hashable; callers must not mutate it."""
+    if not mapping:
+        return EMPTY_MAP
+    try:
+        key = ('map', frozenset(mapping.items()))
+        found = _values.get(key)
+    except TypeError:
+        return dict(mapping)
+    if found is None:
+        if len(_values) >= _MAX_SHARED:
+            _values.clear()
+        found = _values[key] = dict(mapping)
+    return found
+
+
+def shared_list(items):
+    """A list of ``items`` (hashable), shared with every equal one;
+    callers must not mutate it."""
+    items = tuple(items)
+    key = ('list', items)
+    try:
+        found = _values.get(key)
+    except TypeError:
+        return list(items)
+    if found is None:
+        if len(_values) >= _MAX_SHARED:
+            _values.clear()
+        found = _values[key] = list(items)
+    return found
+
+
+def _props_key(props):
+    if not props:
+        return ()
+    try:
+        key = frozenset(props.items())
+        hash(key)
+        return key
+    except TypeError:
+        # Unhashable values (lists): a key of this dict alone.
+        return ('id', id(props))
+
+
+def _profile(instance):
+    """(project_id, vm_state, task_state, flavor, image_properties,
+    group_uuids) of ``instance``, shared with every instance alike."""
+    props = instance.image_properties
+    groups = instance.group_uuids
+    if type(groups) is not frozenset:
+        groups = frozenset(groups or ())
+    key = (instance.project_id, instance.vm_state, instance.task_state,
+           id(instance.flavor), _props_key(props), groups)
+    found = _profiles.get(key)
+    if found is None:
+        if len(_profiles) >= _MAX_SHARED:
+            _profiles.clear()
+        found = _profiles[key] = (
+            shared(instance.project_id), instance.vm_state,
+            instance.task_state, instance.flavor,
+            props if props else EMPTY_MAP,
+            shared(groups),
+            # Holding the flavor keeps its id from being reused by
+            # another flavor while the key is in the table.
+        )
+    return found
+
+
+def _uuid_bytes(uuid):
+    """The 16 bytes of a canonical (lower-case, dashed) uuid string, or
+    None for any other string (kept as it is)."""
+    # Dashes at 8, 13, 18 and 23: a step of 5.
+    if type(uuid) is not str or len(uuid) != 36 or uuid[8:24:5] != '----':
+        return None
+    try:
+        raw = bytes.fromhex(uuid.replace('-', ''))
+    except ValueError:
+        return None
+    if len(raw) != 16 or uuid.lower() != uuid:
+        return None
+    return raw
+
+
+def _uuid_str(raw):
+    text = raw.hex()
+    return '%s-%s-%s-%s-%s' % (text[:8], text[8:12], text[12:16],
+                               text[16:20], text[20:])
+
+
+def pack_instances(instances):
+    """The compact form of ``instances`` (HostInstance records, in their
+    order; later duplicates of a uuid replace earlier ones): ``(uuids,
+    profiles)`` with ``uuids`` one bytes object of 16 bytes per
+    instance, or a tuple of strings when one uuid is not canonical.
+    ``()`` when there are none."""
+    by_uuid = {}
+    for instance in instances:
+        by_uuid[instance.uuid] = instance
+    if not by_uuid:
+        return ()
+    profiles = tuple(_profile(inst) for inst in by_uuid.values())
+    raw = []
+    for uuid in by_uuid:
+        packed = _uuid_bytes(uuid)
+        if packed is None:
+            return (tuple(by_uuid), profiles)
+        raw.append(packed)
+    return (b''.join(raw), profiles)
+
+
+def instance_uuids(packed):
+    """The uuids of a packed instance list, in order."""
+    if not packed:
+        return ()
+    uuids = packed[0]
+    if isinstance(uuids, tuple):
+        return uuids
+    return [_uuid_str(uuids[i:i + 16]) for i in range(0, len(uuids), 16)]
+
+
+def unpack_instances(packed, record):
+    """The instances of a packed list, as ``record(uuid, *profile)``."""
+    if not packed:
+        return []
+    return [record(uuid, *profile)
+            for uuid, profile in zip(instance_uuids(packed), packed[1],
+                                     strict=True)]
+
+
+def profiles(packed):
+    """The shared profiles of a packed list (see ``_profile``)."""
+    return packed[1] if packed else ()

@@ -1,0 +1,71 @@
+"""Compact host storage: shared values and packed instances."""
+
+from nova_lite import objects
+from nova_lite.scheduler import host_compact
+from nova_lite.scheduler import host_state
+
+A = 'a0cf03a5-d921-4877-bb5c-86d26cf818e1'
+B = '8c19174f-4220-44f0-824a-cd1eeef10287'
+
+
+def _instance(uuid, project='p1', task_state=None, groups=()):
+    return host_state.HostInstance(uuid, project, 'active', task_state,
+                                   None, {}, frozenset(groups))
+
+
+def test_equal_values_are_one_object():
+    first = host_compact.shared(frozenset({'CUSTOM_X', 'CUSTOM_Y'}))
+    second = host_compact.shared(frozenset({'CUSTOM_Y', 'CUSTOM_X'}))
+    assert first is second
+    assert (host_compact.shared_mapping({'a': 1})
+            is host_compact.shared_mapping({'a': 1}))
+    assert host_compact.shared_list(['x']) is host_compact.shared_list(('x',))
+    # Unhashable values are kept as they are, not shared.
+    assert host_compact.shared_mapping({'a': [1]}) == {'a': [1]}
+
+
+def test_instances_round_trip_with_shared_profiles():
+    packed = host_compact.pack_instances(
+        [_instance(A, groups={'g1'}), _instance(B, groups={'g1'})])
+    # 16 bytes per canonical uuid, one profile for both.
+    assert packed[0] == bytes.fromhex(A.replace('-', '') +
+                                      B.replace('-', ''))
+    assert packed[1][0] is packed[1][1]
+    unpacked = host_compact.unpack_instances(packed, host_state.HostInstance)
+    assert unpacked == [_instance(A, groups={'g1'}),
+                        _instance(B, groups={'g1'})]
+
+
+def test_other_uuids_are_kept_as_strings():
+    for odd in ('inst-1', A.upper(), A.replace('-', '')):
+        packed = host_compact.pack_instances([_instance(A), _instance(odd)])
+        assert host_compact.instance_uuids(packed) == (A, odd)
+
+
+def test_a_later_duplicate_replaces_the_earlier():
+    packed = host_compact.pack_instances(
+        [_instance(A), _instance(B), _instance(A, task_state='rebuilding')])
+    unpacked = host_compact.unpack_instances(packed, host_state.HostInstance)
+    assert [(i.uuid, i.task_state) for i in unpacked] == [
+        (A, 'rebuilding'), (B, None)]
+    assert host_compact.pack_instances([]) == ()
+
+
+def test_host_state_instances_are_made_on_read():
+    state = host_state.HostState('h1', 'n1', A)
+    state.set_instances([_instance(A, task_state='rebuilding'),
+                         _instance(B)])
+    assert state.instances == {A: _instance(A, task_state='rebuilding'),
+                               B: _instance(B)}
+    assert (state.num_instances, state.num_io_ops) == (2, 1)
+
+
+def test_service_record_keeps_what_service_view_reads():
+    service = objects.Service(id=4, host='h1', binary='nova-lite-compute',
+                              disabled=True, disabled_reason='maint',
+                              forced_down=False)
+    record = host_state.ServiceRecord.of(service)
+    view = host_state.ServiceView.from_service(record)
+    assert view['disabled'] and view.disabled_reason == 'maint'
+    assert (view.id, view.host, view.uuid) == (4, 'h1', None)
+    assert host_state.ServiceRecord.of(record) is record
