@@ -122,4 +122,3 @@ def _new_request(context, instance, migration):
     objects.InstanceAction.for_request(
         request, instance.uuid, _ACTIONS[migration.status]).create()
     return request
-
