@@ -29,18 +29,31 @@ _profiles = {}
 EMPTY_MAP = {}
 
 
+def _store(key, value):
+    """Keep ``value`` under ``key`` (emptying a full table first)."""
+    if len(_values) >= _MAX_SHARED:
+        _values.clear()
+    _values[key] = value
+    return value
+
+
+def _lookup(key, make):
+    """The value kept under ``key``, else ``make()`` kept there; an
+    unhashable key gets ``make()``, not kept."""
+    try:
+        found = _values.get(key)
+    except TypeError:
+        return make()
+    return found if found is not None else _store(key, make())
+
+
 def shared(value):
     """The stored value equal to ``value`` (hashable and immutable)."""
     try:
         found = _values.get(value)
     except TypeError:
         return value
-    if found is not None:
-        return found
-    if len(_values) >= _MAX_SHARED:
-        _values.clear()
-    _values[value] = value
-    return value
+    return found if found is not None else _store(value, value)
 
 
 def shared_mapping(mapping):
@@ -50,30 +63,16 @@ def shared_mapping(mapping):
         return EMPTY_MAP
     try:
         key = ('map', frozenset(mapping.items()))
-        found = _values.get(key)
     except TypeError:
         return dict(mapping)
-    if found is None:
-        if len(_values) >= _MAX_SHARED:
-            _values.clear()
-        found = _values[key] = dict(mapping)
-    return found
+    return _lookup(key, lambda: dict(mapping))
 
 
 def shared_list(items):
     """A list of ``items`` (hashable), shared with every equal one;
     callers must not mutate it."""
     items = tuple(items)
-    key = ('list', items)
-    try:
-        found = _values.get(key)
-    except TypeError:
-        return list(items)
-    if found is None:
-        if len(_values) >= _MAX_SHARED:
-            _values.clear()
-        found = _values[key] = list(items)
-    return found
+    return _lookup(('list', items), lambda: list(items))
 
 
 def _props_key(props):
