@@ -32,7 +32,14 @@ whose action nobody took up:
   ``finish_resize`` cast was lost (the source killed as it sent it, or
   the bus), so it is cast again to the destination, if it is up. The
   destination's first step is a conditional save from
-  ``resize_migrated``, so a finish that arrives twice runs once.
+  ``resize_migrated``, so a finish that arrives twice runs once;
+* a move in ``resize_prep`` whose destination finished its prep
+  (``compute_prep_resize`` ended in success) but whose source never
+  started the resize (no ``compute_resize_instance`` event): the
+  destination's ``resize_instance`` cast was lost (the destination
+  killed as it sent it, or the source killed as it took it), so it is
+  cast again to the source, if it is up. The source's first step is a
+  conditional save from ``resize_prep``.
 
 The server's ``updated_at`` is stamped as the action is sent again, so a
 slow compute gets it once per ``action_resend_after``.
@@ -52,6 +59,7 @@ from nova_lite import context as nl_context
 from nova_lite import exception
 from nova_lite import objects
 from nova_lite.objects import fields
+from nova_lite.objects import instance_action
 
 LOG = logging.getLogger(__name__)
 
@@ -86,15 +94,14 @@ def resend(context, compute_api, after):
     if not stuck:
         return {}
     moves_before = now - datetime.timedelta(seconds=after * MOVE_FACTOR)
-    up = None
+    up = _UpComputes(context)
     done = {}
     for instance in stuck:
         try:
             if instance.task_state == _T.RESIZE_PREP:
-                outcome = _end_lost_move(context, instance, moves_before)
+                outcome = _end_lost_move(context, compute_api, instance,
+                                         moves_before, up)
             else:
-                if up is None:
-                    up = timeouts.up_computes(context)
                 resend_one = (_resend_finish if instance.task_state ==
                               _T.RESIZE_MIGRATED else _resend_power)
                 outcome = resend_one(context, compute_api, instance, up)
@@ -105,6 +112,19 @@ def resend(context, compute_api, after):
         if outcome:
             done[instance.uuid] = outcome
     return done
+
+
+class _UpComputes:
+    """The computes that are up, read once and only when asked."""
+
+    def __init__(self, context):
+        self._context = context
+        self._hosts = None
+
+    def __contains__(self, host):
+        if self._hosts is None:
+            self._hosts = timeouts.up_computes(self._context)
+        return host in self._hosts
 
 
 def _stuck(context, task_states, now, after):
@@ -171,7 +191,7 @@ def _resend_finish(context, compute_api, instance, up):
     return 'cast'
 
 
-def _end_lost_move(context, instance, moves_before):
+def _end_lost_move(context, compute_api, instance, moves_before, up):
     action = newest_action(context, instance)
     if action is not None and action.action not in MOVES:
         action = None  # the API failed before it recorded the move
@@ -183,6 +203,9 @@ def _end_lost_move(context, instance, moves_before):
     if migration is not None:
         if action is None:
             return None
+        if _prepared(context, action, migration):
+            return _resend_resize(context, compute_api, instance, migration,
+                                  action, up)
         return _end_orphaned_move(context, instance, action, migration)
     if instance.updated_at.replace(tzinfo=None) >= moves_before:
         return None  # a conductor that far behind may still take it up
@@ -205,6 +228,36 @@ def _end_lost_move(context, instance, moves_before):
         LOG.exception('Recording the fault of instance %s failed',
                       instance.uuid)
     return 'cleared'
+
+
+def _prepared(context, action, migration):
+    """Whether the move's destination finished its prep and the source
+    never started the resize."""
+    events = objects.InstanceActionEventList.get_by_action(context,
+                                                           action.id)
+    if any(event.event == 'compute_resize_instance' for event in events):
+        return False
+    preps = [event for event in events
+             if event.event == 'compute_prep_resize']
+    return bool(preps) and preps[-1].finish_time is not None and (
+        preps[-1].result == instance_action.RESULT_SUCCESS and
+        preps[-1].host == migration.dest_compute)
+
+
+def _resend_resize(context, compute_api, instance, migration, action, up):
+    if migration.source_compute not in up:
+        return None  # the down-compute check settles it
+    if not _stamp(instance):
+        return None
+    LOG.warning('Instance %s has been resize_prep since %s with its '
+                'destination %s prepared and its source %s not started; '
+                'casting resize_instance again (request %s)', instance.uuid,
+                since(instance), migration.dest_compute,
+                migration.source_compute, action.request_id)
+    compute_api.resize_instance(as_request(context, action), instance,
+                                migration,
+                                instance.new_flavor or instance.flavor)
+    return 'cast'
 
 
 def _end_orphaned_move(context, instance, action, migration):

@@ -35,7 +35,10 @@ fault naming that compute. A compute that comes back and still works on
 such a move finds its conditional saves refused and stops. A compute
 that restarts sooner than it is seen down says so as it starts
 (``settle_restarted``, conductor RPC 1.8): the moves whose current step
-was its own (``STEP_ON``) are settled the same way then.
+was its own (``STEP_ON``) are settled the same way then, and so are the
+moves still in ``resize_prep`` whose prep (destination) or resize
+(source) it had started and not finished (``EVENT_ON``: a compute
+records the step's event before its first save).
 """
 
 import datetime
@@ -66,6 +69,12 @@ _GONE = (exception.InstanceNotFound, exception.UnexpectedTaskStateError)
 STEP_ON = {
     _T.RESIZE_MIGRATING: ('source',),
     _T.RESIZE_FINISH: ('dest',),
+}
+# The steps of a move in resize_prep a compute marks by their event's
+# start: event -> the side that runs it.
+EVENT_ON = {
+    'compute_prep_resize': 'dest',
+    'compute_resize_instance': 'source',
 }
 
 
@@ -137,8 +146,9 @@ def settle_restarted(context, host):
     for instance in moving:
         migration = _active_migration(context, instance.uuid,
                                       instance.task_state == _T.MIGRATING)
-        if migration is None or host not in _step_hosts(instance,
-                                                        migration):
+        if migration is None or (
+                host not in _step_hosts(instance, migration) and
+                not _unfinished_on(context, instance, migration, host)):
             continue
         error = exception.MoveHostRestarted(instance_uuid=instance.uuid,
                                             task_state=instance.task_state,
@@ -152,6 +162,24 @@ def _step_hosts(instance, migration):
     sides = {'source': migration.source_compute,
              'dest': migration.dest_compute}
     return {sides[side] for side in STEP_ON.get(instance.task_state, ())}
+
+
+def _unfinished_on(context, instance, migration, host):
+    """Whether ``host`` started a step of this move in resize_prep
+    (``EVENT_ON``) and never finished it."""
+    if instance.task_state != _T.RESIZE_PREP:
+        return False
+    actions = objects.InstanceActionList.get_by_instance_uuid(
+        context, instance.uuid, limit=1)
+    if not actions:
+        return False
+    sides = {'source': migration.source_compute,
+             'dest': migration.dest_compute}
+    return any(
+        event.finish_time is None and event.event in EVENT_ON and
+        event.host == host == sides[EVENT_ON[event.event]]
+        for event in objects.InstanceActionEventList.get_by_action(
+            context, actions[0].id))
 
 
 def _host_down(instance, migration, down):

@@ -186,6 +186,63 @@ def test_a_finish_the_destination_never_got_is_cast_again(ctxt):
     assert _task(ctxt, started) == _task(ctxt, dest_down) == 'resize_migrated'
 
 
+def _prepared(ctxt, dest, result=None, resized=False):
+    """A resize in resize_prep (migration pre-migrating) 30 s ago whose
+    destination ``dest`` finished its prep (with ``result``); the source
+    c1 started the resize if ``resized``."""
+    inst, request_id = _in_task(ctxt, 'c1', 'resize_prep', 30, 'resize')
+    migration = objects.Migration(
+        ctxt, uuid=uuidutils.generate_uuid(), instance_uuid=inst.uuid,
+        source_compute='c1', source_node='c1-n0', dest_compute=dest,
+        dest_node=dest + '-n0', migration_type='resize',
+        status='pre-migrating')
+    migration.create()
+    request = nl_context.RequestContext(user_id='u1', project_id='p1',
+                                        request_id=request_id)
+    objects.InstanceActionEvent.event_start(
+        request, inst.uuid, 'compute_prep_resize', host=dest)
+    objects.InstanceActionEvent.event_finish(
+        request, inst.uuid, 'compute_prep_resize', result=result)
+    if resized:
+        objects.InstanceActionEvent.event_start(
+            request, inst.uuid, 'compute_resize_instance', host='c1')
+    owners._update(ctxt, models.Instance, models.Instance.uuid == inst.uuid,
+                   {'updated_at': inst.updated_at})
+    return inst, migration, request_id
+
+
+def test_a_resize_the_source_never_got_is_cast_again(ctxt):
+    """The destination prepared and was killed as it cast resize_instance
+    (or the source as it took it): the server would stay resize_prep
+    until task_timeout."""
+    casts._compute(ctxt, 'c1')
+    casts._compute(ctxt, 'c2')
+    lost, migration, request_id = _prepared(ctxt, 'c2')
+    resized, _, _ = _prepared(ctxt, 'c2', resized=True)
+    failed, _, _ = _prepared(ctxt, 'c2', result='Error')
+    compute_api = mock.Mock()
+    assert lost_actions.resend(ctxt, compute_api, 10) == {lost.uuid: 'cast'}
+    (call,) = compute_api.resize_instance.call_args_list
+    sent_context, sent_instance, sent_migration, flavor = call[0]
+    assert (sent_instance.uuid, sent_migration.uuid) == (lost.uuid,
+                                                         migration.uuid)
+    assert sent_context.request_id == request_id
+    assert flavor.flavorid == lost.flavor.flavorid
+    # Stamped: not again before another action_resend_after.
+    assert lost_actions.resend(ctxt, compute_api, 10) == {}
+    assert {_task(ctxt, inst) for inst in (lost, resized, failed)} == {
+        'resize_prep'}
+
+
+def test_a_resize_whose_source_is_down_is_left_to_its_check(ctxt):
+    casts._compute(ctxt, 'c1', up=False)
+    casts._compute(ctxt, 'c2')
+    _prepared(ctxt, 'c2')
+    compute_api = mock.Mock()
+    assert lost_actions.resend(ctxt, compute_api, 10) == {}
+    assert not compute_api.resize_instance.called
+
+
 def test_a_move_names_its_conductor_as_it_starts(ctxt, monkeypatch):
     monkeypatch.setattr(ownership, 'enabled', lambda context: True)
     inst, _ = _in_task(ctxt, 'c1', 'resize_prep', 0, 'resize')

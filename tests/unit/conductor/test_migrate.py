@@ -462,6 +462,22 @@ def test_a_move_with_a_compute_down_is_settled_at_once(
                                  else 'error')
 
 
+def _events(monkeypatch, *events):
+    """The newest action of the instance has ``events``: (name, host,
+    finished)."""
+    action = instance_action.InstanceAction(id=7)
+    monkeypatch.setattr(
+        objects.InstanceActionList, 'get_by_instance_uuid',
+        classmethod(lambda cls, c, uuid, limit=None: [action]))
+    found = [instance_action.InstanceActionEvent(
+        event=name, host=host, finish_time=(
+            datetime.datetime(2026, 1, 1) if finished else None))
+        for name, host, finished in events]
+    monkeypatch.setattr(
+        objects.InstanceActionEventList, 'get_by_action',
+        classmethod(lambda cls, c, action_id: found))
+
+
 @pytest.mark.parametrize('task_state,status,restarted,outcome', [
     ('resize_prep', 'pre-migrating', 'dst', 'left'),
     ('resize_migrating', 'migrating', 'src', 'error-at-source'),
@@ -487,6 +503,7 @@ def test_a_restarted_compute_has_the_moves_of_its_steps_settled(
     monkeypatch.setattr(
         objects.MigrationList, 'get_by_filters',
         classmethod(lambda cls, c, f, limit=None: [w.migration]))
+    _events(monkeypatch)
     settled = move_timeouts.settle_restarted(w.ctxt, restarted)
     if outcome == 'left':
         assert settled == [] and w.log == [] and w.faults == []
@@ -512,3 +529,42 @@ def test_the_server_group_is_read_again_so_its_policy_holds(w,
     _task(w).execute()
     assert loaded == [UUID]
     assert w.log[1][1][0].instance_group.uuid == UUID
+
+
+@pytest.mark.parametrize('events,restarted,outcome', [
+    # The destination was killed in its prep: undone.
+    ([('compute_prep_resize', 'dst', False)], 'dst', 'undone'),
+    # ... a prep it finished is not lost with it (lost_actions resends
+    # the resize to the source).
+    ([('compute_prep_resize', 'dst', True)], 'dst', 'left'),
+    # The source was killed as it started the resize, before its save.
+    ([('compute_prep_resize', 'dst', True),
+      ('compute_resize_instance', 'src', False)], 'src', 'undone'),
+    # A step on the other compute goes on.
+    ([('compute_prep_resize', 'dst', False)], 'src', 'left'),
+    # A prep the destination was never asked for waits in its queue.
+    ([], 'dst', 'left')])
+def test_a_restarted_compute_has_the_prep_it_started_settled(
+        w, monkeypatch, events, restarted, outcome):
+    """A move in resize_prep has no step of its own in the task state: a
+    compute that restarted lost the step whose event it started and
+    never finished."""
+    instance = _instance()
+    instance.task_state = 'resize_prep'
+    instance.obj_reset_changes()
+    w.migration.status, w.migration.dest_compute = 'pre-migrating', 'dst'
+    monkeypatch.setattr(
+        objects.InstanceList, 'get_by_filters',
+        classmethod(lambda cls, c, filters, **kw: [instance]))
+    monkeypatch.setattr(
+        objects.MigrationList, 'get_by_filters',
+        classmethod(lambda cls, c, f, limit=None: [w.migration]))
+    _events(monkeypatch, *events)
+    settled = move_timeouts.settle_restarted(w.ctxt, restarted)
+    if outcome == 'left':
+        assert settled == [] and w.log == [] and w.faults == []
+        return
+    assert settled == [UUID]
+    assert 'its compute %s restarted' % restarted in w.faults[0]
+    assert _names(w) == ['abandon_move']
+    assert instance.vm_state == 'active'
