@@ -27,6 +27,15 @@ under a request of its own, recording its action first as the API would
 have. Without this the server would wait in VERIFY_RESIZE for good: a
 second confirm finds no ``finished`` migration.
 
+The API sets the server's ``resize_reverting`` before it marks the
+migration ``reverting``. If that second write failed (the API answered
+503; a revert whose conductor rolled back can fail the same way between
+its two undos), the server waits in ``resize_reverting`` with its
+migration still ``finished``, which no revert will ever take up. Such a
+server is given back its VERIFY_RESIZE (the task cleared, with a fault
+saying the revert never started), so the user can revert or confirm
+again.
+
 A confirm that comes from a delete (the server ``deleting``) is left to
 the delete's own resend (``stuck_deletes.py``), which settles the
 migration as it destroys the server.
@@ -67,7 +76,7 @@ def resend(context, scheduler_api, compute_api, after):
     for one migration."""
     cutoff = (timeutils.utcnow().replace(tzinfo=None)
               - datetime.timedelta(seconds=after))
-    done = {}
+    done = _end_unsent_reverts(context, cutoff)
     for migration in objects.MigrationList.get_by_filters(
             context, {'status': list(_OUTCOMES)}):
         stamp = migration.updated_at or migration.created_at
@@ -110,6 +119,50 @@ def _run_again(context, scheduler_api, compute_api, migration):
                 request.request_id)
     task_class(request, instance, migration, scheduler_api,
                compute_api).execute()
+    return True
+
+
+def _end_unsent_reverts(context, cutoff):
+    """Give VERIFY_RESIZE back to the servers left in resize_reverting
+    with a ``finished`` migration (see the module docstring); returns
+    {instance uuid: 'cleared'}."""
+    done = {}
+    for instance in objects.InstanceList.get_by_filters(
+            context, {'task_state': [_T.RESIZE_REVERTING],
+                      'vm_state': [fields.VMState.RESIZED],
+                      'updated_before': cutoff},
+            sort_key='id', sort_dir='asc'):
+        try:
+            if _end_unsent_revert(context, instance):
+                done[instance.uuid] = 'cleared'
+        except Exception:
+            LOG.exception('Ending the unsent revert of instance %s failed',
+                          instance.uuid)
+    return done
+
+
+def _end_unsent_revert(context, instance):
+    try:
+        objects.Migration.get_by_instance_and_status(
+            context, instance.uuid, records.FINISHED)
+    except exception.MigrationNotFound:
+        return False  # reverting: the revert (or its resend) runs it
+    instance.task_state = None
+    try:
+        instance.save(expected_task_state=[_T.RESIZE_REVERTING],
+                      expected_vm_state=[fields.VMState.RESIZED])
+    except (exception.InstanceNotFound, exception.UnexpectedTaskStateError,
+            exception.InstanceInvalidState):
+        return False
+    LOG.warning('Instance %s has been resize_reverting since %s with its '
+                'migration still finished: the revert never started; '
+                'back to VERIFY_RESIZE', instance.uuid,
+                lost_actions.since(instance))
+    error = exception.NovaLiteException(
+        'The revert never started (the request failed before its '
+        'migration was marked reverting); nothing was reverted')
+    objects.InstanceFault.from_exception(context, instance.uuid,
+                                         error).create()
     return True
 
 

@@ -115,3 +115,38 @@ def test_a_confirm_whose_action_was_never_recorded_is_run(ctxt, tasks):
                                                   context.request_id)
     assert (context.user_id, context.project_id) == (inst.user_id,
                                                      inst.project_id)
+
+
+def _age(ctxt, inst, seconds):
+    then = (datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
+            - datetime.timedelta(seconds=seconds))
+    owners._update(ctxt, models.Instance, models.Instance.uuid == inst.uuid,
+                   {'updated_at': then})
+
+
+def test_a_revert_whose_migration_was_never_marked_is_given_back(ctxt,
+                                                                 tasks):
+    """The API set resize_reverting and failed before the migration went
+    reverting: no revert will ever take the server up."""
+    unsent, _ = _waiting(ctxt, 'finished', 30, 'resize',
+                         task_state='resize_reverting')
+    _age(ctxt, unsent, 30)
+    recent, _ = _waiting(ctxt, 'finished', 30, 'resize',
+                         task_state='resize_reverting')
+    marked, _ = _waiting(ctxt, 'reverting', 0, 'revertResize',
+                         task_state='resize_reverting')
+    _age(ctxt, marked, 30)
+    assert lost_outcomes.resend(ctxt, mock.Mock(), mock.Mock(), 10) == {
+        unsent.uuid: 'cleared'}
+    after = objects.Instance.get_by_uuid(ctxt, unsent.uuid)
+    assert (after.vm_state, after.task_state) == ('resized', None)
+    fault = objects.InstanceFault.get_latest_for_instances(
+        ctxt, [unsent.uuid])[unsent.uuid]
+    assert 'never started' in fault.message
+    for inst in (recent, marked):
+        assert objects.Instance.get_by_uuid(
+            ctxt, inst.uuid).task_state == 'resize_reverting'
+    assert not any(task.called for task in tasks.values())
+    # The server can be reverted again: its migration is still finished.
+    assert objects.Migration.get_by_instance_and_status(
+        ctxt, unsent.uuid, 'finished')
