@@ -1,0 +1,150 @@
+"""A resize step lost between the computes, with the real daemons
+(PostgreSQL, RabbitMQ): the compute that lost it comes back before it is
+seen down (``service_down_time``, 20 s here), so the down-compute check
+never settles the move, and the server must not wait for ``[conductor]
+task_timeout`` (600 s here).
+
+* The ``resize_instance`` the destination cast after its prep is lost
+  (the source was killed and its queue lost the cast): a conductor casts
+  it again to the restarted source, and the resize completes.
+* The destination is killed in the middle of its prep and restarted: it
+  says so as it starts, and the move is undone at once, with a fault.
+"""
+
+import subprocess
+import time
+
+import pytest
+
+from tests.functional import conftest
+from tests.functional import deployment
+
+NODE = {'node_count': 1, 'vcpus': 4, 'memory_mb': 4096, 'local_gb': 100}
+PREP = 3  # seconds each destination takes to prepare
+# Well under task_timeout, and under service_down_time.
+BAR = 15
+
+
+@pytest.fixture
+def deploy(request, tmp_path):
+    computes = {name: dict(NODE, operation_delays='prep_resize:%d' % PREP)
+                for name in ('c1', 'c2')}
+    with conftest.deployed(
+        tmp_path, request, computes=computes,
+        conf={'conductor': {'task_timeout': 600,
+                            'build_timeout_check_interval': 2,
+                            'lost_build_check_interval': 1,
+                            'action_resend_after': 2}},
+        check_exit=False) as d:
+        d.image_id = d.register_image()
+        conftest.add_flavors(d, {
+            'small': {'ram': 256, 'vcpus': 1, 'disk': 1},
+            'big': {'ram': 512, 'vcpus': 1, 'disk': 1}})
+        yield d
+
+
+def _server(deploy, uuid):
+    return deploy.admin_api.get('/servers/%s' % uuid)[2]['server']
+
+
+def _boot(deploy):
+    status, _, body = deploy.api.post('/servers', {'server': {
+        'name': 'mover', 'imageRef': deploy.image_id,
+        'flavorRef': 'small'}})
+    assert status == 202, body
+    uuid = body['server']['id']
+    deployment.wait_for(lambda: _server(deploy, uuid)['status'] == 'ACTIVE',
+                        timeout=60, message='ACTIVE')
+    source = _server(deploy, uuid)['OS-EXT-SRV-ATTR:host']
+    return uuid, source, 'c2' if source == 'c1' else 'c1'
+
+
+def _resize(deploy, uuid):
+    status, _, body = deploy.api.post('/servers/%s/action' % uuid,
+                                      {'resize': {'flavorRef': 'big'}})
+    assert status == 202, body
+
+
+def _prep(deploy, uuid, finished):
+    """Whether the destination started (or finished) its prep."""
+    rows = deploy.sql(
+        "SELECT e.finish_time FROM instance_actions_events e JOIN "
+        "instance_actions a ON a.id = e.action_id WHERE a.instance_uuid = "
+        ":uuid AND e.event = 'compute_prep_resize'", uuid=uuid)
+    return any(row.finish_time is not None or not finished for row in rows)
+
+
+def _memory_mb(deploy, uuid):
+    return deploy.sql('SELECT memory_mb FROM instances WHERE uuid = :uuid',
+                      uuid=uuid)[0].memory_mb
+
+
+def _queued(deploy, queue):
+    out = subprocess.run(
+        ['rabbitmqctl', '-q', 'list_queues', '-p', deploy.vhost.name,
+         'name', 'messages'], check=True, capture_output=True,
+        text=True).stdout
+    counts = dict(line.split() for line in out.splitlines()
+                  if len(line.split()) == 2)
+    return int(counts.get(queue, 0))
+
+
+def _compute_conf(host):
+    return {'DEFAULT': {'host': host}, 'fake_driver': NODE}
+
+
+def test_a_resize_instance_the_source_lost_is_cast_again(deploy):
+    uuid, source, dest = _boot(deploy)
+    deploy.kill(deploy.daemon(source))
+    _resize(deploy, uuid)
+    # The destination prepares and casts resize_instance to the dead
+    # source, whose queue keeps it; the cast is then lost.
+    deployment.wait_for(lambda: _queued(deploy, 'compute.%s' % source),
+                        timeout=30, message='resize_instance queued')
+    subprocess.run(['rabbitmqctl', '-q', 'purge_queue', '-p',
+                    deploy.vhost.name, 'compute.%s' % source], check=True)
+    assert _prep(deploy, uuid, finished=True)
+    lost = time.monotonic()
+    deploy.start_daemon('nova-lite-compute', source, _compute_conf(source))
+
+    deployment.wait_for(
+        lambda: _server(deploy, uuid)['status'] == 'VERIFY_RESIZE',
+        timeout=BAR + 10, message='VERIFY_RESIZE')
+    assert time.monotonic() - lost < BAR
+    server = _server(deploy, uuid)
+    assert server['OS-EXT-SRV-ATTR:host'] == dest
+    assert _memory_mb(deploy, uuid) == 512
+    assert 'casting resize_instance again' in deploy.daemon(
+        'conductor').tail(400)
+
+    status, _, body = deploy.api.post('/servers/%s/action' % uuid,
+                                      {'confirmResize': None})
+    assert status == 204, body
+    deployment.wait_for(lambda: _server(deploy, uuid)['status'] == 'ACTIVE',
+                        timeout=30, message='confirmed')
+
+
+def test_a_destination_killed_in_its_prep_undoes_the_move(deploy):
+    uuid, source, dest = _boot(deploy)
+    _resize(deploy, uuid)
+    deployment.wait_for(lambda: _prep(deploy, uuid, finished=False),
+                        timeout=30, message='the prep started')
+    deploy.kill(deploy.daemon(dest))
+    killed = time.monotonic()
+    deploy.start_daemon('nova-lite-compute', dest, _compute_conf(dest))
+
+    deployment.wait_for(
+        lambda: _server(deploy, uuid)['OS-EXT-STS:task_state'] is None,
+        timeout=BAR + 10, message='the move undone')
+    assert time.monotonic() - killed < BAR
+    server = _server(deploy, uuid)
+    assert (server['status'], server['OS-EXT-SRV-ATTR:host']) == (
+        'ACTIVE', source)
+    assert _memory_mb(deploy, uuid) == 256
+    faults = deploy.sql('SELECT message FROM instance_faults WHERE '
+                        'instance_uuid = :uuid', uuid=uuid)
+    assert ['its compute %s restarted' % dest in fault.message
+            for fault in faults] == [True]
+    assert [row.status for row in deploy.sql(
+        'SELECT status FROM migrations WHERE instance_uuid = :uuid',
+        uuid=uuid)] == ['error']
