@@ -18,6 +18,13 @@ the confirm or revert itself, under the action's request id. The
 records' own conditional transaction makes a confirm that did arrive
 after all (late, not lost) change nothing twice.
 
+A conductor killed while it ran the outcome (its event started, never
+finished, no compute event after it) lost it too: with nothing but such
+events on the action for ``action_resend_after`` seconds, the outcome is
+run again (a confirm's records change once whatever runs it; a revert
+only while its destination is up, which would have recorded its event
+had the cast reached it).
+
 The API writes the migration's status before it records the action.
 If that write landed but the action was never recorded (the bus or the
 database went away in between, or its reply was lost, and the API
@@ -51,6 +58,7 @@ from oslo_utils import timeutils
 from nova_lite.conductor.tasks import lost_actions
 from nova_lite.conductor.tasks import move_records as records
 from nova_lite.conductor.tasks import resize_outcome
+from nova_lite.conductor.tasks import timeouts
 from nova_lite import context as nl_context
 from nova_lite import exception
 from nova_lite import objects
@@ -84,7 +92,8 @@ def resend(context, scheduler_api, compute_api, after):
             continue
         status = migration.status  # the task moves it on
         try:
-            if _run_again(context, scheduler_api, compute_api, migration):
+            if _run_again(context, scheduler_api, compute_api, migration,
+                          cutoff):
                 done[migration.instance_uuid] = status
         except Exception:
             LOG.exception('Running the lost %s of instance %s again failed',
@@ -92,7 +101,7 @@ def resend(context, scheduler_api, compute_api, after):
     return done
 
 
-def _run_again(context, scheduler_api, compute_api, migration):
+def _run_again(context, scheduler_api, compute_api, migration, cutoff):
     task_class, task_state = _OUTCOMES[migration.status]
     try:
         instance = objects.Instance.get_by_uuid(context,
@@ -104,22 +113,42 @@ def _run_again(context, scheduler_api, compute_api, migration):
         return False
     action = lost_actions.newest_action(context, instance)
     own = action is not None and action.action == _ACTIONS[migration.status]
-    if own and lost_actions.taken_up(context, action):
+    taken = own and lost_actions.taken_up(context, action)
+    if taken and not _died(context, action, migration, cutoff):
         return False
     since = lost_actions.since(migration)
     if not migration.claim_unchanged():
         return False  # another conductor, or the late cast, has it
     request = (lost_actions.as_request(context, action) if own
                else _new_request(context, instance, migration))
+    why = ('its conductor died running it' if taken else
+           'its cast was lost' if own else
+           'its cast was never sent, its action not recorded')
     LOG.warning('The %s of instance %s (migration %s) has waited since %s '
-                'with no conductor taking it up (its cast was %s); '
-                'running it here (request %s)', migration.status,
-                instance.uuid, migration.uuid, since,
-                'lost' if own else 'never sent, its action not recorded',
-                request.request_id)
+                'with no conductor finishing it (%s); running it here '
+                '(request %s)', migration.status, instance.uuid,
+                migration.uuid, since, why, request.request_id)
     task_class(request, instance, migration, scheduler_api,
                compute_api).execute()
     return True
+
+
+def _died(context, action, migration, cutoff):
+    """Whether the conductor that took the outcome up died with it: only
+    conductor events on the action, none finished, started before
+    ``cutoff``, and (for a revert, whose cast must not reach the
+    destination twice) the destination up, so its event would be there
+    had the cast been sent."""
+    events = objects.InstanceActionEventList.get_by_action(context,
+                                                           action.id)
+    if not events or any(
+            not event.event.startswith('conductor_') or
+            event.finish_time is not None or event.start_time is None or
+            event.start_time.replace(tzinfo=None) > cutoff
+            for event in events):
+        return False
+    return (migration.status != records.REVERTING or
+            migration.dest_compute in timeouts.up_computes(context))
 
 
 def _end_unsent_reverts(context, cutoff):

@@ -150,3 +150,50 @@ def test_a_revert_whose_migration_was_never_marked_is_given_back(ctxt,
     # The server can be reverted again: its migration is still finished.
     assert objects.Migration.get_by_instance_and_status(
         ctxt, unsent.uuid, 'finished')
+
+
+def _age_events(ctxt, inst, seconds):
+    then = (datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
+            - datetime.timedelta(seconds=seconds))
+    action_ids = [action.id for action in
+                  objects.InstanceActionList.get_by_instance_uuid(
+                      ctxt, inst.uuid)]
+    owners._update(ctxt, models.InstanceActionEvent,
+                   models.InstanceActionEvent.action_id.in_(action_ids),
+                   {'start_time': then})
+
+
+def test_an_outcome_whose_conductor_died_running_it_is_run(ctxt, tasks):
+    """The conductor took the confirm or revert up (its event started)
+    and was killed before it finished: nothing else will run it."""
+    lost.casts._compute(ctxt, 'c2')
+    lost.casts._compute(ctxt, 'c3', up=False)
+    confirm, request_id = _waiting(ctxt, 'confirming', 30, 'confirmResize',
+                                   events=['conductor_confirm_resize'])
+    revert, _ = _waiting(ctxt, 'reverting', 30, 'revertResize',
+                         task_state='resize_reverting',
+                         events=['conductor_revert_resize'])
+    # Left: a revert whose destination is down (the down-compute check
+    # settles it; its cast may wait in that compute's queue), a confirm
+    # a compute took up, one whose conductor is still at it.
+    dest_down, _ = _waiting(ctxt, 'reverting', 30, 'revertResize',
+                            task_state='resize_reverting',
+                            events=['conductor_revert_resize'])
+    owners._update(ctxt, models.Migration,
+                   models.Migration.instance_uuid == dest_down.uuid,
+                   {'dest_compute': 'c3'})
+    with_compute, _ = _waiting(ctxt, 'confirming', 30, 'confirmResize',
+                               events=['conductor_confirm_resize',
+                                       'compute_confirm_resize'])
+    for inst in (confirm, revert, dest_down, with_compute):
+        _age_events(ctxt, inst, 30)
+    _waiting(ctxt, 'confirming', 30, 'confirmResize',
+             events=['conductor_confirm_resize'])
+    scheduler_api, compute_api = mock.Mock(), mock.Mock()
+    assert lost_outcomes.resend(ctxt, scheduler_api, compute_api, 10) == {
+        confirm.uuid: 'confirming', revert.uuid: 'reverting'}
+    (call,) = tasks['confirming'].call_args_list
+    assert call[0][0].request_id == request_id
+    assert tasks['reverting'].call_count == 1
+    # Claimed: not again before another action_resend_after.
+    assert lost_outcomes.resend(ctxt, scheduler_api, compute_api, 10) == {}
