@@ -63,6 +63,32 @@ def sigterm(name):
     return inject
 
 
+def sigkill_repeatedly(name, times=5):
+    """``name`` SIGKILLed as soon as it is READY, ``times`` times in a
+    row (a crash loop), then left running."""
+    def inject(deploy):
+        for _ in range(times):
+            healed = sigkill(name)(deploy)
+        return healed
+    inject.__name__ = '%s SIGKILL x%d' % (name, times)
+    return inject
+
+
+def sigkill_draining(name, grace=0.5):
+    """``name`` sent SIGTERM and SIGKILLed ``grace`` seconds into its
+    graceful stop (a supervisor's stop timeout, or an operator's
+    impatience): what it was draining is lost."""
+    def inject(deploy):
+        def stop(daemon):
+            daemon.terminate()
+            time.sleep(grace)
+            daemon.kill()
+            daemon.stop()  # reap, close the notify socket
+        return _restart(deploy, name, stop)
+    inject.__name__ = '%s killed draining' % name
+    return inject
+
+
 def compute_gone(name):
     """``name`` killed and not restarted: what it held must end within
     ``service_down_time`` (as seen by the run) and the recovery bar.
@@ -136,5 +162,6 @@ def all_faults(computes):
     faults = [sigkill(first), sigkill('conductor'), sigkill('scheduler')]
     faults += [sigterm(name) for name in
                (first, 'conductor', 'scheduler', 'api')]
+    faults += [sigkill_repeatedly('conductor'), sigkill_draining('conductor')]
     faults += [rabbit_outage, database_blip, compute_gone(first)]
     return faults

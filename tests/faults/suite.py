@@ -262,7 +262,7 @@ def run_fault(deploy, fault, workers):
 
 
 def render(results):
-    widths = (18, 5, 9, 9, 8, 6, 10, 11, 7, 5)
+    widths = (25, 5, 9, 9, 8, 6, 10, 11, 7, 5)
     line = ' '.join('%-*s' % (w, c)
                     for w, c in zip(widths, COLUMNS, strict=True))
     lines = [line, '-' * len(line)]
