@@ -12,7 +12,10 @@ whose action nobody took up:
 * a power action (reboot, stop, start, pause, unpause, suspend, resume)
   with no compute event (a compute records ``compute_<method>`` as it
   starts): cast again to the server's compute, if it is up, under the
-  action's request id, so its events land on the action. A compute that
+  action's request id, so its events land on the action. An action the
+  API never recorded (it set the task, then failed and answered 503) is
+  run under a request of its own, its action recorded first, as the API
+  would have. A compute that
   got the first cast after all runs the request once (it remembers the
   requests it ran, see ``compute/manager.py``). A compute that is down is
   the down-compute check's (``timeouts.py``);
@@ -153,17 +156,22 @@ def _resend_power(context, compute_api, instance, up):
     if instance.host not in up:
         return None  # the down-compute check settles it
     action = newest_action(context, instance)
-    if action is None or action.action != name or taken_up(
-            context, action, 'compute_'):
+    recorded = action is not None and action.action == name
+    if recorded and taken_up(context, action, 'compute_'):
         return None
     if not _stamp(instance):
         return None
+    # Unrecorded: the API set the task and failed before it recorded the
+    # action (it answered 503); the action is run under a request of its
+    # own, recorded first as the API would have.
+    request = (as_request(context, action) if recorded
+               else new_request(context, instance, name))
     LOG.warning('Instance %s has been %s since %s without its compute %s '
-                'starting it; casting %s again (request %s)', instance.uuid,
-                instance.task_state, since(instance), instance.host, method,
-                action.request_id)
-    getattr(compute_api, method)(as_request(context, action), instance,
-                                 **kwargs)
+                'starting it (%s); casting %s again (request %s)',
+                instance.uuid, instance.task_state, since(instance),
+                instance.host, 'its cast was lost' if recorded else
+                'its action never recorded', method, request.request_id)
+    getattr(compute_api, method)(request, instance, **kwargs)
     return 'cast'
 
 
@@ -293,6 +301,17 @@ def as_request(context, action):
     return nl_context.RequestContext(
         user_id=action.user_id, project_id=action.project_id,
         is_admin=True, request_id=action.request_id)
+
+
+def new_request(context, instance, name):
+    """A request for an action the API never recorded, owned by the
+    server's owner, with its action ``name`` recorded."""
+    request = nl_context.RequestContext(
+        user_id=instance.user_id, project_id=instance.project_id,
+        is_admin=True)
+    objects.InstanceAction.for_request(request, instance.uuid,
+                                       name).create()
+    return request
 
 
 def since(record):

@@ -59,7 +59,6 @@ from nova_lite.conductor.tasks import lost_actions
 from nova_lite.conductor.tasks import move_records as records
 from nova_lite.conductor.tasks import resize_outcome
 from nova_lite.conductor.tasks import timeouts
-from nova_lite import context as nl_context
 from nova_lite import exception
 from nova_lite import objects
 from nova_lite.objects import fields
@@ -120,7 +119,8 @@ def _run_again(context, scheduler_api, compute_api, migration, cutoff):
     if not migration.claim_unchanged():
         return False  # another conductor, or the late cast, has it
     request = (lost_actions.as_request(context, action) if own
-               else _new_request(context, instance, migration))
+               else lost_actions.new_request(context, instance,
+                                             _ACTIONS[migration.status]))
     why = ('its conductor died running it' if taken else
            'its cast was lost' if own else
            'its cast was never sent, its action not recorded')
@@ -194,13 +194,3 @@ def _end_unsent_revert(context, instance):
                                          error).create()
     return True
 
-
-def _new_request(context, instance, migration):
-    """A request for an outcome whose action the API never recorded,
-    owned by the server's owner, with that action recorded."""
-    request = nl_context.RequestContext(
-        user_id=instance.user_id, project_id=instance.project_id,
-        is_admin=True)
-    objects.InstanceAction.for_request(
-        request, instance.uuid, _ACTIONS[migration.status]).create()
-    return request

@@ -63,6 +63,28 @@ def test_a_power_action_no_compute_started_is_cast_again(ctxt):
     assert _task(ctxt, recent) == 'rebooting_hard'
 
 
+def test_a_power_action_the_api_never_recorded_is_run(ctxt):
+    """The API set powering-on, then failed to record the start (the bus
+    went away: it answered 503): the server would wait for
+    task_timeout."""
+    casts._compute(ctxt, 'c1')
+    lost, stop_request = _in_task(ctxt, 'c1', 'powering-on', 30, 'stop',
+                                  events=['compute_stop_instance'])
+    compute_api = mock.Mock()
+    assert lost_actions.resend(ctxt, compute_api, 10) == {lost.uuid: 'cast'}
+    (call,) = compute_api.start_instance.call_args_list
+    sent_context, sent_instance = call[0]
+    assert sent_instance.uuid == lost.uuid
+    # Under a request of its own, whose start action is recorded.
+    assert sent_context.request_id != stop_request
+    action = lost_actions.newest_action(ctxt, lost)
+    assert (action.action, action.request_id) == (
+        'start', sent_context.request_id)
+    assert (sent_context.user_id, sent_context.project_id) == (
+        lost.user_id, lost.project_id)
+    assert lost_actions.resend(ctxt, compute_api, 10) == {}
+
+
 def test_a_lost_hard_reboot_is_sent_as_hard(ctxt):
     casts._compute(ctxt, 'c1')
     lost, _ = _in_task(ctxt, 'c1', 'rebooting_hard', 30, 'reboot')
