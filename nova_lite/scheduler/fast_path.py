@@ -225,16 +225,19 @@ class WeigherPart:
     clamped raw weights and ``lowest``/``highest`` their extremes, None
     when the raw weight is one number for all (``value``) or the
     multiplier is 0.0 (``fixed``: it adds the same whatever the hosts).
+    ``counts``: how many rows in play hold ``lowest`` and ``highest``,
+    when known (``increments`` keeps them).
     """
 
     __slots__ = ('multiplier', 'raw', 'lowest', 'highest', 'added',
-                 'fixed', 'value')
+                 'fixed', 'value', 'counts')
 
     def __init__(self, multiplier):
         self.multiplier = multiplier
         self.raw = self.lowest = self.highest = self.added = None
         self.fixed = False
         self.value = None
+        self.counts = None
 
 
 def weigh_part(weigher, population, rows, among, spec_obj, total,
