@@ -49,6 +49,7 @@ from oslo_log import log as logging
 
 from nova_lite.conf import CONF
 from nova_lite import exception
+from nova_lite import objects
 from nova_lite.objects import fields
 from nova_lite.scheduler import filters
 from nova_lite.scheduler import host_state as host_state_mod
@@ -280,6 +281,12 @@ def _set_instance_uuid(spec_obj, uuid):
     """Point the request at the instance being placed, as Nova does for
     each instance of a multi-create (ServerGroupAntiAffinityFilter reads
     it), without marking the field changed."""
+    if type(uuid) is str and isinstance(spec_obj, objects.RequestSpec):
+        # Already a string: what the field's coercion (a uuid check under
+        # a warnings filter, for each instance) would keep.
+        spec_obj._obj_instance_uuid = uuid
+        spec_obj._changed_fields.discard('instance_uuid')
+        return
     spec_obj.instance_uuid = uuid
     reset = getattr(spec_obj, 'obj_reset_changes', None)
     if reset is not None:
