@@ -256,7 +256,7 @@ class Reweigher:
                     part.added = None
                     return part
                 norm = np.zeros(len(live))
-            np.multiply(norm, multiplier, out=norm)
+            fast_path.scale(norm, multiplier)
         part.added = norm
         return part
 
