@@ -308,13 +308,19 @@ class HostState:
         """Replace what the provider summary describes; ``devices`` False
         leaves the NUMA and PCI usage to the caller."""
         self.generation = summary.generation
-        # Shared with every host of the same inventories (read-only).
-        self.inventories = host_compact.shared_mapping(summary.inventories)
+        # A change notice usually brings new usages alone: what the
+        # inventories, traits and aggregates give is kept when equal.
+        if summary.inventories != self.inventories:
+            # Shared with every host of the same inventories (read-only).
+            self.inventories = host_compact.shared_mapping(
+                summary.inventories)
+            self._fit = _fit_of(self.inventories)
         self.usages = summary.usages
-        self.traits = host_compact.shared(frozenset(summary.traits))
-        self.provider_aggregates = host_compact.shared(
-            frozenset(summary.aggregates))
-        self._fit = _fit_of(self.inventories)
+        if self.traits != summary.traits:
+            self.traits = host_compact.shared(frozenset(summary.traits))
+        if self.provider_aggregates != summary.aggregates:
+            self.provider_aggregates = host_compact.shared(
+                frozenset(summary.aggregates))
         self._update_capacity()
         if self._numa_cells and devices:
             # Shared-CPU instances are placed by the allocation ratios.
