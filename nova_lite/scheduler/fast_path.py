@@ -217,6 +217,14 @@ def normalized(raw, low, high, out=None):
     return out
 
 
+def scale(norm, multiplier):
+    """``norm`` times ``multiplier``, in place; skipped for a multiplier
+    of one number 1.0, by which every float64 is its own product."""
+    if np.ndim(multiplier) == 0 and multiplier == 1.0:
+        return
+    np.multiply(norm, multiplier, out=norm)
+
+
 class WeigherPart:
     """One weigher's share of the combined weights of some rows.
 
@@ -225,16 +233,19 @@ class WeigherPart:
     clamped raw weights and ``lowest``/``highest`` their extremes, None
     when the raw weight is one number for all (``value``) or the
     multiplier is 0.0 (``fixed``: it adds the same whatever the hosts).
+    ``counts``: how many rows in play hold ``lowest`` and ``highest``,
+    when known (``increments`` keeps them).
     """
 
     __slots__ = ('multiplier', 'raw', 'lowest', 'highest', 'added',
-                 'fixed', 'value')
+                 'fixed', 'value', 'counts')
 
     def __init__(self, multiplier):
         self.multiplier = multiplier
         self.raw = self.lowest = self.highest = self.added = None
         self.fixed = False
         self.value = None
+        self.counts = None
 
 
 def weigh_part(weigher, population, rows, among, spec_obj, total,
@@ -274,7 +285,7 @@ def weigh_part(weigher, population, rows, among, spec_obj, total,
         if scalar:
             return part, of_all
         norm = np.zeros(len(rows))
-    np.multiply(norm, multiplier, out=norm)
+    scale(norm, multiplier)
     part.added = norm
     return part, of_all
 

@@ -55,6 +55,7 @@ from nova_lite.scheduler import filters
 from nova_lite.scheduler import host_state as host_state_mod
 from nova_lite.scheduler import pipelines
 from nova_lite.scheduler import population as population_mod
+from nova_lite.scheduler import selections
 from nova_lite.scheduler import utils
 from nova_lite.scheduler import weighers
 
@@ -280,6 +281,12 @@ def _set_instance_uuid(spec_obj, uuid):
     """Point the request at the instance being placed, as Nova does for
     each instance of a multi-create (ServerGroupAntiAffinityFilter reads
     it), without marking the field changed."""
+    if type(uuid) is str and isinstance(spec_obj, objects.RequestSpec):
+        # Already a string: what the field's coercion (a uuid check under
+        # a warnings filter, for each instance) would keep.
+        spec_obj._obj_instance_uuid = uuid
+        spec_obj._changed_fields.discard('instance_uuid')
+        return
     spec_obj.instance_uuid = uuid
     reset = getattr(spec_obj, 'obj_reset_changes', None)
     if reset is not None:
@@ -349,19 +356,22 @@ class FilterScheduler:
         claimed = []
         results = []
         rebuild = utils.request_is_rebuild(spec_obj)
+        make_selection = selections.SelectionMaker(resources)
+        instance = None if rebuild else claimed_instance(spec_obj, None)
         try:
             for index, uuid in enumerate(instance_uuids):
                 _set_instance_uuid(spec_obj, uuid)
-                attempt = self._schedule_one(pipeline, spec_obj, pool, index,
-                                             uuid, resources, claimer,
-                                             refresh_host, prefilters)
+                attempt = self._schedule_one(
+                    pipeline, spec_obj, pool, index, uuid, resources,
+                    claimer, refresh_host, prefilters,
+                    instance and instance._replace(uuid=uuid))
                 if attempt.chosen is None:
                     raise exception.NoValidHost(reason=self._explain(
                         pipeline.count(pool), attempt, index,
                         len(instance_uuids), spec_obj))
                 if not rebuild:
                     claimed.append((uuid, attempt.chosen))
-                results.append(self._selections(attempt, resources,
+                results.append(self._selections(attempt, make_selection,
                                                 return_alternates))
                 pool = attempt.filtered
         except BaseException:
@@ -388,7 +398,8 @@ class FilterScheduler:
         return steps
 
     def _schedule_one(self, pipeline, spec_obj, pool, index, uuid,
-                      resources, claimer, refresh_host, prefilters):
+                      resources, claimer, refresh_host, prefilters,
+                      instance):
         steps = self._steps(spec_obj, resources, prefilters)
         trace = []
         filtered = pipeline.filter(steps, pool, spec_obj, index, trace)
@@ -400,11 +411,11 @@ class FilterScheduler:
                                            spec_obj, self.rng)
         pipeline.log_timings(uuid, trace)
         self._claim_first(pipeline, attempt, uuid, spec_obj, resources,
-                          claimer, refresh_host, steps, index)
+                          claimer, refresh_host, steps, index, instance)
         return attempt
 
     def _claim_first(self, pipeline, attempt, uuid, spec_obj, resources,
-                     claimer, refresh_host, steps, index):
+                     claimer, refresh_host, steps, index, instance):
         if utils.request_is_rebuild(spec_obj):
             # The instance keeps its allocation where it is: the check
             # chooses without claiming, as Nova's does.
@@ -417,8 +428,7 @@ class FilterScheduler:
                 refresh_host, steps, index)
             if generation is None:
                 continue
-            host.consume(resources, generation,
-                         claimed_instance(spec_obj, uuid))
+            host.consume(resources, generation, instance)
             pipeline.consumed(host)
             join_group(spec_obj, host, uuid)
             attempt.chosen = host
@@ -462,14 +472,13 @@ class FilterScheduler:
         return bool(filters.HostFilterHandler().get_filtered_objects(
             steps, [host], spec_obj, index))
 
-    def _selections(self, attempt, resources, return_alternates):
+    def _selections(self, attempt, make_selection, return_alternates):
         chosen = [attempt.chosen]
         if return_alternates:
             first = attempt.position + 1
             count = CONF.scheduler.max_attempts - 1
             chosen.extend(attempt.candidates[first:first + count])
-        return [objects.Selection.from_host_state(host, resources)
-                for host in chosen]
+        return [make_selection(host) for host in chosen]
 
     @staticmethod
     def _release(claimed, claimer, refresh_host, pipeline):

@@ -102,6 +102,16 @@ def _fit_of(inventories):
          for rc, inv in inventories.items()})
 
 
+def _holds(uuids, raw):
+    """Whether the packed ``uuids`` (16 bytes each) hold ``raw``."""
+    found = uuids.find(raw)
+    while found != -1:
+        if not found % 16:
+            return True
+        found = uuids.find(raw, found + 1)
+    return False
+
+
 class HostState:
     """Mutable view of one compute node, kept current between requests.
 
@@ -298,13 +308,19 @@ class HostState:
         """Replace what the provider summary describes; ``devices`` False
         leaves the NUMA and PCI usage to the caller."""
         self.generation = summary.generation
-        # Shared with every host of the same inventories (read-only).
-        self.inventories = host_compact.shared_mapping(summary.inventories)
+        # A change notice usually brings new usages alone: what the
+        # inventories, traits and aggregates give is kept when equal.
+        if summary.inventories != self.inventories:
+            # Shared with every host of the same inventories (read-only).
+            self.inventories = host_compact.shared_mapping(
+                summary.inventories)
+            self._fit = _fit_of(self.inventories)
         self.usages = summary.usages
-        self.traits = host_compact.shared(frozenset(summary.traits))
-        self.provider_aggregates = host_compact.shared(
-            frozenset(summary.aggregates))
-        self._fit = _fit_of(self.inventories)
+        if self.traits != summary.traits:
+            self.traits = host_compact.shared(frozenset(summary.traits))
+        if self.provider_aggregates != summary.aggregates:
+            self.provider_aggregates = host_compact.shared(
+                frozenset(summary.aggregates))
         self._update_capacity()
         if self._numa_cells and devices:
             # Shared-CPU instances are placed by the allocation ratios.
@@ -341,6 +357,12 @@ class HostState:
 
     def add_instance(self, instance):
         """Count one more instance (a claim this scheduler just made)."""
+        if self._append_new(instance):
+            self.num_io_ops += instance.is_io_op
+            if self._pci_pools or self._numa_cells:
+                self._update_devices()
+            self._changed()
+            return
         instances = host_compact.unpack_instances(self._packed,
                                                   HostInstance)
         new = all(inst.uuid != instance.uuid for inst in instances)
@@ -355,6 +377,29 @@ class HostState:
         if self._pci_pools or self._numa_cells:
             self._update_devices()
         self._changed()
+
+    def _append_new(self, instance):
+        """Append ``instance`` to the packed instances and count it, when
+        its uuid is new and every uuid is packed as bytes (without
+        unpacking the others); False, changing nothing, otherwise."""
+        one = host_compact.pack_instances([instance])
+        packed = self._packed
+        if not isinstance(one[0], bytes):
+            return False
+        if packed:
+            uuids = packed[0]
+            if not isinstance(uuids, bytes) or _holds(uuids, one[0]):
+                return False
+            self._packed = (uuids + one[0], packed[1] + one[1])
+            count = len(packed[1])
+        else:
+            self._packed = one
+            count = 0
+        # Without the instance list (counts from the compute's stats),
+        # count up from what the compute said.
+        self.num_instances = (count + 1 if self._instances_known
+                              else self.num_instances + 1)
+        return True
 
     def _recount(self):
         profiles = host_compact.profiles(self._packed)

@@ -81,6 +81,9 @@ class Reweigher:
 
     def __init__(self, weigher_objs, rows, parts, total):
         self.weighers = list(weigher_objs)
+        # Per weigher, whether it is incremental for the request (the
+        # same for each of its instances): found on the first reweigh.
+        self._local = None
         self.rows = rows
         self.live = np.ones(len(rows), bool)
         self.parts = parts
@@ -114,10 +117,13 @@ class Reweigher:
             return None
         gone = np.flatnonzero(self.live & ~live).tolist()
         hosts = population.hosts_at(self.rows[touched].tolist())
+        if self._local is None:
+            self._local = [_local(weigher, spec_obj)
+                           for weigher in self.weighers]
         resum = False
         for position, weigher in enumerate(self.weighers):
             start = time.perf_counter()
-            if _local(weigher, spec_obj):
+            if self._local[position]:
                 fresh = self._local_part(weigher, hosts, spec_obj,
                                          self.parts[position], live,
                                          touched, gone)
@@ -194,18 +200,18 @@ class Reweigher:
         before = [item(position) for position in touched + gone]
         for position, value in zip(touched, values, strict=True):
             raw[position] = value
-        lowest, highest = part.lowest, part.highest
-        if (not math.isfinite(lowest) or not math.isfinite(highest)
-                or lowest in before or highest in before
-                or any(value != value for value in values)):
-            # An extreme may have left (or a NaN came): look again.
+        found = _moved_extremes(part, before, values)
+        if found is None:
+            # An extreme left with the last host holding it (or a NaN
+            # came): look again, counting the hosts that hold each.
             # (Gathering first is about three times faster than numpy's
             # masked reductions, min(where=...).)
             in_play = raw[live]
             lowest, highest = in_play.min(), in_play.max()
-        elif values:
-            lowest = min(lowest, min(values))
-            highest = max(highest, max(values))
+            found = (lowest, highest,
+                     (int(np.count_nonzero(in_play == lowest)),
+                      int(np.count_nonzero(in_play == highest))))
+        lowest, highest, part.counts = found
         old = fast_path.bounds(weigher, part.lowest, part.highest)
         new = fast_path.bounds(weigher, lowest, highest)
         part.lowest, part.highest = lowest, highest
@@ -230,9 +236,9 @@ class Reweigher:
         span = float(high - low)
         multiplier = part.multiplier
         raw, added = part.raw, part.added
+        one = np.ndim(multiplier) == 0
         for position in touched:
-            scale = (multiplier if np.ndim(multiplier) == 0
-                     else multiplier.item(position))
+            scale = multiplier if one else multiplier.item(position)
             added[position] = (raw.item(position) - low) / span * scale
 
     @staticmethod
@@ -250,7 +256,7 @@ class Reweigher:
                     part.added = None
                     return part
                 norm = np.zeros(len(live))
-            np.multiply(norm, multiplier, out=norm)
+            fast_path.scale(norm, multiplier)
         part.added = norm
         return part
 
@@ -273,13 +279,62 @@ class Reweigher:
             self.total[position] = weight
 
 
+def _moved_extremes(part, before, values):
+    """(lowest, highest, their counts) of ``part``'s raw weights in play
+    once the numbers ``before`` left play and ``values`` joined it, from
+    the counts of the hosts holding the extremes; None when they are not
+    known, or an extreme is held by no host any more (or a number is
+    not finite)."""
+    lowest, highest, counts = part.lowest, part.highest, part.counts
+    if (counts is None or not math.isfinite(lowest)
+            or not math.isfinite(highest)
+            or not all(math.isfinite(value) for value in values)):
+        return None
+    at_low, at_high = counts
+    for value in before:
+        at_low -= value == lowest
+        at_high -= value == highest
+    for value in values:
+        if value < lowest:
+            lowest, at_low = value, 1
+        elif value == lowest:
+            at_low += 1
+        if value > highest:
+            highest, at_high = value, 1
+        elif value == highest:
+            at_high += 1
+    if at_low <= 0 or at_high <= 0:
+        return None
+    return lowest, highest, (at_low, at_high)
+
+
+_BASE = weighers.BaseHostWeigher
+_PER_HOST = {}
+
+
+def _per_host(weigher):
+    """Whether ``weigher`` weighs a list as the base class does, one
+    ``_weigh_object`` call per host (which may then be called alone)."""
+    cls = type(weigher)
+    found = _PER_HOST.get(cls)
+    if found is None:
+        found = _PER_HOST[cls] = (
+            cls.weigh_objects is _BASE.weigh_objects
+            and cls.weight_objects is _BASE.weight_objects)
+    return found
+
+
 def _raw_of(weigher, hosts, spec_obj):
     """The clamped raw weights (floats) of ``hosts``, asked host by
     host."""
     if not hosts:
         return []
-    raw = [float(value) for value in weigher.weigh_objects(
-        [weighers.WeighedHost(host, 0.0) for host in hosts], spec_obj)]
+    if _per_host(weigher):
+        weigh = weigher._weigh_object
+        raw = [float(weigh(host, spec_obj)) for host in hosts]
+    else:
+        raw = [float(value) for value in weigher.weigh_objects(
+            [weighers.WeighedHost(host, 0.0) for host in hosts], spec_obj)]
     if weigher.minval is not None:
         raw = [max(value, weigher.minval) for value in raw]
     if weigher.maxval is not None:
