@@ -75,6 +75,16 @@ def shared_list(items):
     return _lookup(('list', items), lambda: list(items))
 
 
+def shared_json(value):
+    """A value equal to ``value`` (lists and dicts of strings, numbers,
+    booleans and None, as a compute reports NUMA cells and PCI pools),
+    shared with every equal one; callers must not mutate it. Equal
+    values of different types (1 and 1.0) are not merged."""
+    if not value:
+        return value
+    return _lookup(('json', repr(value)), lambda: value)
+
+
 def _props_key(props):
     if not props:
         return ()

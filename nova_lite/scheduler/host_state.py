@@ -204,8 +204,10 @@ class HostState:
     @usages.setter
     def usages(self, usages):
         usages = {rc: amount for rc, amount in usages.items() if amount}
-        self._used = (host_compact.shared(tuple(usages)),
-                      tuple(usages.values())) if usages else _NO_USAGES
+        # Shared with every host of the same usage: a fleet of a few
+        # flavors has far fewer usages than hosts.
+        self._used = host_compact.shared(
+            (tuple(usages), tuple(usages.values()))) if usages else _NO_USAGES
 
     @property
     def limits(self):
@@ -276,9 +278,11 @@ class HostState:
         self.stats = host_compact.shared_mapping(stats)
         self.failed_builds = _int_stat(stats, 'failed_builds')
         self.metrics = host_compact.shared_mapping(_metrics(metrics))
-        self._pci_pools = [dict(p) for p in pci_pools or ()] or _NO_DEVICES
-        self._numa_cells = [dict(c) for c in numa_cells or ()
-                            ] or _NO_DEVICES
+        # Shared with every node of the same hardware (read-only).
+        self._pci_pools = host_compact.shared_json(
+            [dict(p) for p in pci_pools or ()]) or _NO_DEVICES
+        self._numa_cells = host_compact.shared_json(
+            [dict(c) for c in numa_cells or ()]) or _NO_DEVICES
         if self._instances_known:
             if devices:
                 self._recount()
@@ -371,10 +375,13 @@ class HostState:
         if not self._numa_cells and not self._pci_pools:
             self.numa_topology = self.pci_stats = _NO_DEVICES
             return
-        self.numa_topology, self.pci_stats = host_usage.node_usage(
+        cells, pools = host_usage.node_usage(
             self._numa_cells, self._pci_pools,
             host_compact.unpack_instances(self._packed, HostInstance),
             self.cpu_allocation_ratio, self.ram_allocation_ratio)
+        # Shared with every node of the same usage (read-only).
+        self.numa_topology = host_compact.shared_json(cells)
+        self.pci_stats = host_compact.shared_json(pools)
 
     @property
     def service(self):

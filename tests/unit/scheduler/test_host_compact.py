@@ -69,3 +69,26 @@ def test_service_record_keeps_what_service_view_reads():
     assert view['disabled'] and view.disabled_reason == 'maint'
     assert (view.id, view.host, view.uuid) == (4, 'h1', None)
     assert host_state.ServiceRecord.of(record) is record
+
+
+def test_equal_reported_hardware_is_one_object():
+    cells = [{'id': 0, 'cpus': [0, 1], 'memory_mb': 1024}]
+    first = host_compact.shared_json([dict(c) for c in cells])
+    assert host_compact.shared_json([dict(c) for c in cells]) is first
+    # Equal but of other types: not merged.
+    other = host_compact.shared_json([{'id': 0, 'cpus': [0, 1],
+                                       'memory_mb': 1024.0}])
+    assert other is not first
+    assert type(other[0]['memory_mb']) is float
+    assert host_compact.shared_json([]) == []
+
+
+def test_hosts_of_the_same_usage_share_it():
+    first = host_state.HostState('h1', 'n1', A)
+    second = host_state.HostState('h2', 'n2', B)
+    first.usages = {'VCPU': 2, 'MEMORY_MB': 512, 'DISK_GB': 0}
+    second.usages = {'VCPU': 2, 'MEMORY_MB': 512}
+    assert first._used is second._used
+    assert first.usages == {'VCPU': 2, 'MEMORY_MB': 512}
+    second.usages = {'VCPU': 3, 'MEMORY_MB': 512}
+    assert first.usages['VCPU'] == 2 and second.usages['VCPU'] == 3
