@@ -75,6 +75,12 @@ def shared_list(items):
     return _lookup(('list', items), lambda: list(items))
 
 
+def shared_number(value):
+    """The stored number equal to ``value`` and of its type (an int past
+    256 is an object of 28 bytes or more per host otherwise)."""
+    return _lookup((type(value), value), lambda: value)
+
+
 def shared_json(value):
     """A value equal to ``value`` (lists and dicts of strings, numbers,
     booleans and None, as a compute reports NUMA cells and PCI pools),

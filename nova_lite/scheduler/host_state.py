@@ -127,7 +127,7 @@ class HostState:
         'vcpus_total', 'vcpus_used', 'cpu_allocation_ratio',
         'total_usable_disk_gb', 'free_disk_mb', 'disk_allocation_ratio',
         'num_instances', 'num_io_ops', 'hypervisor_type',
-        'hypervisor_version', 'hypervisor_hostname', 'cpu_info', 'host_ip',
+        'hypervisor_version', 'cpu_info', 'host_ip',
         'stats', 'updated', '_service_source', '_service_view',
         '_service_disabled', 'service_up', 'availability_zone', '_packed',
         'metrics', 'pci_stats', 'numa_topology', '_limits',
@@ -163,7 +163,6 @@ class HostState:
         self.num_io_ops = 0
         self.hypervisor_type = None
         self.hypervisor_version = None
-        self.hypervisor_hostname = nodename
         self.cpu_info = None
         self.host_ip = None
         self.stats = host_compact.EMPTY_MAP
@@ -208,6 +207,15 @@ class HostState:
         # flavors has far fewer usages than hosts.
         self._used = host_compact.shared(
             (tuple(usages), tuple(usages.values()))) if usages else _NO_USAGES
+
+    @property
+    def hypervisor_hostname(self):
+        """Nova's name for ``nodename`` (the same value)."""
+        return self.nodename
+
+    @hypervisor_hostname.setter
+    def hypervisor_hostname(self, value):
+        self.nodename = value
 
     @property
     def limits(self):
@@ -264,8 +272,7 @@ class HostState:
         """Replace what the compute node record describes; ``devices``
         False leaves the NUMA and PCI usage to the caller."""
         self.host = _name(node.host)
-        self.nodename = self.hypervisor_hostname = _name(
-            node.hypervisor_hostname)
+        self.nodename = _name(node.hypervisor_hostname)
         (hv_type, hv_version, cpu_info, self.host_ip,
          self.updated, stats, metrics, pci_pools, numa_cells,
          running_vms) = _fields(node, _NODE_FIELDS)
@@ -431,13 +438,16 @@ class HostState:
     def _update_capacity(self):
         """Derive Nova's capacity attributes from inventories and usages."""
         used = self.usages
+        # Shared: a fleet of a few sizes and flavors has few values.
+        number = host_compact.shared_number
         mem = self.inventories.get('MEMORY_MB')
         if mem is None:
             self.total_usable_ram_mb = self.free_ram_mb = 0
             self.ram_allocation_ratio = 1.0
         else:
             self.total_usable_ram_mb = mem.total
-            self.free_ram_mb = mem.total - mem.reserved - used['MEMORY_MB']
+            self.free_ram_mb = number(mem.total - mem.reserved
+                                      - used['MEMORY_MB'])
             self.ram_allocation_ratio = mem.allocation_ratio
         cpu = self.inventories.get('VCPU')
         if cpu is None:
@@ -445,7 +455,7 @@ class HostState:
             self.cpu_allocation_ratio = 1.0
         else:
             self.vcpus_total = cpu.total
-            self.vcpus_used = used['VCPU'] + cpu.reserved
+            self.vcpus_used = number(used['VCPU'] + cpu.reserved)
             self.cpu_allocation_ratio = cpu.allocation_ratio
         disk = self.inventories.get('DISK_GB')
         if disk is None:
@@ -453,8 +463,8 @@ class HostState:
             self.disk_allocation_ratio = 1.0
         else:
             self.total_usable_disk_gb = disk.total
-            self.free_disk_mb = (disk.total - disk.reserved
-                                 - used['DISK_GB']) * _MB_PER_GB
+            self.free_disk_mb = number((disk.total - disk.reserved
+                                        - used['DISK_GB']) * _MB_PER_GB)
             self.disk_allocation_ratio = disk.allocation_ratio
 
     def resource_shortfall(self, resources):

@@ -92,3 +92,18 @@ def test_hosts_of_the_same_usage_share_it():
     assert first.usages == {'VCPU': 2, 'MEMORY_MB': 512}
     second.usages = {'VCPU': 3, 'MEMORY_MB': 512}
     assert first.usages['VCPU'] == 2 and second.usages['VCPU'] == 3
+
+
+def test_numbers_are_shared_by_value_and_type():
+    big = host_compact.shared_number(10 ** 6 + 1)
+    assert host_compact.shared_number(int('1000001')) is big
+    assert type(host_compact.shared_number(1000001.0)) is float
+    assert host_compact.shared_number(True) is True
+
+
+def test_hypervisor_hostname_is_the_nodename():
+    state = host_state.HostState('h1', 'n1', A)
+    assert state.hypervisor_hostname == 'n1'
+    state.hypervisor_hostname = 'n2'
+    assert (state.nodename, state.hypervisor_hostname) == ('n2', 'n2')
+    assert 'hypervisor_hostname' not in host_state.HostState.__slots__
