@@ -81,6 +81,13 @@ def shared_number(value):
     return _lookup((type(value), value), lambda: value)
 
 
+def shared_row(values):
+    """The stored tuple equal to ``values`` (hashable) with values of
+    the same types (so 1 and 1.0 stay apart)."""
+    return _lookup(('row', values, tuple(map(type, values))),
+                   lambda: values)
+
+
 def shared_json(value):
     """A value equal to ``value`` (lists and dicts of strings, numbers,
     booleans and None, as a compute reports NUMA cells and PCI pools),

@@ -102,6 +102,25 @@ def _fit_of(inventories):
          for rc, inv in inventories.items()})
 
 
+# (total_usable_ram_mb, ram_allocation_ratio, vcpus_total,
+# cpu_allocation_ratio, total_usable_disk_gb, disk_allocation_ratio):
+# what the inventories give a host state, one shared tuple for every
+# host of the same inventories rather than six slots each.
+_NO_CAPACITY = (0, 1.0, 0, 1.0, 0, 1.0)
+
+
+def _capacity_field(index):
+    def get(self):
+        return self._capacity[index]
+
+    def set(self, value):
+        values = list(self._capacity)
+        values[index] = value
+        self._capacity = host_compact.shared_row(tuple(values))
+
+    return property(get, set, doc='Derived from the inventories.')
+
+
 class HostState:
     """Mutable view of one compute node, kept current between requests.
 
@@ -122,10 +141,8 @@ class HostState:
     # sets on a host state, as Nova's HostState allows.
     __slots__ = (
         'host', 'nodename', 'uuid', 'generation', 'inventories', '_used',
-        'traits', 'provider_aggregates', 'aggregates',
-        'total_usable_ram_mb', 'free_ram_mb', 'ram_allocation_ratio',
-        'vcpus_total', 'vcpus_used', 'cpu_allocation_ratio',
-        'total_usable_disk_gb', 'free_disk_mb', 'disk_allocation_ratio',
+        'traits', 'provider_aggregates', 'aggregates', '_capacity',
+        'free_ram_mb', 'vcpus_used', 'free_disk_mb',
         'num_instances', 'num_io_ops', 'hypervisor_type',
         'hypervisor_version', 'cpu_info', 'host_ip',
         'stats', 'updated', '_service_source', '_service_view',
@@ -149,15 +166,11 @@ class HostState:
         self.provider_aggregates = frozenset()
         self.aggregates = []
 
-        self.total_usable_ram_mb = 0
+        # The totals and ratios (see _CAPACITY), shared.
+        self._capacity = _NO_CAPACITY
         self.free_ram_mb = 0
-        self.ram_allocation_ratio = 1.0
-        self.vcpus_total = 0
         self.vcpus_used = 0
-        self.cpu_allocation_ratio = 1.0
-        self.total_usable_disk_gb = 0
         self.free_disk_mb = 0
-        self.disk_allocation_ratio = 1.0
 
         self.num_instances = 0
         self.num_io_ops = 0
@@ -207,6 +220,13 @@ class HostState:
         # flavors has far fewer usages than hosts.
         self._used = host_compact.shared(
             (tuple(usages), tuple(usages.values()))) if usages else _NO_USAGES
+
+    total_usable_ram_mb = _capacity_field(0)
+    ram_allocation_ratio = _capacity_field(1)
+    vcpus_total = _capacity_field(2)
+    cpu_allocation_ratio = _capacity_field(3)
+    total_usable_disk_gb = _capacity_field(4)
+    disk_allocation_ratio = _capacity_field(5)
 
     @property
     def hypervisor_hostname(self):
@@ -440,32 +460,28 @@ class HostState:
         used = self.usages
         # Shared: a fleet of a few sizes and flavors has few values.
         number = host_compact.shared_number
+        capacity = list(_NO_CAPACITY)
         mem = self.inventories.get('MEMORY_MB')
         if mem is None:
-            self.total_usable_ram_mb = self.free_ram_mb = 0
-            self.ram_allocation_ratio = 1.0
+            self.free_ram_mb = 0
         else:
-            self.total_usable_ram_mb = mem.total
+            capacity[0:2] = mem.total, mem.allocation_ratio
             self.free_ram_mb = number(mem.total - mem.reserved
                                       - used['MEMORY_MB'])
-            self.ram_allocation_ratio = mem.allocation_ratio
         cpu = self.inventories.get('VCPU')
         if cpu is None:
-            self.vcpus_total = self.vcpus_used = 0
-            self.cpu_allocation_ratio = 1.0
+            self.vcpus_used = 0
         else:
-            self.vcpus_total = cpu.total
+            capacity[2:4] = cpu.total, cpu.allocation_ratio
             self.vcpus_used = number(used['VCPU'] + cpu.reserved)
-            self.cpu_allocation_ratio = cpu.allocation_ratio
         disk = self.inventories.get('DISK_GB')
         if disk is None:
-            self.total_usable_disk_gb = self.free_disk_mb = 0
-            self.disk_allocation_ratio = 1.0
+            self.free_disk_mb = 0
         else:
-            self.total_usable_disk_gb = disk.total
+            capacity[4:6] = disk.total, disk.allocation_ratio
             self.free_disk_mb = number((disk.total - disk.reserved
                                         - used['DISK_GB']) * _MB_PER_GB)
-            self.disk_allocation_ratio = disk.allocation_ratio
+        self._capacity = host_compact.shared_row(tuple(capacity))
 
     def resource_shortfall(self, resources):
         """The first resource class of ``resources`` that cannot be

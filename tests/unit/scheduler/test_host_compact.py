@@ -107,3 +107,19 @@ def test_hypervisor_hostname_is_the_nodename():
     state.hypervisor_hostname = 'n2'
     assert (state.nodename, state.hypervisor_hostname) == ('n2', 'n2')
     assert 'hypervisor_hostname' not in host_state.HostState.__slots__
+
+
+def test_capacity_is_one_shared_row_and_stays_settable():
+    first = host_state.HostState('h1', 'n1', A)
+    second = host_state.HostState('h2', 'n2', B)
+    first.ram_allocation_ratio = 1.5
+    second.ram_allocation_ratio = 1.5
+    assert first._capacity is second._capacity
+    assert 'vcpus_total' not in host_state.HostState.__slots__
+    second.vcpus_total = 8
+    assert (first.vcpus_total, second.vcpus_total) == (0, 8)
+    assert second.ram_allocation_ratio == 1.5
+    # Equal values of another type are not merged.
+    second.total_usable_ram_mb = 0.0
+    assert type(second.total_usable_ram_mb) is float
+    assert type(first.total_usable_ram_mb) is int
