@@ -457,7 +457,12 @@ class HostState:
 
     def _update_capacity(self):
         """Derive Nova's capacity attributes from inventories and usages."""
-        used = self.usages
+        # A plain dict, not the Counter ``usages`` makes: this runs for
+        # every host at load.
+        classes, amounts = self._used
+        used = dict(zip(classes, amounts, strict=True))
+        for rc in ('MEMORY_MB', 'VCPU', 'DISK_GB'):
+            used.setdefault(rc, 0)
         # Shared: a fleet of a few sizes and flavors has few values.
         number = host_compact.shared_number
         capacity = list(_NO_CAPACITY)

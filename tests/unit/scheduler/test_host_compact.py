@@ -37,9 +37,13 @@ def test_instances_round_trip_with_shared_profiles():
 
 
 def test_other_uuids_are_kept_as_strings():
-    for odd in ('inst-1', A.upper(), A.replace('-', '')):
+    for odd in ('inst-1', A.upper(), A.replace('-', ''), A + ' ',
+                ' ' + A, A[:-1] + ' ' + B[:1], 7):
         packed = host_compact.pack_instances([_instance(A), _instance(odd)])
         assert host_compact.instance_uuids(packed) == (A, odd)
+    # Two canonical uuids run together are not two uuids either.
+    packed = host_compact.pack_instances([_instance(A + B)])
+    assert host_compact.instance_uuids(packed) == (A + B,)
 
 
 def test_a_later_duplicate_replaces_the_earlier():
