@@ -26,6 +26,7 @@ _MAX_SHARED = 200000
 
 _values = {}
 _profiles = {}
+_derived = {}
 
 # Read-only stand-ins for the empty containers most hosts hold.
 EMPTY_MAP = {}
@@ -81,6 +82,23 @@ def shared_number(value):
     """The stored number equal to ``value`` and of its type (an int past
     256 is an object of 28 bytes or more per host otherwise)."""
     return _lookup((type(value), value), lambda: value)
+
+
+def derived(kind, sources, make):
+    """``make()``, remembered by ``kind`` and the identity of the
+    ``sources`` (shared values, which nobody mutates): what a host state
+    works out from its shared values is worked out once per distinct
+    combination of them. The sources are held, so their ids stay
+    theirs while remembered (so an id found is of the same object)."""
+    key = (kind, *map(id, sources))
+    found = _derived.get(key)
+    if found is not None:
+        return found[1]
+    if len(_derived) >= _MAX_SHARED:
+        _derived.clear()
+    value = make()
+    _derived[key] = (tuple(sources), value)
+    return value
 
 
 def shared_row(values):

@@ -94,12 +94,40 @@ def _int_stat(stats, key):
 
 
 def _fit_of(inventories):
-    """{rc: (min_unit, max_unit, step_size, capacity)} of inventories,
-    shared by every host with the same ones."""
-    return host_compact.shared_mapping(
-        {rc: (inv.min_unit, inv.max_unit, inv.step_size,
-              int((inv.total - inv.reserved) * inv.allocation_ratio))
-         for rc, inv in inventories.items()})
+    """{rc: (min_unit, max_unit, step_size, capacity)} of inventories
+    (a shared mapping), shared by every host with the same ones."""
+    return host_compact.derived('fit', (inventories,), lambda: (
+        host_compact.shared_mapping(
+            {rc: (inv.min_unit, inv.max_unit, inv.step_size,
+                  int((inv.total - inv.reserved) * inv.allocation_ratio))
+             for rc, inv in inventories.items()})))
+
+
+def _capacity_of(inventories, used_pair):
+    """(capacity row (see _CAPACITY), free_ram_mb, vcpus_used,
+    free_disk_mb) of shared inventories and usages (``_used``)."""
+    classes, amounts = used_pair
+    used = dict(zip(classes, amounts, strict=True))
+    # Shared: a fleet of a few sizes and flavors has few values.
+    number = host_compact.shared_number
+    capacity = list(_NO_CAPACITY)
+    free_ram = vcpus_used = free_disk = 0
+    mem = inventories.get('MEMORY_MB')
+    if mem is not None:
+        capacity[0:2] = mem.total, mem.allocation_ratio
+        free_ram = number(mem.total - mem.reserved
+                          - used.get('MEMORY_MB', 0))
+    cpu = inventories.get('VCPU')
+    if cpu is not None:
+        capacity[2:4] = cpu.total, cpu.allocation_ratio
+        vcpus_used = number(used.get('VCPU', 0) + cpu.reserved)
+    disk = inventories.get('DISK_GB')
+    if disk is not None:
+        capacity[4:6] = disk.total, disk.allocation_ratio
+        free_disk = number((disk.total - disk.reserved
+                            - used.get('DISK_GB', 0)) * _MB_PER_GB)
+    return (host_compact.shared_row(tuple(capacity)), free_ram, vcpus_used,
+            free_disk)
 
 
 # (total_usable_ram_mb, ram_allocation_ratio, vcpus_total,
@@ -456,37 +484,13 @@ class HostState:
             self._changed('service')
 
     def _update_capacity(self):
-        """Derive Nova's capacity attributes from inventories and usages."""
-        # A plain dict, not the Counter ``usages`` makes: this runs for
-        # every host at load.
-        classes, amounts = self._used
-        used = dict(zip(classes, amounts, strict=True))
-        for rc in ('MEMORY_MB', 'VCPU', 'DISK_GB'):
-            used.setdefault(rc, 0)
-        # Shared: a fleet of a few sizes and flavors has few values.
-        number = host_compact.shared_number
-        capacity = list(_NO_CAPACITY)
-        mem = self.inventories.get('MEMORY_MB')
-        if mem is None:
-            self.free_ram_mb = 0
-        else:
-            capacity[0:2] = mem.total, mem.allocation_ratio
-            self.free_ram_mb = number(mem.total - mem.reserved
-                                      - used['MEMORY_MB'])
-        cpu = self.inventories.get('VCPU')
-        if cpu is None:
-            self.vcpus_used = 0
-        else:
-            capacity[2:4] = cpu.total, cpu.allocation_ratio
-            self.vcpus_used = number(used['VCPU'] + cpu.reserved)
-        disk = self.inventories.get('DISK_GB')
-        if disk is None:
-            self.free_disk_mb = 0
-        else:
-            capacity[4:6] = disk.total, disk.allocation_ratio
-            self.free_disk_mb = number((disk.total - disk.reserved
-                                        - used['DISK_GB']) * _MB_PER_GB)
-        self._capacity = host_compact.shared_row(tuple(capacity))
+        """Derive Nova's capacity attributes from inventories and usages
+        (once per distinct pair of them: both are shared)."""
+        inventories, used = self.inventories, self._used
+        (self._capacity, self.free_ram_mb, self.vcpus_used,
+         self.free_disk_mb) = host_compact.derived(
+            'capacity', (inventories, used),
+            lambda: _capacity_of(inventories, used))
 
     def resource_shortfall(self, resources):
         """The first resource class of ``resources`` that cannot be

@@ -127,3 +127,19 @@ def test_capacity_is_one_shared_row_and_stays_settable():
     second.total_usable_ram_mb = 0.0
     assert type(second.total_usable_ram_mb) is float
     assert type(first.total_usable_ram_mb) is int
+
+
+def test_derived_values_are_worked_out_once_per_source_object():
+    made = []
+
+    def make(value):
+        made.append(value)
+        return value * 2
+
+    first, second = [1], [1]
+    assert host_compact.derived('t', (first,), lambda: make(1)) == 2
+    assert host_compact.derived('t', (first,), lambda: make(9)) == 2
+    # An equal but other object, or another kind, is worked out again.
+    assert host_compact.derived('t', (second,), lambda: make(3)) == 6
+    assert host_compact.derived('u', (first,), lambda: make(4)) == 8
+    assert made == [1, 3, 4]
