@@ -328,8 +328,14 @@ class Loader:
             if uuids is None or agg.uuid in uuids]
 
     def instances(self, ctxt, uuids=None):
-        return {node.uuid: instances for node, instances in zip(
+        found = {node.uuid: instances for node, instances in zip(
             self._read(uuids, 0), self._read(uuids, 2), strict=True)}
+        if uuids is not None:
+            # The last read of a batch at load (nodes, summaries,
+            # instances): its records are the caller's alone from now
+            # on, as a database's would be.
+            self.forget_batch()
+        return found
 
 
 def _host_records(index, uuid, rng, mine, flavors):

@@ -19,11 +19,14 @@ past ``_MAX_SHARED`` entries (a fleet with that many distinct values
 gains little from them), and an unhashable value is stored as it is.
 """
 
+import re
+
 # Entries kept per table before it is emptied.
 _MAX_SHARED = 200000
 
 _values = {}
 _profiles = {}
+_derived = {}
 
 # Read-only stand-ins for the empty containers most hosts hold.
 EMPTY_MAP = {}
@@ -75,6 +78,46 @@ def shared_list(items):
     return _lookup(('list', items), lambda: list(items))
 
 
+def shared_number(value):
+    """The stored number equal to ``value`` and of its type (an int past
+    256 is an object of 28 bytes or more per host otherwise)."""
+    return _lookup((type(value), value), lambda: value)
+
+
+def derived(kind, sources, make):
+    """``make()``, remembered by ``kind`` and the identity of the
+    ``sources`` (shared values, which nobody mutates): what a host state
+    works out from its shared values is worked out once per distinct
+    combination of them. The sources are held, so their ids stay
+    theirs while remembered (so an id found is of the same object)."""
+    key = (kind, *map(id, sources))
+    found = _derived.get(key)
+    if found is not None:
+        return found[1]
+    if len(_derived) >= _MAX_SHARED:
+        _derived.clear()
+    value = make()
+    _derived[key] = (tuple(sources), value)
+    return value
+
+
+def shared_row(values):
+    """The stored tuple equal to ``values`` (hashable) with values of
+    the same types (so 1 and 1.0 stay apart)."""
+    return _lookup(('row', values, tuple(map(type, values))),
+                   lambda: values)
+
+
+def shared_json(value):
+    """A value equal to ``value`` (lists and dicts of strings, numbers,
+    booleans and None, as a compute reports NUMA cells and PCI pools),
+    shared with every equal one; callers must not mutate it. Equal
+    values of different types (1 and 1.0) are not merged."""
+    if not value:
+        return value
+    return _lookup(('json', repr(value)), lambda: value)
+
+
 def _props_key(props):
     if not props:
         return ()
@@ -111,19 +154,9 @@ def _profile(instance):
     return found
 
 
-def _uuid_bytes(uuid):
-    """The 16 bytes of a canonical (lower-case, dashed) uuid string, or
-    None for any other string (kept as it is)."""
-    # Dashes at 8, 13, 18 and 23: a step of 5.
-    if type(uuid) is not str or len(uuid) != 36 or uuid[8:24:5] != '----':
-        return None
-    try:
-        raw = bytes.fromhex(uuid.replace('-', ''))
-    except ValueError:
-        return None
-    if len(raw) != 16 or uuid.lower() != uuid:
-        return None
-    return raw
+_CANONICAL = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}'
+# Canonical uuids separated by single spaces.
+_CANONICAL_LIST = re.compile('%s(?: %s)*' % (_CANONICAL, _CANONICAL))
 
 
 def _uuid_str(raw):
@@ -144,13 +177,15 @@ def pack_instances(instances):
     if not by_uuid:
         return ()
     profiles = tuple(_profile(inst) for inst in by_uuid.values())
-    raw = []
-    for uuid in by_uuid:
-        packed = _uuid_bytes(uuid)
-        if packed is None:
-            return (tuple(by_uuid), profiles)
-        raw.append(packed)
-    return (b''.join(raw), profiles)
+    try:
+        text = ' '.join(by_uuid)
+    except TypeError:
+        return (tuple(by_uuid), profiles)
+    # Every uuid at once (one regular expression and one hex reading
+    # per node, not per instance; fromhex skips the spaces).
+    if _CANONICAL_LIST.fullmatch(text) is None:
+        return (tuple(by_uuid), profiles)
+    return (bytes.fromhex(text.replace('-', '')), profiles)
 
 
 def instance_uuids(packed):

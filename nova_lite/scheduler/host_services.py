@@ -10,11 +10,14 @@ aside), so it need not be read: only the others are.
 
 import datetime
 
+from oslo_utils import timeutils
 import sqlalchemy as sa
 
+from nova_lite.conf import CONF
 from nova_lite.db import api as db_api
 from nova_lite.db import models
 from nova_lite import objects
+from nova_lite.scheduler import host_state
 
 
 @db_api.reader
@@ -55,3 +58,92 @@ def services_of_hosts(context, binary, hosts):
         return []
     return [objects.Service._from_db_object(context, objects.Service(), row)
             for row in _rows_of_hosts(context, binary, hosts)]
+
+
+def split(entry):
+    """(service, up) of an entry of ``HostManager._services``: the
+    record alone when up, a pair when not (a pair per host is 56 bytes,
+    and most services are up); None: no service, so down."""
+    if entry is None:
+        return None, False
+    if type(entry) is tuple:
+        return entry
+    return entry, True
+
+
+def entries(services, now=None):
+    """{host: entry} of Service objects (see ``_split``).
+
+    is_up depends on the time of reading, so it is taken once per
+    service rather than once per node, all at one instant (``now``, by
+    default the present); the record replaces the object, which is ten
+    times its size.
+    """
+    if now is None:
+        now = timeutils.utcnow().replace(tzinfo=None)
+    down_time = CONF.service_down_time
+    record = host_state.ServiceRecord.of
+    entries = {}
+    for svc in services:
+        entries[svc.host] = (record(svc) if _up_at(svc, now, down_time)
+                             else (record(svc), False))
+    return entries
+
+
+def _up_at(service, now, down_time):
+    up_at = getattr(service, 'up_at', None)
+    return service.is_up if up_at is None else up_at(now, down_time)
+
+
+_KEY_FIELDS = ('id', 'disabled', 'disabled_reason', 'forced_down')
+# Where a versioned object keeps a set field (oslo.versionedobjects'
+# "_obj_" prefix); anything else is read by attribute.
+_KEY_ATTRS = tuple('_obj_' + name for name in _KEY_FIELDS)
+
+
+def service_key(entry):
+    """What of a (service, up) entry host states depend on: up, and the
+    service's id, disabled flag and reason and forced_down (unset fields
+    count as None)."""
+    if entry is None:
+        return None
+    service, up = split(entry)
+    if type(service) is host_state.ServiceRecord:
+        return (up, service.id, service.disabled, service.disabled_reason,
+                service.forced_down)
+    # Read from the object's __dict__ when it can: this runs for every
+    # service every few seconds.
+    values = getattr(service, '__dict__', None)
+    if isinstance(service, dict):
+        values, names = service, _KEY_FIELDS
+    elif values is not None and _KEY_ATTRS[0] in values:
+        names = _KEY_ATTRS
+    else:
+        values = {name: getattr(service, name, None)
+                  for name in _KEY_FIELDS}
+        names = _KEY_FIELDS
+    get = values.get
+    return (up, get(names[0]), get(names[1]), get(names[2]), get(names[3]))
+
+
+def unsettled_hosts(services):
+    """The hosts of ``services`` whose service is down, disabled or
+    forced down."""
+    unsettled = set()
+    for host, entry in services.items():
+        up, _id, disabled, _reason, forced_down = service_key(entry)
+        if not up or disabled or forced_down:
+            unsettled.add(host)
+    return unsettled
+
+
+def changed_hosts(old, new, complete=True):
+    """Hosts whose (service, up) entry differs between ``old`` and
+    ``new`` in what host states depend on; with ``complete``, ``new``
+    lists every service (one absent from it is gone)."""
+    changed = (set(old).symmetric_difference(new) if complete
+               else set(new).difference(old))
+    changed.update(host for host, entry in new.items()
+                   if host in old
+                   and service_key(old[host]) != service_key(entry))
+    return changed

@@ -94,12 +94,59 @@ def _int_stat(stats, key):
 
 
 def _fit_of(inventories):
-    """{rc: (min_unit, max_unit, step_size, capacity)} of inventories,
-    shared by every host with the same ones."""
-    return host_compact.shared_mapping(
-        {rc: (inv.min_unit, inv.max_unit, inv.step_size,
-              int((inv.total - inv.reserved) * inv.allocation_ratio))
-         for rc, inv in inventories.items()})
+    """{rc: (min_unit, max_unit, step_size, capacity)} of inventories
+    (a shared mapping), shared by every host with the same ones."""
+    return host_compact.derived('fit', (inventories,), lambda: (
+        host_compact.shared_mapping(
+            {rc: (inv.min_unit, inv.max_unit, inv.step_size,
+                  int((inv.total - inv.reserved) * inv.allocation_ratio))
+             for rc, inv in inventories.items()})))
+
+
+def _capacity_of(inventories, used_pair):
+    """(capacity row (see _CAPACITY), free_ram_mb, vcpus_used,
+    free_disk_mb) of shared inventories and usages (``_used``)."""
+    classes, amounts = used_pair
+    used = dict(zip(classes, amounts, strict=True))
+    # Shared: a fleet of a few sizes and flavors has few values.
+    number = host_compact.shared_number
+    capacity = list(_NO_CAPACITY)
+    free_ram = vcpus_used = free_disk = 0
+    mem = inventories.get('MEMORY_MB')
+    if mem is not None:
+        capacity[0:2] = mem.total, mem.allocation_ratio
+        free_ram = number(mem.total - mem.reserved
+                          - used.get('MEMORY_MB', 0))
+    cpu = inventories.get('VCPU')
+    if cpu is not None:
+        capacity[2:4] = cpu.total, cpu.allocation_ratio
+        vcpus_used = number(used.get('VCPU', 0) + cpu.reserved)
+    disk = inventories.get('DISK_GB')
+    if disk is not None:
+        capacity[4:6] = disk.total, disk.allocation_ratio
+        free_disk = number((disk.total - disk.reserved
+                            - used.get('DISK_GB', 0)) * _MB_PER_GB)
+    return (host_compact.shared_row(tuple(capacity)), free_ram, vcpus_used,
+            free_disk)
+
+
+# (total_usable_ram_mb, ram_allocation_ratio, vcpus_total,
+# cpu_allocation_ratio, total_usable_disk_gb, disk_allocation_ratio):
+# what the inventories give a host state, one shared tuple for every
+# host of the same inventories rather than six slots each.
+_NO_CAPACITY = (0, 1.0, 0, 1.0, 0, 1.0)
+
+
+def _capacity_field(index):
+    def get(self):
+        return self._capacity[index]
+
+    def set(self, value):
+        values = list(self._capacity)
+        values[index] = value
+        self._capacity = host_compact.shared_row(tuple(values))
+
+    return property(get, set, doc='Derived from the inventories.')
 
 
 def _holds(uuids, raw):
@@ -132,12 +179,10 @@ class HostState:
     # sets on a host state, as Nova's HostState allows.
     __slots__ = (
         'host', 'nodename', 'uuid', 'generation', 'inventories', '_used',
-        'traits', 'provider_aggregates', 'aggregates',
-        'total_usable_ram_mb', 'free_ram_mb', 'ram_allocation_ratio',
-        'vcpus_total', 'vcpus_used', 'cpu_allocation_ratio',
-        'total_usable_disk_gb', 'free_disk_mb', 'disk_allocation_ratio',
+        'traits', 'provider_aggregates', 'aggregates', '_capacity',
+        'free_ram_mb', 'vcpus_used', 'free_disk_mb',
         'num_instances', 'num_io_ops', 'hypervisor_type',
-        'hypervisor_version', 'hypervisor_hostname', 'cpu_info', 'host_ip',
+        'hypervisor_version', 'cpu_info', 'host_ip',
         'stats', 'updated', '_service_source', '_service_view',
         '_service_disabled', 'service_up', 'availability_zone', '_packed',
         'metrics', 'pci_stats', 'numa_topology', '_limits',
@@ -159,21 +204,16 @@ class HostState:
         self.provider_aggregates = frozenset()
         self.aggregates = []
 
-        self.total_usable_ram_mb = 0
+        # The totals and ratios (see _CAPACITY), shared.
+        self._capacity = _NO_CAPACITY
         self.free_ram_mb = 0
-        self.ram_allocation_ratio = 1.0
-        self.vcpus_total = 0
         self.vcpus_used = 0
-        self.cpu_allocation_ratio = 1.0
-        self.total_usable_disk_gb = 0
         self.free_disk_mb = 0
-        self.disk_allocation_ratio = 1.0
 
         self.num_instances = 0
         self.num_io_ops = 0
         self.hypervisor_type = None
         self.hypervisor_version = None
-        self.hypervisor_hostname = nodename
         self.cpu_info = None
         self.host_ip = None
         self.stats = host_compact.EMPTY_MAP
@@ -214,8 +254,26 @@ class HostState:
     @usages.setter
     def usages(self, usages):
         usages = {rc: amount for rc, amount in usages.items() if amount}
-        self._used = (host_compact.shared(tuple(usages)),
-                      tuple(usages.values())) if usages else _NO_USAGES
+        # Shared with every host of the same usage: a fleet of a few
+        # flavors has far fewer usages than hosts.
+        self._used = host_compact.shared(
+            (tuple(usages), tuple(usages.values()))) if usages else _NO_USAGES
+
+    total_usable_ram_mb = _capacity_field(0)
+    ram_allocation_ratio = _capacity_field(1)
+    vcpus_total = _capacity_field(2)
+    cpu_allocation_ratio = _capacity_field(3)
+    total_usable_disk_gb = _capacity_field(4)
+    disk_allocation_ratio = _capacity_field(5)
+
+    @property
+    def hypervisor_hostname(self):
+        """Nova's name for ``nodename`` (the same value)."""
+        return self.nodename
+
+    @hypervisor_hostname.setter
+    def hypervisor_hostname(self, value):
+        self.nodename = value
 
     @property
     def limits(self):
@@ -272,8 +330,7 @@ class HostState:
         """Replace what the compute node record describes; ``devices``
         False leaves the NUMA and PCI usage to the caller."""
         self.host = _name(node.host)
-        self.nodename = self.hypervisor_hostname = _name(
-            node.hypervisor_hostname)
+        self.nodename = _name(node.hypervisor_hostname)
         (hv_type, hv_version, cpu_info, self.host_ip,
          self.updated, stats, metrics, pci_pools, numa_cells,
          running_vms) = _fields(node, _NODE_FIELDS)
@@ -286,9 +343,11 @@ class HostState:
         self.stats = host_compact.shared_mapping(stats)
         self.failed_builds = _int_stat(stats, 'failed_builds')
         self.metrics = host_compact.shared_mapping(_metrics(metrics))
-        self._pci_pools = [dict(p) for p in pci_pools or ()] or _NO_DEVICES
-        self._numa_cells = [dict(c) for c in numa_cells or ()
-                            ] or _NO_DEVICES
+        # Shared with every node of the same hardware (read-only).
+        self._pci_pools = host_compact.shared_json(
+            [dict(p) for p in pci_pools or ()]) or _NO_DEVICES
+        self._numa_cells = host_compact.shared_json(
+            [dict(c) for c in numa_cells or ()]) or _NO_DEVICES
         if self._instances_known:
             if devices:
                 self._recount()
@@ -416,10 +475,13 @@ class HostState:
         if not self._numa_cells and not self._pci_pools:
             self.numa_topology = self.pci_stats = _NO_DEVICES
             return
-        self.numa_topology, self.pci_stats = host_usage.node_usage(
+        cells, pools = host_usage.node_usage(
             self._numa_cells, self._pci_pools,
             host_compact.unpack_instances(self._packed, HostInstance),
             self.cpu_allocation_ratio, self.ram_allocation_ratio)
+        # Shared with every node of the same usage (read-only).
+        self.numa_topology = host_compact.shared_json(cells)
+        self.pci_stats = host_compact.shared_json(pools)
 
     @property
     def service(self):
@@ -467,33 +529,13 @@ class HostState:
             self._changed('service')
 
     def _update_capacity(self):
-        """Derive Nova's capacity attributes from inventories and usages."""
-        used = self.usages
-        mem = self.inventories.get('MEMORY_MB')
-        if mem is None:
-            self.total_usable_ram_mb = self.free_ram_mb = 0
-            self.ram_allocation_ratio = 1.0
-        else:
-            self.total_usable_ram_mb = mem.total
-            self.free_ram_mb = mem.total - mem.reserved - used['MEMORY_MB']
-            self.ram_allocation_ratio = mem.allocation_ratio
-        cpu = self.inventories.get('VCPU')
-        if cpu is None:
-            self.vcpus_total = self.vcpus_used = 0
-            self.cpu_allocation_ratio = 1.0
-        else:
-            self.vcpus_total = cpu.total
-            self.vcpus_used = used['VCPU'] + cpu.reserved
-            self.cpu_allocation_ratio = cpu.allocation_ratio
-        disk = self.inventories.get('DISK_GB')
-        if disk is None:
-            self.total_usable_disk_gb = self.free_disk_mb = 0
-            self.disk_allocation_ratio = 1.0
-        else:
-            self.total_usable_disk_gb = disk.total
-            self.free_disk_mb = (disk.total - disk.reserved
-                                 - used['DISK_GB']) * _MB_PER_GB
-            self.disk_allocation_ratio = disk.allocation_ratio
+        """Derive Nova's capacity attributes from inventories and usages
+        (once per distinct pair of them: both are shared)."""
+        inventories, used = self.inventories, self._used
+        (self._capacity, self.free_ram_mb, self.vcpus_used,
+         self.free_disk_mb) = host_compact.derived(
+            'capacity', (inventories, used),
+            lambda: _capacity_of(inventories, used))
 
     def resource_shortfall(self, resources):
         """The first resource class of ``resources`` that cannot be

@@ -37,9 +37,13 @@ def test_instances_round_trip_with_shared_profiles():
 
 
 def test_other_uuids_are_kept_as_strings():
-    for odd in ('inst-1', A.upper(), A.replace('-', '')):
+    for odd in ('inst-1', A.upper(), A.replace('-', ''), A + ' ',
+                ' ' + A, A[:-1] + ' ' + B[:1], 7):
         packed = host_compact.pack_instances([_instance(A), _instance(odd)])
         assert host_compact.instance_uuids(packed) == (A, odd)
+    # Two canonical uuids run together are not two uuids either.
+    packed = host_compact.pack_instances([_instance(A + B)])
+    assert host_compact.instance_uuids(packed) == (A + B,)
 
 
 def test_a_later_duplicate_replaces_the_earlier():
@@ -69,3 +73,73 @@ def test_service_record_keeps_what_service_view_reads():
     assert view['disabled'] and view.disabled_reason == 'maint'
     assert (view.id, view.host, view.uuid) == (4, 'h1', None)
     assert host_state.ServiceRecord.of(record) is record
+
+
+def test_equal_reported_hardware_is_one_object():
+    cells = [{'id': 0, 'cpus': [0, 1], 'memory_mb': 1024}]
+    first = host_compact.shared_json([dict(c) for c in cells])
+    assert host_compact.shared_json([dict(c) for c in cells]) is first
+    # Equal but of other types: not merged.
+    other = host_compact.shared_json([{'id': 0, 'cpus': [0, 1],
+                                       'memory_mb': 1024.0}])
+    assert other is not first
+    assert type(other[0]['memory_mb']) is float
+    assert host_compact.shared_json([]) == []
+
+
+def test_hosts_of_the_same_usage_share_it():
+    first = host_state.HostState('h1', 'n1', A)
+    second = host_state.HostState('h2', 'n2', B)
+    first.usages = {'VCPU': 2, 'MEMORY_MB': 512, 'DISK_GB': 0}
+    second.usages = {'VCPU': 2, 'MEMORY_MB': 512}
+    assert first._used is second._used
+    assert first.usages == {'VCPU': 2, 'MEMORY_MB': 512}
+    second.usages = {'VCPU': 3, 'MEMORY_MB': 512}
+    assert first.usages['VCPU'] == 2 and second.usages['VCPU'] == 3
+
+
+def test_numbers_are_shared_by_value_and_type():
+    big = host_compact.shared_number(10 ** 6 + 1)
+    assert host_compact.shared_number(int('1000001')) is big
+    assert type(host_compact.shared_number(1000001.0)) is float
+    assert host_compact.shared_number(True) is True
+
+
+def test_hypervisor_hostname_is_the_nodename():
+    state = host_state.HostState('h1', 'n1', A)
+    assert state.hypervisor_hostname == 'n1'
+    state.hypervisor_hostname = 'n2'
+    assert (state.nodename, state.hypervisor_hostname) == ('n2', 'n2')
+    assert 'hypervisor_hostname' not in host_state.HostState.__slots__
+
+
+def test_capacity_is_one_shared_row_and_stays_settable():
+    first = host_state.HostState('h1', 'n1', A)
+    second = host_state.HostState('h2', 'n2', B)
+    first.ram_allocation_ratio = 1.5
+    second.ram_allocation_ratio = 1.5
+    assert first._capacity is second._capacity
+    assert 'vcpus_total' not in host_state.HostState.__slots__
+    second.vcpus_total = 8
+    assert (first.vcpus_total, second.vcpus_total) == (0, 8)
+    assert second.ram_allocation_ratio == 1.5
+    # Equal values of another type are not merged.
+    second.total_usable_ram_mb = 0.0
+    assert type(second.total_usable_ram_mb) is float
+    assert type(first.total_usable_ram_mb) is int
+
+
+def test_derived_values_are_worked_out_once_per_source_object():
+    made = []
+
+    def make(value):
+        made.append(value)
+        return value * 2
+
+    first, second = [1], [1]
+    assert host_compact.derived('t', (first,), lambda: make(1)) == 2
+    assert host_compact.derived('t', (first,), lambda: make(9)) == 2
+    # An equal but other object, or another kind, is worked out again.
+    assert host_compact.derived('t', (second,), lambda: make(3)) == 6
+    assert host_compact.derived('u', (first,), lambda: make(4)) == 8
+    assert made == [1, 3, 4]

@@ -1,10 +1,12 @@
 """HostManager over a fake loader: loading, change notices, services."""
 
+import gc
 import threading
 
 import pytest
 
 from nova_lite.scheduler import host_manager
+from nova_lite.scheduler import host_services
 
 from . import fakes
 
@@ -337,3 +339,46 @@ def test_load_all_at_once_without_batches(clock, conf):
     assert [uuids for call, uuids in loader.calls
             if call == 'compute_nodes'] == [None]
     assert len(manager.population) == 3
+
+
+class _CollectorWatchingLoader(_ListingLoader):
+    """Notes whether the automatic collector runs at each read."""
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.collector = []
+
+    def compute_nodes(self, ctxt, uuids=None):
+        self.collector.append(gc.isenabled())
+        return super().compute_nodes(ctxt, uuids)
+
+
+def test_load_all_collects_young_objects_per_batch(clock, conf,
+                                                   monkeypatch):
+    conf.config(group='scheduler', host_state_load_batch=2)
+    base = _fleet_loader(5)
+    loader = _CollectorWatchingLoader(base.nodes, base.services_,
+                                      base.summaries_)
+    collected = []
+    monkeypatch.setattr(gc, 'collect',
+                        lambda generation=2: collected.append(generation))
+    assert gc.isenabled()
+    _manager(loader, clock).load_all(None)
+    # Paused during the load (no full collections), young objects
+    # collected after each batch, and automatic again after it.
+    assert loader.collector == [False, False, False]
+    assert collected == [1, 1, 1]
+    assert gc.isenabled()
+
+
+def test_up_services_are_kept_without_a_pair(clock):
+    loader = _loader()
+    loader.services_ = [fakes.service('h1'),
+                        fakes.service('h2', up=False)]
+    manager = _manager(loader, clock)
+    manager.load_all(None)
+    up, down = manager._services['h1'], manager._services['h2']
+    assert type(up) is host_manager.host_state_mod.ServiceRecord
+    assert down == (host_services.split(down)[0], False)
+    assert host_services.split(up) == (up, True)
+    assert host_services.split(None) == (None, False)

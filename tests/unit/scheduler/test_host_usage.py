@@ -93,3 +93,23 @@ def test_bad_alias_leaves_pools_as_reported(conf):
     pools = host_usage.free_pci_pools(POOLS, [
         _instance('a', **{'pci_passthrough:alias': 'vf:1'})])
     assert [p['count'] for p in pools] == [2, 1, 4]
+
+
+def test_an_instance_is_read_once_per_flavor_object(monkeypatch):
+    read = []
+    real = host_usage._numa_request
+
+    def counting(instance):
+        read.append(instance.uuid)
+        return real(instance)
+
+    monkeypatch.setattr(host_usage, '_numa_request', counting)
+    host_usage._READINGS.clear()
+    first = _instance('a', **{'hw:numa_nodes': '1'})
+    same = host_state.HostInstance('b', 'p', 'active', None, first.flavor,
+                                   first.image_properties, frozenset())
+    alike = _instance('c', **{'hw:numa_nodes': '1'})
+    usage = _usage([first, same, alike])
+    # The same flavor object is read once; an equal one again.
+    assert read == ['a', 'c']
+    assert sum(cell['memory_usage'] for cell in usage) == 3072
