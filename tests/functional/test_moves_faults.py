@@ -34,20 +34,27 @@ def _compute_conf(host):
     return {'DEFAULT': {'host': host}, 'fake_driver': NODE}
 
 
-@pytest.fixture
-def deploy(request, tmp_path):
+def deployed(request, tmp_path, delays, **conductor):
+    """Computes c1 and c2 with ``delays`` ({operation: seconds}), a long
+    task_timeout (and ``conductor`` options), flavors small and big."""
     computes = {name: dict(NODE, operation_delays=','.join(
-        '%s:%s' % item for item in SLOW.items())) for name in ('c1', 'c2')}
+        '%s:%s' % item for item in delays.items())) for name in ('c1', 'c2')}
     with conftest.deployed(
         tmp_path, request, computes=computes,
-        conf={'conductor': {'task_timeout': 600,
-                            'build_timeout_check_interval': 2}},
+        conf={'conductor': dict({'task_timeout': 600,
+                                 'build_timeout_check_interval': 2},
+                                **conductor)},
         check_exit=False) as d:
         d.image_id = d.register_image()
         conftest.add_flavors(d, {
             'small': {'ram': 256, 'vcpus': 1, 'disk': 1},
             'big': {'ram': 512, 'vcpus': 1, 'disk': 1}})
         yield d
+
+
+@pytest.fixture
+def deploy(request, tmp_path):
+    yield from deployed(request, tmp_path, SLOW)
 
 
 def _server(deploy, uuid):

@@ -16,45 +16,26 @@ import time
 
 import pytest
 
-from tests.functional import conftest
 from tests.functional import deployment
+from tests.functional import test_moves_faults as faults
 
-NODE = {'node_count': 1, 'vcpus': 4, 'memory_mb': 4096, 'local_gb': 100}
 PREP = 3  # seconds each destination takes to prepare
+_server = faults._server
+_compute_conf = faults._compute_conf
 # Well under task_timeout, and under service_down_time.
 BAR = 15
 
 
 @pytest.fixture
 def deploy(request, tmp_path):
-    computes = {name: dict(NODE, operation_delays='prep_resize:%d' % PREP)
-                for name in ('c1', 'c2')}
-    with conftest.deployed(
-        tmp_path, request, computes=computes,
-        conf={'conductor': {'task_timeout': 600,
-                            'build_timeout_check_interval': 2,
-                            'lost_build_check_interval': 1,
-                            'action_resend_after': 2}},
-        check_exit=False) as d:
-        d.image_id = d.register_image()
-        conftest.add_flavors(d, {
-            'small': {'ram': 256, 'vcpus': 1, 'disk': 1},
-            'big': {'ram': 512, 'vcpus': 1, 'disk': 1}})
-        yield d
-
-
-def _server(deploy, uuid):
-    return deploy.admin_api.get('/servers/%s' % uuid)[2]['server']
+    yield from faults.deployed(request, tmp_path, {'prep_resize': PREP},
+                               lost_build_check_interval=1,
+                               action_resend_after=2)
 
 
 def _boot(deploy):
-    status, _, body = deploy.api.post('/servers', {'server': {
-        'name': 'mover', 'imageRef': deploy.image_id,
-        'flavorRef': 'small'}})
-    assert status == 202, body
-    uuid = body['server']['id']
-    deployment.wait_for(lambda: _server(deploy, uuid)['status'] == 'ACTIVE',
-                        timeout=60, message='ACTIVE')
+    """A server's uuid, its host and the other compute."""
+    uuid = faults._boot(deploy)
     source = _server(deploy, uuid)['OS-EXT-SRV-ATTR:host']
     return uuid, source, 'c2' if source == 'c1' else 'c1'
 
@@ -87,10 +68,6 @@ def _queued(deploy, queue):
     counts = dict(line.split() for line in out.splitlines()
                   if len(line.split()) == 2)
     return int(counts.get(queue, 0))
-
-
-def _compute_conf(host):
-    return {'DEFAULT': {'host': host}, 'fake_driver': NODE}
 
 
 def test_a_resize_instance_the_source_lost_is_cast_again(deploy):
@@ -141,10 +118,8 @@ def test_a_destination_killed_in_its_prep_undoes_the_move(deploy):
     assert (server['status'], server['OS-EXT-SRV-ATTR:host']) == (
         'ACTIVE', source)
     assert _memory_mb(deploy, uuid) == 256
-    faults = deploy.sql('SELECT message FROM instance_faults WHERE '
-                        'instance_uuid = :uuid', uuid=uuid)
+    recorded = deploy.sql('SELECT message FROM instance_faults WHERE '
+                          'instance_uuid = :uuid', uuid=uuid)
     assert ['its compute %s restarted' % dest in fault.message
-            for fault in faults] == [True]
-    assert [row.status for row in deploy.sql(
-        'SELECT status FROM migrations WHERE instance_uuid = :uuid',
-        uuid=uuid)] == ['error']
+            for fault in recorded] == [True]
+    assert faults._migration_status(deploy, uuid) == ['error']

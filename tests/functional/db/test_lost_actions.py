@@ -175,13 +175,28 @@ def _handed_over(ctxt, dest, events=()):
     (resize_migrated, migration post-migrating) 30 s ago."""
     inst, request_id = _in_task(ctxt, 'c1', 'resize_migrated', 30,
                                 'resize', events=events)
+    return inst, _to(ctxt, inst, dest, 'post-migrating'), request_id
+
+
+def _to(ctxt, inst, dest, status):
+    """The created migration of ``inst`` from c1 to ``dest``."""
     migration = objects.Migration(
         ctxt, uuid=uuidutils.generate_uuid(), instance_uuid=inst.uuid,
         source_compute='c1', source_node='c1-n0', dest_compute=dest,
-        dest_node=dest + '-n0', migration_type='resize',
-        status='post-migrating')
+        dest_node=dest + '-n0', migration_type='resize', status=status)
     migration.create()
-    return inst, migration, request_id
+    return migration
+
+
+def _assert_move_cast(method, inst, migration, request_id):
+    """``method`` (a compute RPC mock) was cast once, for ``inst`` and
+    ``migration`` under ``request_id``, with the instance's flavor."""
+    (call,) = method.call_args_list
+    sent_context, sent_instance, sent_migration, flavor = call[0]
+    assert (sent_instance.uuid, sent_migration.uuid) == (inst.uuid,
+                                                         migration.uuid)
+    assert sent_context.request_id == request_id
+    assert flavor.flavorid == inst.flavor.flavorid
 
 
 def test_a_finish_the_destination_never_got_is_cast_again(ctxt):
@@ -197,12 +212,8 @@ def test_a_finish_the_destination_never_got_is_cast_again(ctxt):
     dest_down, _, _ = _handed_over(ctxt, 'c3')
     compute_api = mock.Mock()
     assert lost_actions.resend(ctxt, compute_api, 10) == {lost.uuid: 'cast'}
-    (call,) = compute_api.finish_resize.call_args_list
-    sent_context, sent_instance, sent_migration, flavor = call[0]
-    assert (sent_instance.uuid, sent_migration.uuid) == (lost.uuid,
-                                                         migration.uuid)
-    assert sent_context.request_id == request_id
-    assert flavor.flavorid == lost.flavor.flavorid
+    _assert_move_cast(compute_api.finish_resize, lost, migration,
+                      request_id)
     # Stamped: not again before another action_resend_after.
     assert lost_actions.resend(ctxt, compute_api, 10) == {}
     assert _task(ctxt, started) == _task(ctxt, dest_down) == 'resize_migrated'
@@ -213,12 +224,7 @@ def _prepared(ctxt, dest, result=None, resized=False):
     destination ``dest`` finished its prep (with ``result``); the source
     c1 started the resize if ``resized``."""
     inst, request_id = _in_task(ctxt, 'c1', 'resize_prep', 30, 'resize')
-    migration = objects.Migration(
-        ctxt, uuid=uuidutils.generate_uuid(), instance_uuid=inst.uuid,
-        source_compute='c1', source_node='c1-n0', dest_compute=dest,
-        dest_node=dest + '-n0', migration_type='resize',
-        status='pre-migrating')
-    migration.create()
+    migration = _to(ctxt, inst, dest, 'pre-migrating')
     request = nl_context.RequestContext(user_id='u1', project_id='p1',
                                         request_id=request_id)
     objects.InstanceActionEvent.event_start(
@@ -244,12 +250,8 @@ def test_a_resize_the_source_never_got_is_cast_again(ctxt):
     failed, _, _ = _prepared(ctxt, 'c2', result='Error')
     compute_api = mock.Mock()
     assert lost_actions.resend(ctxt, compute_api, 10) == {lost.uuid: 'cast'}
-    (call,) = compute_api.resize_instance.call_args_list
-    sent_context, sent_instance, sent_migration, flavor = call[0]
-    assert (sent_instance.uuid, sent_migration.uuid) == (lost.uuid,
-                                                         migration.uuid)
-    assert sent_context.request_id == request_id
-    assert flavor.flavorid == lost.flavor.flavorid
+    _assert_move_cast(compute_api.resize_instance, lost, migration,
+                      request_id)
     # Stamped: not again before another action_resend_after.
     assert lost_actions.resend(ctxt, compute_api, 10) == {}
     assert {_task(ctxt, inst) for inst in (lost, resized, failed)} == {

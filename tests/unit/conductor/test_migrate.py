@@ -478,6 +478,26 @@ def _events(monkeypatch, *events):
         classmethod(lambda cls, c, action_id: found))
 
 
+def _settle_restarted(w, monkeypatch, instance, restarted, events=()):
+    """settle_restarted(``restarted``) with ``instance`` the one server
+    moving, ``w.migration`` its migration and ``events`` on its newest
+    action; whether it settled the move (with the fault saying why)."""
+    monkeypatch.setattr(
+        objects.InstanceList, 'get_by_filters',
+        classmethod(lambda cls, c, filters, **kw: [instance]))
+    monkeypatch.setattr(
+        objects.MigrationList, 'get_by_filters',
+        classmethod(lambda cls, c, f, limit=None: [w.migration]))
+    _events(monkeypatch, *events)
+    settled = move_timeouts.settle_restarted(w.ctxt, restarted)
+    if not settled:
+        assert w.log == [] and w.faults == []
+        return False
+    assert settled == [UUID]
+    assert 'its compute %s restarted' % restarted in w.faults[0]
+    return True
+
+
 @pytest.mark.parametrize('task_state,status,restarted,outcome', [
     ('resize_prep', 'pre-migrating', 'dst', 'left'),
     ('resize_migrating', 'migrating', 'src', 'error-at-source'),
@@ -497,19 +517,10 @@ def test_a_restarted_compute_has_the_moves_of_its_steps_settled(
     w.migration.status, w.migration.dest_compute = status, 'dst'
     if task_state == 'resize_reverting':
         instance.host = 'dst'  # VERIFY_RESIZE: the record names it
-    monkeypatch.setattr(
-        objects.InstanceList, 'get_by_filters',
-        classmethod(lambda cls, c, filters, **kw: [instance]))
-    monkeypatch.setattr(
-        objects.MigrationList, 'get_by_filters',
-        classmethod(lambda cls, c, f, limit=None: [w.migration]))
-    _events(monkeypatch)
-    settled = move_timeouts.settle_restarted(w.ctxt, restarted)
-    if outcome == 'left':
-        assert settled == [] and w.log == [] and w.faults == []
+    settled = _settle_restarted(w, monkeypatch, instance, restarted)
+    assert settled == (outcome != 'left')
+    if not settled:
         return
-    assert settled == [UUID]
-    assert 'its compute %s restarted' % restarted in w.faults[0]
     if outcome == 'error':
         assert (instance.vm_state, w.migration.status) == ('error', 'error')
         return
@@ -553,18 +564,10 @@ def test_a_restarted_compute_has_the_prep_it_started_settled(
     instance.task_state = 'resize_prep'
     instance.obj_reset_changes()
     w.migration.status, w.migration.dest_compute = 'pre-migrating', 'dst'
-    monkeypatch.setattr(
-        objects.InstanceList, 'get_by_filters',
-        classmethod(lambda cls, c, filters, **kw: [instance]))
-    monkeypatch.setattr(
-        objects.MigrationList, 'get_by_filters',
-        classmethod(lambda cls, c, f, limit=None: [w.migration]))
-    _events(monkeypatch, *events)
-    settled = move_timeouts.settle_restarted(w.ctxt, restarted)
-    if outcome == 'left':
-        assert settled == [] and w.log == [] and w.faults == []
+    settled = _settle_restarted(w, monkeypatch, instance, restarted,
+                                events)
+    assert settled == (outcome != 'left')
+    if not settled:
         return
-    assert settled == [UUID]
-    assert 'its compute %s restarted' % restarted in w.faults[0]
     assert _names(w) == ['abandon_move']
     assert instance.vm_state == 'active'
