@@ -112,3 +112,22 @@ def read_field(obj, name, default=None):
     if is_set is not None and name in getattr(obj, 'fields', ()):
         return getattr(obj, name) if is_set(name) else default
     return getattr(obj, name, default)
+
+
+def metrics(raw):
+    """{name: float} of a ComputeNode's metrics (non-numbers skipped)."""
+    result = {}
+    for name, value in (raw or {}).items():
+        try:
+            result[name] = float(value)
+        except (TypeError, ValueError):
+            continue
+    return result
+
+
+def int_stat(stats, key):
+    """``stats[key]`` as an int (0 when absent or not a number)."""
+    try:
+        return int(stats.get(key) or 0)
+    except (TypeError, ValueError):
+        return 0
