@@ -92,13 +92,21 @@ def host_name(name):
 
 
 def read_fields(obj, names):
-    """[``read_field(obj, name)`` for each of ``names``], read straight from
-    a versioned object's attributes when it is one (unset: None)."""
+    """[``read_field(obj, name)`` for each of ``names`` (a tuple)], read
+    straight from a versioned object's attributes when it is one (unset:
+    None)."""
     values = getattr(obj, '__dict__', None)
     if values is not None and '_changed_fields' in values:
-        get = values.get
-        return [get('_obj_' + name) for name in names]
+        attrs = _ATTRS.get(names)
+        if attrs is None:
+            attrs = _ATTRS[names] = tuple('_obj_' + name for name in names)
+        return list(map(values.get, attrs))
     return [read_field(obj, name) for name in names]
+
+
+# {names: the attributes a versioned object keeps their values in}: a
+# few tuples of names, read for every host at load.
+_ATTRS = {}
 
 
 def read_field(obj, name, default=None):

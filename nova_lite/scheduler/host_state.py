@@ -290,8 +290,8 @@ class HostState:
         """A HostState of ``compute_node`` with its service and provider
         (see ``update_service`` for ``service`` and ``service_up``) and,
         when given, the live ``instances`` (see ``set_instances``)."""
-        state = cls(compute_node.host, compute_node.hypervisor_hostname,
-                    compute_node.uuid)
+        # The host and node names are set by the update (read once).
+        state = cls(None, None, compute_node.uuid)
         state.update(compute_node=compute_node, summary=summary,
                      instances=instances)
         state.update_service(service, service_up)
