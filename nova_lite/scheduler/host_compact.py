@@ -190,7 +190,7 @@ def pack_instances(instances):
         by_uuid[instance.uuid] = instance
     if not by_uuid:
         return ()
-    profiles = tuple(_profile(inst) for inst in by_uuid.values())
+    profiles = tuple(map(_profile, by_uuid.values()))
     try:
         text = ' '.join(by_uuid)
     except TypeError:
