@@ -92,13 +92,21 @@ def host_name(name):
 
 
 def read_fields(obj, names):
-    """[``read_field(obj, name)`` for each of ``names``], read straight from
-    a versioned object's attributes when it is one (unset: None)."""
+    """[``read_field(obj, name)`` for each of ``names`` (a tuple)], read
+    straight from a versioned object's attributes when it is one (unset:
+    None)."""
     values = getattr(obj, '__dict__', None)
     if values is not None and '_changed_fields' in values:
-        get = values.get
-        return [get('_obj_' + name) for name in names]
+        attrs = _ATTRS.get(names)
+        if attrs is None:
+            attrs = _ATTRS[names] = tuple('_obj_' + name for name in names)
+        return list(map(values.get, attrs))
     return [read_field(obj, name) for name in names]
+
+
+# {names: the attributes a versioned object keeps their values in}: a
+# few tuples of names, read for every host at load.
+_ATTRS = {}
 
 
 def read_field(obj, name, default=None):
@@ -112,3 +120,22 @@ def read_field(obj, name, default=None):
     if is_set is not None and name in getattr(obj, 'fields', ()):
         return getattr(obj, name) if is_set(name) else default
     return getattr(obj, name, default)
+
+
+def metrics(raw):
+    """{name: float} of a ComputeNode's metrics (non-numbers skipped)."""
+    result = {}
+    for name, value in (raw or {}).items():
+        try:
+            result[name] = float(value)
+        except (TypeError, ValueError):
+            continue
+    return result
+
+
+def int_stat(stats, key):
+    """``stats[key]`` as an int (0 when absent or not a number)."""
+    try:
+        return int(stats.get(key) or 0)
+    except (TypeError, ValueError):
+        return 0

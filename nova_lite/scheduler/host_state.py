@@ -29,6 +29,7 @@ from nova_lite.objects import fields
 from nova_lite.scheduler import host_compact
 from nova_lite.scheduler import host_records
 from nova_lite.scheduler import host_usage
+from nova_lite.scheduler import population_resources
 
 _MB_PER_GB = 1024
 
@@ -64,33 +65,17 @@ ServiceRecord = host_records.ServiceRecord
 _name = host_records.host_name
 _fields = host_records.read_fields
 _field = host_records.read_field
+_metrics = host_records.metrics
+_int_stat = host_records.int_stat
 
 _NODE_FIELDS = ('hypervisor_type', 'hypervisor_version', 'cpu_info',
                 'host_ip', 'updated_at', 'stats', 'metrics',
                 'pci_device_pools', 'numa_topology', 'running_vms')
 
 
-def _metrics(raw):
-    """{name: float} of a ComputeNode's metrics (non-numbers skipped)."""
-    result = {}
-    for name, value in (raw or {}).items():
-        try:
-            result[name] = float(value)
-        except (TypeError, ValueError):
-            continue
-    return result
-
-
 # What a host without NUMA cells or PCI devices holds (shared).
 _NO_DEVICES = ()
 _NO_USAGES = ((), ())
-
-
-def _int_stat(stats, key):
-    try:
-        return int(stats.get(key) or 0)
-    except (TypeError, ValueError):
-        return 0
 
 
 def _fit_of(inventories):
@@ -305,8 +290,8 @@ class HostState:
         """A HostState of ``compute_node`` with its service and provider
         (see ``update_service`` for ``service`` and ``service_up``) and,
         when given, the live ``instances`` (see ``set_instances``)."""
-        state = cls(compute_node.host, compute_node.hypervisor_hostname,
-                    compute_node.uuid)
+        # The host and node names are set by the update (read once).
+        state = cls(None, None, compute_node.uuid)
         state.update(compute_node=compute_node, summary=summary,
                      instances=instances)
         state.update_service(service, service_up)
@@ -556,6 +541,14 @@ class HostState:
                     or usages[rc] + amount > capacity):
                 return rc
         return None
+
+    def resource_values(self):
+        """What a population's resource columns hold of this host (see
+        ``population_resources.resource_values``), read without making
+        ``usages``."""
+        classes, amounts = self._used
+        return population_resources.resource_values(
+            self._fit, dict(zip(classes, amounts, strict=True)))
 
     def fits(self, resources):
         """True when every class of ``resources`` can be allocated here."""

@@ -29,6 +29,7 @@ value no cached column has yet.
 """
 
 import collections
+import operator
 
 import numpy as np
 
@@ -59,6 +60,10 @@ _COMPACT_SHARE = 0.25
 
 
 def _pci_free(host):
+    stats = getattr(host, 'pci_stats', None)
+    if type(stats) is tuple and not stats:
+        # A host without PCI devices (most of them): no pools to read.
+        return 0
     return sum(pool.get('count', 0) for pool in utils.pci_pools(host))
 
 
@@ -70,8 +75,16 @@ def host_number(host, name):
     return getattr(host, name, 0) or 0
 
 
+# Every attribute of NUMERIC but the last, in one call.
+_NUMBERS = operator.attrgetter(*NUMERIC[:-1])
+
+
 def _numeric(host):
-    values = [getattr(host, name, 0) or 0 for name in NUMERIC[:-1]]
+    try:
+        values = [value or 0 for value in _NUMBERS(host)]
+    except AttributeError:
+        # A host without some of them (0 for those).
+        values = [getattr(host, name, 0) or 0 for name in NUMERIC[:-1]]
     values.append(_pci_free(host))
     return values
 

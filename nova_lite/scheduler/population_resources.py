@@ -25,6 +25,19 @@ def _resources(host):
             getattr(host, 'usages', None) or {})
 
 
+def resource_values(limits, usages):
+    """((rc, (1.0, min_unit, max_unit, step_size, capacity, used, free)),
+    ...) of ``limits`` ({rc: (min_unit, max_unit, step_size, capacity)})
+    and ``usages`` ({rc: used}, 0 when absent): what the columns hold of
+    a host with them."""
+    values = []
+    for rc, (min_unit, max_unit, step_size, capacity) in limits.items():
+        used = usages.get(rc, 0)
+        values.append((rc, (1.0, min_unit, max_unit, step_size, capacity,
+                            used, capacity - used)))
+    return tuple(values)
+
+
 class ResourceColumns:
     """Per resource class, a (7, capacity) array: a presence row, then
     the fields of ``Resource`` but ``odd_steps``."""
@@ -75,14 +88,13 @@ class ResourceColumns:
         for row, host in enumerate(hosts, first):
             if host is None:
                 continue
-            limits, usages = _resources(host)
-            for rc, (min_unit, max_unit, step_size, capacity) in (
-                    limits.items()):
-                used = usages.get(rc, 0)
+            values_of = getattr(host, 'resource_values', None)
+            items = (values_of() if values_of is not None
+                     else resource_values(*_resources(host)))
+            for rc, value in items:
                 rows, values = found.setdefault(rc, ([], []))
                 rows.append(row)
-                values.append((1.0, min_unit, max_unit, step_size,
-                               capacity, used, capacity - used))
+                values.append(value)
         for rc, (rows, values) in found.items():
             column = self._rc.get(rc)
             if column is None:

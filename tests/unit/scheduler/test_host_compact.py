@@ -1,5 +1,9 @@
 """Compact host storage: shared values and packed instances."""
 
+import random
+import re
+import uuid as uuid_mod
+
 from nova_lite import objects
 from nova_lite.scheduler import host_compact
 from nova_lite.scheduler import host_state
@@ -143,3 +147,36 @@ def test_derived_values_are_worked_out_once_per_source_object():
     assert host_compact.derived('t', (second,), lambda: make(3)) == 6
     assert host_compact.derived('u', (first,), lambda: make(4)) == 8
     assert made == [1, 3, 4]
+
+
+_CANONICAL = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}'
+
+
+def test_canonical_uuid_lists_are_told_from_any_other_text():
+    """The packing's check agrees with a regular expression of
+    ``count`` canonical uuids joined by single spaces, on uuids with a
+    character changed, dropped or added."""
+    rng = random.Random(5)
+    alphabet = '0123456789abcdefABCDEF- \t\x85\u3000g'
+    for _ in range(3000):
+        uuids = [str(uuid_mod.UUID(int=rng.getrandbits(128)))
+                 for _ in range(rng.randint(1, 4))]
+        text = ' '.join(uuids)
+        chars = list(text)
+        for _ in range(rng.choice([0, 1, 1, 2])):
+            at = rng.randrange(len(chars))
+            change = rng.random()
+            if change < 0.6:
+                chars[at] = rng.choice(alphabet)
+            elif change < 0.8:
+                del chars[at]
+            else:
+                chars.insert(at, rng.choice(alphabet))
+        text = ''.join(chars)
+        count = len(uuids)
+        pattern = r'%s(?: %s){%d}' % (_CANONICAL, _CANONICAL, count - 1)
+        found = host_compact._canonical_bytes(text, count)
+        if re.fullmatch(pattern, text):
+            assert found == bytes.fromhex(text.replace('-', ''))
+        else:
+            assert found is None, text
