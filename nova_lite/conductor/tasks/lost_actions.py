@@ -55,6 +55,7 @@ import datetime
 from oslo_log import log as logging
 from oslo_utils import timeutils
 
+from nova_lite.conductor.tasks import action_events
 from nova_lite.conductor.tasks import move_timeouts
 from nova_lite.conductor.tasks import ownership
 from nova_lite.conductor.tasks import timeouts
@@ -137,27 +138,13 @@ def _stuck(context, task_states, now, after):
         sort_key='id', sort_dir='asc'))
 
 
-def newest_action(context, instance):
-    actions = objects.InstanceActionList.get_by_instance_uuid(
-        context, instance.uuid, limit=1)
-    return actions[0] if actions else None
-
-
-def taken_up(context, action, prefix=''):
-    """Whether an event whose name starts with ``prefix`` (any, by
-    default) is recorded on ``action``."""
-    return any(event.event.startswith(prefix) for event in
-               objects.InstanceActionEventList.get_by_action(context,
-                                                             action.id))
-
-
 def _resend_power(context, compute_api, instance, up):
     name, method, kwargs = POWER[instance.task_state]
     if instance.host not in up:
         return None  # the down-compute check settles it
-    action = newest_action(context, instance)
+    action = action_events.newest_action(context, instance)
     recorded = action is not None and action.action == name
-    if recorded and taken_up(context, action, 'compute_'):
+    if recorded and action_events.taken_up(context, action, 'compute_'):
         return None
     if not _stamp(instance):
         return None
@@ -183,9 +170,10 @@ def _resend_finish(context, compute_api, instance, up):
         return None
     if migration.dest_compute not in up:
         return None  # the down-compute check settles it
-    action = newest_action(context, instance)
-    if action is None or action.action not in MOVES or taken_up(
-            context, action, 'compute_finish_resize'):
+    action = action_events.newest_action(context, instance)
+    if action is None or action.action not in MOVES or (
+            action_events.taken_up(context, action,
+                                   'compute_finish_resize')):
         return None
     if not _stamp(instance):
         return None
@@ -200,7 +188,7 @@ def _resend_finish(context, compute_api, instance, up):
 
 
 def _end_lost_move(context, compute_api, instance, moves_before, up):
-    action = newest_action(context, instance)
+    action = action_events.newest_action(context, instance)
     if action is not None and action.action not in MOVES:
         action = None  # the API failed before it recorded the move
     try:
@@ -241,8 +229,7 @@ def _end_lost_move(context, compute_api, instance, moves_before, up):
 def _prepared(context, action, migration):
     """Whether the move's destination finished its prep and the source
     never started the resize."""
-    events = objects.InstanceActionEventList.get_by_action(context,
-                                                           action.id)
+    events = action_events.events(context, action)
     if any(event.event == 'compute_resize_instance' for event in events):
         return False
     preps = [event for event in events
@@ -271,7 +258,7 @@ def _resend_resize(context, compute_api, instance, migration, action, up):
 def _end_orphaned_move(context, instance, action, migration):
     """Settle a started move whose conductor died before a compute took
     it up; None while its conductor lives or a compute has it."""
-    if taken_up(context, action, 'compute_'):
+    if action_events.taken_up(context, action, 'compute_'):
         return None
     owner = ownership.owner_of(context, instance.uuid)
     if not owner or owner.startswith(ownership.HANDED_OFF) or \

@@ -55,6 +55,7 @@ import datetime
 from oslo_log import log as logging
 from oslo_utils import timeutils
 
+from nova_lite.conductor.tasks import action_events
 from nova_lite.conductor.tasks import lost_actions
 from nova_lite.conductor.tasks import move_records as records
 from nova_lite.conductor.tasks import resize_outcome
@@ -110,9 +111,9 @@ def _run_again(context, scheduler_api, compute_api, migration, cutoff):
     if (instance.vm_state != fields.VMState.RESIZED
             or instance.task_state != task_state):
         return False
-    action = lost_actions.newest_action(context, instance)
+    action = action_events.newest_action(context, instance)
     own = action is not None and action.action == _ACTIONS[migration.status]
-    taken = own and lost_actions.taken_up(context, action)
+    taken = own and action_events.taken_up(context, action)
     if taken and not _died(context, action, migration, cutoff):
         return False
     since = lost_actions.since(migration)
@@ -139,8 +140,7 @@ def _died(context, action, migration, cutoff):
     ``cutoff``, and (for a revert, whose cast must not reach the
     destination twice) the destination up, so its event would be there
     had the cast been sent."""
-    events = objects.InstanceActionEventList.get_by_action(context,
-                                                           action.id)
+    events = action_events.events(context, action)
     if not events or any(
             not event.event.startswith('conductor_') or
             event.finish_time is not None or event.start_time is None or

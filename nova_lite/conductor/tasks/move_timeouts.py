@@ -47,6 +47,7 @@ from oslo_log import log as logging
 from oslo_utils import timeutils
 
 from nova_lite.compute import migration_usage
+from nova_lite.conductor.tasks import action_events
 from nova_lite.conductor.tasks import move_records as records
 from nova_lite.conductor.tasks import timeouts
 from nova_lite import exception
@@ -169,17 +170,15 @@ def _unfinished_on(context, instance, migration, host):
     (``EVENT_ON``) and never finished it."""
     if instance.task_state != _T.RESIZE_PREP:
         return False
-    actions = objects.InstanceActionList.get_by_instance_uuid(
-        context, instance.uuid, limit=1)
-    if not actions:
+    action = action_events.newest_action(context, instance)
+    if action is None:
         return False
     sides = {'source': migration.source_compute,
              'dest': migration.dest_compute}
     return any(
         event.finish_time is None and event.event in EVENT_ON and
         event.host == host == sides[EVENT_ON[event.event]]
-        for event in objects.InstanceActionEventList.get_by_action(
-            context, actions[0].id))
+        for event in action_events.events(context, action))
 
 
 def _host_down(instance, migration, down):

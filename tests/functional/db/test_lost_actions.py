@@ -6,6 +6,7 @@ from unittest import mock
 
 from oslo_utils import uuidutils
 
+from nova_lite.conductor.tasks import action_events
 from nova_lite.conductor.tasks import lost_actions
 from nova_lite.conductor.tasks import move_records
 from nova_lite.conductor.tasks import ownership
@@ -77,7 +78,7 @@ def test_a_power_action_the_api_never_recorded_is_run(ctxt):
     assert sent_instance.uuid == lost.uuid
     # Under a request of its own, whose start action is recorded.
     assert sent_context.request_id != stop_request
-    action = lost_actions.newest_action(ctxt, lost)
+    action = action_events.newest_action(ctxt, lost)
     assert (action.action, action.request_id) == (
         'start', sent_context.request_id)
     assert (sent_context.user_id, sent_context.project_id) == (
