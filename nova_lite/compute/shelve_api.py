@@ -179,7 +179,7 @@ class ShelveAPI(rpc_clients.RPCClients):
         and the server's; an unpinned zone is saved in its request spec
         (the conductor then schedules it anywhere)."""
         zones = _zones(context)
-        if zone and zone not in zones.values():
+        if zone and zone not in _available(zones):
             raise exception.InvalidRequest(
                 reason='The requested availability zone is not available')
         spec = objects.RequestSpec.get_by_instance_uuid(context,
@@ -193,18 +193,27 @@ class ShelveAPI(rpc_clients.RPCClients):
             raise exception.InvalidInput(reason=exception.ComputeHostNotFound(
                 host=host).format_message())
         wanted = zone or spec.availability_zone
-        if wanted and zones[host] != wanted:
+        if wanted and zones[host][0] != wanted:
             raise exception.UnshelveHostNotInAZ(host=host,
                                                 availability_zone=wanted)
 
 
 def _zones(context):
-    """{host: zone} of every enabled compute service."""
+    """{host: (zone, disabled)} of every compute service. A disabled
+    host is still a host one may name: as in Nova, the scheduler then
+    refuses it (ComputeFilter) and the server stays offloaded with an
+    Error event, rather than the API answering 400."""
     by_host = availability_zones.host_zones(
         objects.AggregateList.get_all(context))
-    return {service.host: availability_zones.service_zone(service, by_host)
+    return {service.host: (availability_zones.service_zone(service, by_host),
+                           service.disabled)
             for service in objects.ServiceList.get_all(context)
-            if service.binary == COMPUTE_BINARY and not service.disabled}
+            if service.binary == COMPUTE_BINARY}
+
+
+def _available(zones):
+    """The zones with at least one enabled compute service."""
+    return {zone for zone, disabled in zones.values() if not disabled}
 
 
 def _base_image(context, instance):

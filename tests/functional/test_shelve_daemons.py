@@ -335,3 +335,34 @@ def test_unshelve_to_a_named_host_the_filters_reject(deploy):
     moves._verify_clean(deploy)
     moves._delete(deploy, uuid)
     moves._delete(deploy, other)
+
+
+def test_unshelve_to_a_disabled_host_is_refused_by_the_scheduler(deploy):
+    """As in Nova, the API accepts a named host that exists though its
+    service is disabled; the scheduler then refuses it (the
+    COMPUTE_STATUS_DISABLED prefilter), so the server stays
+    SHELVED_OFFLOADED, holding nothing, with an Error event."""
+    uuid = _boot(deploy)
+    _offload(deploy, uuid)
+
+    def service(action):
+        status, _, body = deploy.admin_api.put(
+            '/os-services/' + action, {'host': 'c1', 'binary': 'nova-compute'})
+        assert status == 200, body
+    service('disable')
+    try:
+        moves._action(deploy, uuid, {'unshelve': {'host': 'c1'}},
+                      version='2.91')
+        deployment.wait_for(
+            lambda: [e.result for e in _event(
+                deploy, uuid, 'unshelve', 'conductor_unshelve_instance')]
+            == ['Error'], timeout=60, message='unshelve of %s decided' % uuid)
+    finally:
+        service('enable')
+    server = _wait_task_done(deploy, uuid)
+    assert server['status'] == 'SHELVED_OFFLOADED'
+    [event] = _event(deploy, uuid, 'unshelve', 'conductor_unshelve_instance')
+    assert 'compute_status_filter: 1 -> 0 (1 disabled)' in event.details
+    assert moves._allocations(deploy, uuid) == {}
+    moves._verify_clean(deploy)
+    moves._delete(deploy, uuid)

@@ -491,14 +491,25 @@ def test_unshelve_host_needs_2_91_and_an_administrator(api, world):
     body = {'unshelve': {'host': 'host2'}}
     assert _act(api, body, version='2.90').status_int == 400
     assert _act(api, body, MEMBER, version='2.91').status_int == 403
-    for bad in ('nope', 'host3'):
-        assert _act(api, {'unshelve': {'host': bad}},
-                    version='2.91').status_int == 400
+    resp = _act(api, {'unshelve': {'host': 'nope'}}, version='2.91')
+    assert resp.status_int == 400
+    assert 'nope' in resp.text
     resp = _act(api, body, version='2.91')
     assert resp.status_int == 202, resp.text
     assert world.conductor.sent == [
         ('unshelve_instance', UUID, (),
          {'availability_zone': None, 'host': 'host2'})]
+
+
+def test_unshelve_to_a_disabled_host_is_left_to_the_scheduler(api, world):
+    """Nova's API checks only that the host exists: ComputeFilter then
+    refuses a disabled one, so the request is accepted here."""
+    world.set_state(V.SHELVED_OFFLOADED, host=None)
+    resp = _act(api, {'unshelve': {'host': 'host3'}}, version='2.91')
+    assert resp.status_int == 202, resp.text
+    assert world.conductor.sent == [
+        ('unshelve_instance', UUID, (),
+         {'availability_zone': None, 'host': 'host3'})]
 
 
 def test_unshelve_to_an_unknown_zone_is_400(api, world, max_version):
