@@ -19,6 +19,9 @@ from nova_lite.objects import base
 from nova_lite.objects import fields
 from nova_lite.placement import changes as scheduler_changes
 
+# The used figures the API reads from placement: {resource class: field}.
+_USED_FIELDS = {'VCPU': 'vcpus_used', 'MEMORY_MB': 'memory_mb_used',
+                'DISK_GB': 'local_gb_used'}
 # Fields kept as JSON text in their columns (ComputeNode 1.1).
 _JSON_FIELDS = ('metrics', 'pci_device_pools', 'numa_topology')
 
@@ -199,3 +202,50 @@ class ComputeNodeList(base.ObjectListBase, base.NovaLiteObject):
         return cls(context, objects=[
             ComputeNode._from_db_object(context, ComputeNode(), row)
             for row in rows])
+
+    @classmethod
+    def get_all_used_now(cls, context, host=None):
+        """The nodes (of ``host``, or all), their used figures those of
+        placement now: what is reserved for the host plus what is
+        allocated there, as the compute's report counts them. The
+        compute's report is periodic and lags claims by up to
+        ``update_resources_interval``; placement is written with each
+        claim. A node without a provider keeps its report. The API's
+        read (not remotable)."""
+        rows, used = cls._used_now_from_db(context, host)
+        nodes = cls._from_rows(context, rows)
+        for node in nodes:
+            figures = used.get(node.uuid)
+            if figures is None:
+                continue
+            for rc, field in _USED_FIELDS.items():
+                setattr(node, field, figures.get(rc, 0))
+            node.obj_reset_changes(list(_USED_FIELDS.values()))
+        return nodes
+
+    @staticmethod
+    @db_api.reader
+    def _used_now_from_db(context, host):
+        """The node rows and {uuid: {resource class: reserved + used}}
+        of their providers, read in one transaction."""
+        session = context.session
+        rows = ComputeNodeList._get_from_db(context, host=host)
+        uuids = [row.uuid for row in rows]
+        if not uuids:
+            return rows, {}
+        rp, inv, alloc = (models.ResourceProvider, models.Inventory,
+                          models.Allocation)
+        in_use = (
+            sa.select(sa.func.coalesce(sa.func.sum(alloc.used), 0))
+            .where(alloc.resource_provider_id == inv.resource_provider_id,
+                   alloc.resource_class == inv.resource_class)
+            .scalar_subquery())
+        query = (sa.select(rp.uuid, inv.resource_class,
+                           inv.reserved + in_use)
+                 .join(inv, inv.resource_provider_id == rp.id)
+                 .where(rp.uuid.in_(uuids),
+                        inv.resource_class.in_(list(_USED_FIELDS))))
+        used = {}
+        for uuid, rc, amount in session.execute(query):
+            used.setdefault(uuid, {})[rc] = int(amount)
+        return rows, used

@@ -240,3 +240,42 @@ def test_what_a_server_was_asked_for(deploy):
     assert free['pinned_availability_zone'] is None
     assert free['scheduler_hints'] == {}
     assert free['OS-EXT-SRV-ATTR:hostname'] == 'anywhere'
+
+
+def _used_now(deploy):
+    rows = _check(deploy.admin_api.get('/os-hosts/compute1'),
+                  host_schemas.get_host_detail)['host']
+    used = next(row['resource'] for row in rows
+                if row['resource']['project'] == '(used_now)')
+    return used['cpu'], used['memory_mb'], used['disk_gb']
+
+
+def _hypervisor_used(deploy):
+    [node] = _check(deploy.admin_api.get('/os-hypervisors/detail'),
+                    hyp_schemas.list_hypervisors_detail)['hypervisors']
+    return node['vcpus_used'], node['memory_mb_used'], node['local_gb_used']
+
+
+def test_used_figures_count_a_server_once_it_is_claimed(deploy):
+    """os-hosts' used_now and the hypervisors' used figures are
+    placement's (reserved plus allocated), so a server counts as soon as
+    the scheduler claims it, not at the compute's next periodic report
+    (60 s apart by default); and no longer once it is deleted."""
+    before, hyp_before = _used_now(deploy), _hypervisor_used(deploy)
+    assert before == hyp_before
+    status, _, body = deploy.api.post('/servers', {'server': {
+        'name': 'counted', 'imageRef': deploy.image_id,
+        'flavorRef': 'tiny'}})
+    assert status == 202, body
+    uuid = body['server']['id']
+    deployment.wait_for(
+        lambda: deploy.api.get('/servers/' + uuid)[2]['server'][
+            'status'] == 'ACTIVE', timeout=60, message='server ACTIVE')
+    grown = tuple(b + d for b, d in zip(before, (1, 512, 1), strict=True))
+    assert _used_now(deploy) == grown
+    assert _hypervisor_used(deploy) == grown
+    assert deploy.api.delete('/servers/' + uuid)[0] == 204
+    deployment.wait_for(
+        lambda: deploy.api.get('/servers/' + uuid)[0] == 404, timeout=60,
+        message='server deleted')
+    assert _used_now(deploy) == before

@@ -65,12 +65,13 @@ def _resource(host, project, cpu, memory_mb, disk_gb):
 @_until_2_43
 def show(req, host_name):
     """200 {"host": [{"resource": {host, project, cpu, memory_mb,
-    disk_gb}}]}: "(total)", "(used_now)", "(used_max)", then one per
-    project with servers there; 404 unless a compute runs there."""
+    disk_gb}}]}: "(total)", "(used_now)" (placement's reserved plus
+    allocated amounts, current from each claim), "(used_max)", then one
+    per project with servers there; 404 unless a compute runs there."""
     context = req.context
     context.can(policies.HOSTS % 'show', target={})
     _compute_host(context, host_name)
-    nodes = objects.ComputeNodeList.get_all_by_host(context, host_name)
+    nodes = objects.ComputeNodeList.get_all_used_now(context, host_name)
     result = [
         _resource(host_name, '(total)', sum(n.vcpus for n in nodes),
                   sum(n.memory_mb for n in nodes),

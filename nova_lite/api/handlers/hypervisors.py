@@ -15,7 +15,9 @@ placement), show answers the node's ``uptime`` (null when its compute
 cannot say), and ``statistics`` and ``{id}/uptime`` are gone (404).
 
 A node's state (up/down) and status (enabled/disabled) are those of the
-compute service on its host.
+compute service on its host. Its used vCPUs, RAM and disk are
+placement's now (reserved plus allocated), so a server counts from its
+claim, not from its compute's next periodic report.
 """
 
 from oslo_log import log as logging
@@ -147,7 +149,7 @@ def nodes(req, action):
     context.can(policies.HYPERVISORS % action, target={})
     services = _services_by_host(context)
     return [(node, services.get(node.host))
-            for node in objects.ComputeNodeList.get_all(context)]
+            for node in objects.ComputeNodeList.get_all_used_now(context)]
 
 
 def matching(pairs, pattern):

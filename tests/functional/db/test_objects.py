@@ -523,3 +523,35 @@ def test_service_heartbeat_keeps_admin_changes(ctxt):
     assert service.is_up
     assert objects.Service.get_minimum_version(
         ctxt, 'nova-lite-compute') == objects.service.SERVICE_VERSION
+
+
+def test_compute_nodes_used_now_are_placement_s(ctxt):
+    """The API's read: each node's used figures are its provider's
+    reserved plus allocated amounts; a node without a provider keeps
+    the figures its compute reported."""
+    def node(name, uuid):
+        record = objects.ComputeNode(
+            ctxt, uuid=uuid, host='h1', hypervisor_hostname=name, vcpus=8,
+            memory_mb=4096, local_gb=100, vcpus_used=7, memory_mb_used=7,
+            local_gb_used=7, hypervisor_type='fake', hypervisor_version=1,
+            cpu_info='{}')
+        record.create()
+    placed, alone = uuidutils.generate_uuid(), uuidutils.generate_uuid()
+    node('n1', placed)
+    node('n2', alone)
+    providers.ensure_provider(ctxt, placed, 'n1')
+    inventory = {'total': 4096, 'reserved': 512, 'min_unit': 1,
+                 'max_unit': 4096, 'step_size': 1, 'allocation_ratio': 1.0}
+    providers.set_inventories(ctxt, placed, {
+        'MEMORY_MB': inventory, 'VCPU': dict(inventory, reserved=0),
+        'DISK_GB': dict(inventory, reserved=0)})
+    for consumer, ram in ((uuidutils.generate_uuid(), 1024),
+                          (uuidutils.generate_uuid(), 256)):
+        allocations.claim(ctxt, consumer, 'p1', 'u1',
+                          {placed: {'MEMORY_MB': ram, 'VCPU': 1}})
+    used = {n.hypervisor_hostname: (n.vcpus_used, n.memory_mb_used,
+                                    n.local_gb_used)
+            for n in objects.ComputeNodeList.get_all_used_now(ctxt, 'h1')}
+    assert used == {'n1': (2, 512 + 1024 + 256, 0), 'n2': (7, 7, 7)}
+    assert [n.hypervisor_hostname for n in
+            objects.ComputeNodeList.get_all_used_now(ctxt, 'h2')] == []

@@ -42,7 +42,7 @@ def cloud(monkeypatch):
         lambda cls, context: objects.AggregateList(objects=[
             objects.Aggregate(id=1, name='a', hosts=['c1'],
                               metadata={'availability_zone': 'az1'})])))
-    monkeypatch.setattr(objects.ComputeNodeList, 'get_all_by_host',
+    monkeypatch.setattr(objects.ComputeNodeList, 'get_all_used_now',
                         classmethod(lambda cls, context, host:
                                     objects.ComputeNodeList(objects=[node])))
     monkeypatch.setattr(objects.InstanceList, 'get_by_host',

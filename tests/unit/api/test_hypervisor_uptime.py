@@ -52,7 +52,8 @@ def world(monkeypatch):
     monkeypatch.setattr(objects.ServiceList, 'get_all', classmethod(
         lambda cls, context, binary=None, host=None: objects.ServiceList(
             objects=[service])))
-    monkeypatch.setattr(objects.ComputeNodeList, 'get_all', classmethod(
+    monkeypatch.setattr(
+        objects.ComputeNodeList, 'get_all_used_now', classmethod(
         lambda cls, context: objects.ComputeNodeList(objects=[node])))
     rpc = FakeComputeRPC()
     monkeypatch.setattr(hypervisors.host_api, '_compute', rpc)

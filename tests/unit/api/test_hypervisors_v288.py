@@ -27,7 +27,8 @@ def world(monkeypatch):
         local_gb=100, vcpus_used=2, memory_mb_used=4096, local_gb_used=10,
         running_vms=2, hypervisor_type='fake', hypervisor_version=1000,
         cpu_info='{}', host_ip='192.0.2.7', stats={})
-    monkeypatch.setattr(objects.ComputeNodeList, 'get_all', classmethod(
+    monkeypatch.setattr(
+        objects.ComputeNodeList, 'get_all_used_now', classmethod(
         lambda cls, context: objects.ComputeNodeList(objects=[node])))
     return found
 

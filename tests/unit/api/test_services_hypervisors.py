@@ -59,7 +59,8 @@ def nodes(monkeypatch, services):
         local_gb_used=10, running_vms=2, hypervisor_type='fake',
         hypervisor_version=1000, cpu_info='{}', host_ip='192.0.2.7',
         stats={'io_workload': '1'})
-    monkeypatch.setattr(objects.ComputeNodeList, 'get_all', classmethod(
+    monkeypatch.setattr(
+        objects.ComputeNodeList, 'get_all_used_now', classmethod(
         lambda cls, context: objects.ComputeNodeList(objects=[node])))
 
 
@@ -181,9 +182,10 @@ def test_hypervisor_extras_need_admin(api, nodes, path):
     ('2.28', {'arch': 'x86_64', 'model': 'm'})])
 def test_hypervisor_cpu_info_is_an_object_from_2_28(
         api, at_version, nodes, monkeypatch, version, cpu_info):
-    [node] = objects.ComputeNodeList.get_all(None)
+    [node] = objects.ComputeNodeList.get_all_used_now(None)
     node.cpu_info = '{"arch": "x86_64", "model": "m"}'
-    monkeypatch.setattr(objects.ComputeNodeList, 'get_all', classmethod(
+    monkeypatch.setattr(
+        objects.ComputeNodeList, 'get_all_used_now', classmethod(
         lambda cls, context: objects.ComputeNodeList(objects=[node])))
     admin = at_version(api(ADMIN), version)
     [detail] = admin('GET', '/os-hypervisors/detail').json['hypervisors']
@@ -194,9 +196,10 @@ def test_hypervisor_cpu_info_is_an_object_from_2_28(
 
 def test_hypervisor_without_cpu_info_at_2_28(api, at_version, nodes,
                                              monkeypatch):
-    [node] = objects.ComputeNodeList.get_all(None)
+    [node] = objects.ComputeNodeList.get_all_used_now(None)
     node.cpu_info = ''
-    monkeypatch.setattr(objects.ComputeNodeList, 'get_all', classmethod(
+    monkeypatch.setattr(
+        objects.ComputeNodeList, 'get_all_used_now', classmethod(
         lambda cls, context: objects.ComputeNodeList(objects=[node])))
     admin = at_version(api(ADMIN), '2.28')
     assert admin('GET', '/os-hypervisors/7').json['hypervisor'][
@@ -205,13 +208,14 @@ def test_hypervisor_without_cpu_info_at_2_28(api, at_version, nodes,
 
 @pytest.fixture
 def three_nodes(monkeypatch, nodes):
-    [node] = objects.ComputeNodeList.get_all(None)
+    [node] = objects.ComputeNodeList.get_all_used_now(None)
     values = {name: getattr(node, name) for name in node.fields
               if node.obj_attr_is_set(name)}
     copies = [objects.ComputeNode(**dict(
         values, id=node_id, hypervisor_hostname='node%d' % node_id))
         for node_id in (9, 7, 8)]
-    monkeypatch.setattr(objects.ComputeNodeList, 'get_all', classmethod(
+    monkeypatch.setattr(
+        objects.ComputeNodeList, 'get_all_used_now', classmethod(
         lambda cls, context: objects.ComputeNodeList(objects=copies)))
 
 
@@ -336,7 +340,7 @@ def test_hostname_pattern_from_2_53(api, at_version, three_nodes):
 
 
 def test_pages_by_uuid_from_2_53(api, at_version, three_nodes, monkeypatch):
-    [n9, n7, n8] = objects.ComputeNodeList.get_all(None)
+    [n9, n7, n8] = objects.ComputeNodeList.get_all_used_now(None)
     for node in (n9, n7, n8):
         node.uuid = 'a4b0c0de-0000-4000-8000-00000000000%d' % node.id
     new = at_version(api(ADMIN), '2.53')
