@@ -32,6 +32,10 @@ pstats file is kept (``--profile-out``) for ``python -m pstats``. The
 profiler slows the daemon: read the other figures of such a run as
 indicative only.
 
+``--all-in-one`` boots against ``nova-lite-all`` instead (``boot_aio``):
+one process on SQLite and the in-process transport, its CPU per boot
+reported as ``all``.
+
 Repeat with --runs and the medians are reported, since this machine is
 shared and noisy. Example:
 
@@ -54,7 +58,8 @@ sys.path.insert(0, ROOT)
 
 import sqlalchemy as sa  # noqa: E402
 
-import boot_metrics  # noqa: E402  (tools/, beside this script)
+import boot_aio  # noqa: E402  (tools/, beside this script)
+import boot_metrics  # noqa: E402
 from tests.functional import deployment  # noqa: E402
 
 STATS_LINE = re.compile(r'RPC statistics: (\{.*\})')
@@ -264,8 +269,27 @@ def run_once(args, workdir):
             'cpu_ms': cpu_ms}
 
 
+def run_all_in_one(args, workdir):
+    """One run against nova-lite-all (``boot_aio``): its CPU is reported
+    as 'all'; it has no PostgreSQL nor RabbitMQ to count."""
+    started, active, first, cpu, counts = boot_aio.run_once(
+        args, workdir, _boot_all)
+    messages, statements, transactions = counts
+    latencies = [active[uuid] - started[uuid] for uuid in active]
+    per_boot = 1.0 / args.servers
+    cpu_ms = 1000 * cpu * per_boot
+    return {'boots_per_s': args.servers / (max(active.values()) - first),
+            'p50_ms': 1000 * _percentile(latencies, 50),
+            'p99_ms': 1000 * _percentile(latencies, 99),
+            'rpc_per_boot': messages * per_boot,
+            'sql_per_boot': statements * per_boot,
+            'xact_per_boot': transactions * per_boot,
+            'db_xact_per_boot': float('nan'),
+            'cpu_ms': {'all': cpu_ms, 'total': cpu_ms}}
+
+
 CPU_ORDER = ('api', 'conductor', 'scheduler', 'compute', 'postgresql',
-             'rabbitmq', 'total')
+             'rabbitmq', 'all', 'total')
 
 
 def _cpu_line(cpu_ms):
@@ -290,14 +314,16 @@ def _print_medians(args, results):
         return statistics.median(r[key] for r in results)
     cpu = {kind: statistics.median(r['cpu_ms'].get(kind, 0.0)
                                    for r in results)
-           for kind in CPU_ORDER}
-    print('median of %d runs (%d servers, %d clients, %d nodes, %s, '
-          '%d conductor and %d API worker(s)): '
+           for kind in CPU_ORDER
+           if any(kind in r['cpu_ms'] for r in results)}
+    where = ('nova-lite-all' if args.all_in_one else
+             '%s, %d conductor and %d API worker(s)' % (
+                 args.backend, args.conductor_workers, args.api_workers))
+    print('median of %d runs (%d servers, %d clients, %d nodes, %s): '
           '%.1f boots/s sustained, API-to-ACTIVE p50 %.0f ms, p99 %.0f ms, '
           '%.1f RPC messages per boot, %.1f SQL statements and %.1f '
           'transactions per boot (database: %.1f)' % (
-              args.runs, args.servers, args.clients, args.nodes,
-              args.backend, args.conductor_workers, args.api_workers,
+              args.runs, args.servers, args.clients, args.nodes, where,
               med('boots_per_s'),
               med('p50_ms'),
               med('p99_ms'), med('rpc_per_boot'), med('sql_per_boot'),
@@ -333,11 +359,16 @@ def main():
     parser.add_argument('--profile-out', default='bench-profile.pstats',
                         help='where to keep the pstats file of --profile '
                              '(the last run\'s)')
+    parser.add_argument('--all-in-one', action='store_true',
+                        help='boot against nova-lite-all (SQLite, the '
+                             'in-process transport, one compute with '
+                             '--nodes nodes) instead of the daemons')
     args = parser.parse_args()
     results = []
+    run_one = run_all_in_one if args.all_in_one else run_once
     for run in range(args.runs):
         with tempfile.TemporaryDirectory(prefix='nl-bench-') as workdir:
-            result = run_once(args, workdir)
+            result = run_one(args, workdir)
         results.append(result)
         _print_run(run, result)
     _print_medians(args, results)
