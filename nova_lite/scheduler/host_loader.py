@@ -8,6 +8,7 @@ from nova_lite import objects
 from nova_lite.placement import summaries
 from nova_lite.scheduler import host_digest
 from nova_lite.scheduler import host_instances
+from nova_lite.scheduler import host_rows
 from nova_lite.scheduler import host_services
 
 COMPUTE_BINARY = 'nova-lite-compute'
@@ -28,6 +29,11 @@ class DatabaseLoader:
         if uuids is None:
             return objects.ComputeNodeList.get_all(ctxt)
         return objects.ComputeNodeList.get_all_by_uuids(ctxt, sorted(uuids))
+
+    def compute_node_rows(self, ctxt, uuids=None):
+        """[NodeRow] of the compute nodes (optional: the start-up load
+        reads these rather than ComputeNode objects when it can)."""
+        return host_rows.get_rows(ctxt, uuids)
 
     def services(self, ctxt):
         return objects.ServiceList.get_all(ctxt, binary=COMPUTE_BINARY)

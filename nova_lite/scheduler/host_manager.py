@@ -45,6 +45,7 @@ import os_traits
 from oslo_log import log as logging
 from oslo_utils import timeutils
 
+from nova_lite import availability_zones
 from nova_lite.conf import CONF
 from nova_lite.scheduler import host_compact
 from nova_lite.scheduler import host_loader
@@ -151,13 +152,16 @@ class HostManager:
             self._aggregates = {}
             self._apply_aggregates(aggregates, ())
         states, count = {}, 0
+        build = (self._build_row if getattr(batches, 'rows', False)
+                 else self._build)
+        zones = {}
         try:
             for nodes, provider_summaries, instances, listed in batches:
                 count += len(nodes)
                 with self.lock:
                     for node in nodes:
-                        state = self._build(node, provider_summaries,
-                                            instances.get(node.uuid, ()))
+                        state = build(node, provider_summaries,
+                                      instances.get(node.uuid, ()), zones)
                         if state is not None:
                             # The listing's uuid string, kept for the
                             # whole load anyway, rather than the node
@@ -189,14 +193,7 @@ class HostManager:
                      self.loader.summaries(ctxt),
                      self.loader.instances(ctxt), {})]
         uuids = sorted(digest(ctxt))
-        return self._read_batches(ctxt, uuids, size)
-
-    def _read_batches(self, ctxt, uuids, size):
-        for start in range(0, len(uuids), size):
-            batch = {uuid: uuid for uuid in uuids[start:start + size]}
-            yield (self.loader.compute_nodes(ctxt, batch),
-                   self.loader.summaries(ctxt, batch),
-                   self.loader.instances(ctxt, batch), batch)
+        return _Batches(self.loader, ctxt, uuids, size)
 
     def refresh(self, ctxt, uuids):
         """Reload the states of ``uuids`` only.
@@ -254,13 +251,11 @@ class HostManager:
                              uuid)
         LOG.debug('Refreshed host states of %s', sorted(uuids))
 
-    def _build(self, node, provider_summaries, instances):
+    def _build(self, node, provider_summaries, instances, zones=None):
         """The updated or new HostState of ``node``, None without
         provider."""
-        summary = provider_summaries.get(node.uuid)
+        summary = _summary_of(node, provider_summaries)
         if summary is None:
-            LOG.debug('Compute node %s (%s) has no resource provider yet; '
-                      'not schedulable', node.uuid, node.hypervisor_hostname)
             return None
         service, up = _split(self._services.get(node.host))
         state = self._states.get(node.uuid)
@@ -273,6 +268,22 @@ class HostManager:
             state.update_service(service, up)
         state.set_aggregates(self._host_aggregates.get(node.host, ()))
         return state
+
+    def _build_row(self, row, provider_summaries, instances, zones):
+        """The new HostState of the NodeRow ``row`` (the bulk load),
+        None without provider. ``zones`` remembers, for this load, the
+        zone of each list of aggregates."""
+        summary = _summary_of(row, provider_summaries)
+        if summary is None:
+            return None
+        service, up = _split(self._services.get(row.host))
+        aggregates = self._host_aggregates.get(row.host, ())
+        zone = zones.get(id(aggregates))
+        if zone is None:
+            zone = zones[id(aggregates)] = availability_zones.zone_of(
+                aggregates)
+        return host_state_mod.HostState.from_row(
+            row, service, up, summary, instances, aggregates, zone)
 
     # Aggregates
 
@@ -482,6 +493,35 @@ class HostManager:
             self.mark_dirty(stale)
             self.apply_notices(ctxt)
         return stale
+
+
+class _Batches:
+    """The load's batches of (nodes, summaries, instances, {uuid:
+    uuid}) of ``uuids``, ``size`` nodes each; ``rows`` tells whether the
+    nodes are NodeRows (the loader has ``compute_node_rows``) rather
+    than ComputeNode objects."""
+
+    def __init__(self, loader, ctxt, uuids, size):
+        self.loader, self.ctxt, self.uuids, self.size = (
+            loader, ctxt, uuids, size)
+        self.rows = hasattr(loader, 'compute_node_rows')
+
+    def __iter__(self):
+        loader, ctxt, uuids = self.loader, self.ctxt, self.uuids
+        read_nodes = (loader.compute_node_rows if self.rows
+                      else loader.compute_nodes)
+        for start in range(0, len(uuids), self.size):
+            batch = {uuid: uuid for uuid in uuids[start:start + self.size]}
+            yield (read_nodes(ctxt, batch), loader.summaries(ctxt, batch),
+                   loader.instances(ctxt, batch), batch)
+
+
+def _summary_of(node, provider_summaries):
+    summary = provider_summaries.get(node.uuid)
+    if summary is None:
+        LOG.debug('Compute node %s (%s) has no resource provider yet; '
+                  'not schedulable', node.uuid, node.hypervisor_hostname)
+    return summary
 
 
 @contextlib.contextmanager

@@ -297,6 +297,69 @@ class HostState:
         state.update_service(service, service_up)
         return state
 
+    @classmethod
+    def from_row(cls, row, service, service_up, summary, instances,
+                 aggregates=(), zone=None):
+        """The HostState ``from_records`` and ``set_aggregates`` make of
+        the same records, of a compute node's NodeRow (``host_rows``):
+        the bulk load's path, every field set once, without a versioned
+        object or the change hooks (a new state has none). ``zone``, when
+        given, is the availability zone ``aggregates`` give."""
+        state = cls.__new__(cls)
+        state._on_change = state._limits = None
+        state._service_source = state._service_view = None
+        state._service_disabled = state.service_up = False
+        state.uuid = row.uuid
+        state.host = _name(row.host)
+        state.nodename = _name(row.hypervisor_hostname)
+        state._set_node_row(row)
+        state._set_summary_row(summary)
+        state.update_service(service, service_up)
+        state.aggregates = host_compact.shared_list(aggregates)
+        state.availability_zone = (availability_zones.zone_of(
+            state.aggregates) if zone is None else zone)
+        if instances is None:
+            state._packed = ()
+            state._instances_known = False
+            state._update_devices()
+        else:
+            state._packed = host_compact.pack_instances(instances)
+            state._instances_known = True
+            state._recount()
+        return state
+
+    def _set_node_row(self, row):
+        shared = host_compact.shared
+        self.hypervisor_type = shared(row.hypervisor_type)
+        self.hypervisor_version = shared(row.hypervisor_version)
+        self.cpu_info = shared(row.cpu_info)
+        self.host_ip = row.host_ip
+        self.updated = row.updated_at
+        stats = row.stats or {}
+        self.stats = host_compact.shared_mapping(stats)
+        self.failed_builds = _int_stat(stats, 'failed_builds')
+        self.metrics = host_compact.shared_mapping(_metrics(row.metrics))
+        self._pci_pools = host_compact.shared_json(
+            [dict(p) for p in row.pci_device_pools or ()]) or _NO_DEVICES
+        self._numa_cells = host_compact.shared_json(
+            [dict(c) for c in row.numa_topology or ()]) or _NO_DEVICES
+        # The compute's counts, replaced when the instances are known.
+        if 'num_instances' in stats:
+            self.num_instances = _int_stat(stats, 'num_instances')
+        else:
+            self.num_instances = row.running_vms or 0
+        self.num_io_ops = _int_stat(stats, 'io_workload')
+
+    def _set_summary_row(self, summary):
+        self.generation = summary.generation
+        self.inventories = host_compact.shared_mapping(summary.inventories)
+        self._fit = _fit_of(self.inventories)
+        self.usages = summary.usages
+        self.traits = host_compact.shared(frozenset(summary.traits))
+        self.provider_aggregates = host_compact.shared(
+            frozenset(summary.aggregates))
+        self._update_capacity()
+
     def update(self, compute_node=None, summary=None, instances=None):
         """Replace what ``compute_node``, ``summary`` and/or
         ``instances`` describe (the NUMA and PCI usage is worked out
