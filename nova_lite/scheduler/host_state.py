@@ -144,6 +144,18 @@ def _holds(uuids, raw):
     return False
 
 
+def _service_flags(service, up):
+    """(disabled, up) of a compute service record (None: no service,
+    so down); ``up`` None: the service's own ``is_up``."""
+    if service is None:
+        return False, False
+    if up is None:
+        up = _field(service, 'is_up', False)
+    disabled = (service.get('disabled') if isinstance(service, dict)
+                else _field(service, 'disabled'))
+    return bool(disabled), bool(up)
+
+
 class HostState:
     """Mutable view of one compute node, kept current between requests.
 
@@ -241,8 +253,8 @@ class HostState:
         usages = {rc: amount for rc, amount in usages.items() if amount}
         # Shared with every host of the same usage: a fleet of a few
         # flavors has far fewer usages than hosts.
-        self._used = host_compact.shared(
-            (tuple(usages), tuple(usages.values()))) if usages else _NO_USAGES
+        self._used = host_compact.shared_usage(
+            tuple(usages), tuple(usages.values())) if usages else _NO_USAGES
 
     total_usable_ram_mb = _capacity_field(0)
     ram_allocation_ratio = _capacity_field(1)
@@ -306,15 +318,15 @@ class HostState:
         object or the change hooks (a new state has none). ``zone``, when
         given, is the availability zone ``aggregates`` give."""
         state = cls.__new__(cls)
-        state._on_change = state._limits = None
-        state._service_source = state._service_view = None
-        state._service_disabled = state.service_up = False
+        state._on_change = state._limits = state._service_view = None
+        state._service_source = service
+        state._service_disabled, state.service_up = _service_flags(
+            service, service_up)
         state.uuid = row.uuid
         state.host = _name(row.host)
         state.nodename = _name(row.hypervisor_hostname)
         state._set_node_row(row)
         state._set_summary_row(summary)
-        state.update_service(service, service_up)
         state.aggregates = host_compact.shared_list(aggregates)
         state.availability_zone = (availability_zones.zone_of(
             state.aggregates) if zone is None else zone)
@@ -560,19 +572,10 @@ class HostState:
         caller updating many nodes of one host).
         """
         before = self.service_state()
-        disabled = False
-        if service is None:
-            up = False
-        else:
-            if up is None:
-                up = _field(service, 'is_up', False)
-            disabled = (service.get('disabled')
-                        if isinstance(service, dict)
-                        else _field(service, 'disabled'))
         self._service_source = service
         self._service_view = None
-        self._service_disabled = bool(disabled)
-        self.service_up = bool(up)
+        self._service_disabled, self.service_up = _service_flags(service,
+                                                                 up)
         if self.service_state() != before:
             self._changed('service')
 
@@ -609,9 +612,12 @@ class HostState:
         """What a population's resource columns hold of this host (see
         ``population_resources.resource_values``), read without making
         ``usages``."""
-        classes, amounts = self._used
-        return population_resources.resource_values(
-            self._fit, dict(zip(classes, amounts, strict=True)))
+        fit, used = self._fit, self._used
+        # Once per distinct pair (both shared): a reset reads every host.
+        return host_compact.derived(
+            'resource values', (fit, used),
+            lambda: population_resources.resource_values(
+                fit, dict(zip(*used, strict=True))))
 
     def fits(self, resources):
         """True when every class of ``resources`` can be allocated here."""
