@@ -35,6 +35,12 @@ class DatabaseLoader:
         reads these rather than ComputeNode objects when it can)."""
         return host_rows.get_rows(ctxt, uuids)
 
+    def service_rows(self, ctxt):
+        """[(ServiceRecord, created_at)] of the compute services
+        (optional: the start-up load reads these rather than Service
+        objects when it can)."""
+        return host_rows.get_service_rows(ctxt, COMPUTE_BINARY)
+
     def services(self, ctxt):
         return objects.ServiceList.get_all(ctxt, binary=COMPUTE_BINARY)
 

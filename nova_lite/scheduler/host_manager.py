@@ -140,8 +140,7 @@ class HostManager:
     def _load_all(self, ctxt, collect_young):
         pending = self._take_dirty()
         try:
-            services = _entries(_collecting(self.loader.services(ctxt),
-                                            collect_young))
+            services = self._load_services(ctxt, collect_young)
             aggregates = self.loader.aggregates(ctxt)
             batches = self._node_batches(ctxt)
         except Exception:
@@ -180,6 +179,15 @@ class HostManager:
             self._full_load_at = self._clock()
         LOG.info('Loaded %d host states (%d compute nodes, %d aggregates)',
                  len(states), count, len(aggregates))
+
+    def _load_services(self, ctxt, collect_young):
+        """The services' entries at load: from the loader's rows when it
+        has them (no Service object per host)."""
+        rows = getattr(self.loader, 'service_rows', None)
+        if rows is not None:
+            return host_services.entries_of_rows(rows(ctxt))
+        return _entries(_collecting(self.loader.services(ctxt),
+                                    collect_young))
 
     def _node_batches(self, ctxt):
         """(nodes, summaries, instances, {uuid: uuid}) of every compute

@@ -1,5 +1,6 @@
-"""Compute nodes read as rows for the start-up load: the columns a host
-state is built from, without a ComputeNode object per node.
+"""Compute nodes and services read as rows for the start-up load: the
+columns a host state is built from, without a ComputeNode or Service
+object per node.
 
 Making a versioned object per node (every field coerced through its
 setter, then read back) cost about as much as building the host state
@@ -10,8 +11,9 @@ node (a change notice, the catch-up) still goes through ComputeNode.
 
 A row holds the values the ComputeNode would: ``stats`` values strings
 (None kept), the JSON columns decoded, ``updated_at`` aware of UTC,
-``hypervisor_version`` and ``running_vms`` ints. The functional tests
-compare the two reads on the database.
+``hypervisor_version`` and ``running_vms`` ints. A service is read as
+its ServiceRecord and ``created_at`` (what ``is_up`` needs besides). The
+functional tests compare the two reads on the database.
 
     rows = get_rows(ctxt, uuids)
     state = HostState.from_row(rows[0], service, up, summary, instances)
@@ -25,6 +27,8 @@ import sqlalchemy as sa
 
 from nova_lite.db import api as db_api
 from nova_lite.db import models
+from nova_lite.scheduler import host_compact
+from nova_lite.scheduler import host_records
 
 # The compute node columns a host state reads, in a NodeRow's order.
 NODE_ROW_FIELDS = ('uuid', 'host', 'hypervisor_hostname', 'hypervisor_type',
@@ -80,3 +84,30 @@ def get_rows(context, uuids=None):
         query = query.where(node.uuid.in_(sorted(uuids)))
     query = query.order_by(node.id)
     return [row_of(values) for values in context.session.execute(query)]
+
+
+# What a ServiceRecord holds, then created_at.
+_SERVICE_COLUMNS = host_records.ServiceView._FIELDS + ('created_at',)
+
+
+def service_of(values):
+    """(ServiceRecord, created_at) of a database row's ``values`` (in
+    _SERVICE_COLUMNS' order), with the values a Service would hold."""
+    (id_, uuid, host, binary, disabled, reason, forced_down, version,
+     last_seen_up, updated_at, created_at) = values
+    record = host_records.ServiceRecord(
+        id_, uuid, host_records.host_name(host), host_compact.shared(binary),
+        bool(disabled), reason, bool(forced_down), version,
+        _aware(last_seen_up), _aware(updated_at))
+    return record, _aware(created_at)
+
+
+@db_api.reader
+def get_service_rows(context, binary):
+    """[(ServiceRecord, created_at)] of the services of ``binary``, in
+    the order of their ids."""
+    service = models.Service
+    query = (sa.select(*[getattr(service, name)
+                         for name in _SERVICE_COLUMNS])
+             .where(service.binary == binary).order_by(service.id))
+    return [service_of(values) for values in context.session.execute(query)]

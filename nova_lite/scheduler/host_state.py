@@ -612,12 +612,9 @@ class HostState:
         """What a population's resource columns hold of this host (see
         ``population_resources.resource_values``), read without making
         ``usages``."""
-        fit, used = self._fit, self._used
-        # Once per distinct pair (both shared): a reset reads every host.
-        return host_compact.derived(
-            'resource values', (fit, used),
-            lambda: population_resources.resource_values(
-                fit, dict(zip(*used, strict=True))))
+        classes, amounts = self._used
+        return population_resources.resource_values(
+            self._fit, dict(zip(classes, amounts, strict=True)))
 
     def fits(self, resources):
         """True when every class of ``resources`` can be allocated here."""

@@ -12,6 +12,7 @@ from nova_lite import objects
 from nova_lite.scheduler import host_manager
 from nova_lite.scheduler import host_rows
 from nova_lite.scheduler import host_services
+from nova_lite.scheduler import host_state
 
 COMPUTE = host_manager.COMPUTE_BINARY
 
@@ -83,3 +84,24 @@ def test_compute_node_rows_hold_the_objects_values(ctxt):
     assert rows[1].updated_at.utcoffset() is not None
     assert host_rows.get_rows(ctxt, {nodes[1].uuid}) == [rows[1]]
     assert host_rows.get_rows(ctxt, set()) == []
+
+
+def test_service_rows_hold_the_objects_records(ctxt):
+    _service(ctxt, 'up')
+    _service(ctxt, 'disabled', disabled=True, disabled_reason='why')
+    _service(ctxt, 'forced', forced_down=True)
+    objects.Service(ctxt, host='never', binary=COMPUTE,
+                    topic='compute').create()
+    objects.Service(ctxt, host='other', binary='nova-lite-conductor',
+                    topic='conductor').create()
+    loader = host_manager.DatabaseLoader()
+    services = loader.services(ctxt)
+    rows = loader.service_rows(ctxt)
+    assert [record for record, _created in rows] == [
+        host_state.ServiceRecord.of(service) for service in services]
+    assert [created for _record, created in rows] == [
+        service.created_at for service in services]
+    now = timeutils.utcnow().replace(tzinfo=None)
+    assert (host_services.entries_of_rows(rows, now)
+            == host_services.entries(services, now))
+    assert not host_services.entries_of_rows(rows, now)['forced'][1]

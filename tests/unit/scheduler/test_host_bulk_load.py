@@ -36,6 +36,7 @@ class _Loader(fakes.FakeLoader):
         super().__init__(nodes, services, summaries, aggregates, instances)
         if rows:
             self.compute_node_rows = self._rows
+            self.service_rows = self._service_rows
 
     def digest(self, ctxt):
         return {node.uuid: (None, 1) for node in self.nodes}
@@ -44,6 +45,24 @@ class _Loader(fakes.FakeLoader):
         self.calls.append(('compute_node_rows', sorted(uuids)))
         return [host_rows.row_of(_columns(node)) for node in self.nodes
                 if uuids is None or node.uuid in uuids]
+
+
+    def _service_rows(self, ctxt):
+        self.calls.append(('service_rows', None))
+        return [host_rows.service_of(_service_columns(service))
+                for service in self.services_]
+
+
+def _service_columns(service):
+    """A Service's database columns (times naive)."""
+    values = []
+    for name in host_rows._SERVICE_COLUMNS:
+        value = (getattr(service, name) if service.obj_attr_is_set(name)
+                 else None)
+        if name in ('last_seen_up', 'updated_at', 'created_at') and value:
+            value = value.replace(tzinfo=None)
+        values.append(value)
+    return values
 
 
 def _columns(node):
@@ -83,13 +102,24 @@ def _records(seed):
         if rng.random() < 0.2:
             node.stats = dict(node.stats, num_instances=rng.randint(0, 5))
         nodes.append(node)
-        if service is not None:
+        if service is not None and service.host not in services:
+            _vary(rng, service)
             services[service.host] = service
         summaries[node.uuid] = summary
         if state._instances_known:
             instances[node.uuid] = list(state.instances.values())
     return (nodes, list(services.values()), summaries, aggregates,
             instances)
+
+
+def _vary(rng, service):
+    """Forced down, or never reported (up while recently created)."""
+    if rng.random() < 0.1:
+        service.forced_down = True
+    elif rng.random() < 0.2:
+        created = service.last_seen_up
+        service.last_seen_up = None
+        service.created_at = created if rng.random() < 0.8 else None
 
 
 def _manager(records, rows):
@@ -128,7 +158,7 @@ def _decide(manager, seed):
 def test_rows_make_the_same_host_states_and_decisions(conf, batch):
     conf.config(group='scheduler', host_state_load_batch=batch)
     conf.config(group='pci', alias=[random_fleet.PCI_ALIAS])
-    outcomes = set()
+    outcomes, ups = set(), set()
     for seed in range(60):
         records = _records(seed)
         objects_path, _loader = _manager(records, rows=False)
@@ -144,10 +174,15 @@ def test_rows_make_the_same_host_states_and_decisions(conf, batch):
                         for call, _uuids in loader.calls)
         # Rows are read only in batches; a load at once reads objects.
         assert read_rows == bool(batch and records[0])
+        assert ('service_rows', None) in loader.calls
+        ups.update((s.service_up, s.service_state()[0])
+                   for s in rows_path.population)
         outcome = _decide(rows_path, seed)
         assert outcome == _decide(objects_path, seed), seed
         outcomes.add(type(outcome).__name__)
     assert outcomes == {'list', 'tuple'}
+    # Up, down, and without a service.
+    assert ups == {(True, True), (False, True), (False, False)}
 
 
 def test_row_of_gives_the_objects_values():
