@@ -307,9 +307,12 @@ class Loader:
             self.generating_wall += time.perf_counter() - start
             yield service
 
-    def service_rows(self, ctxt):
+    def service_rows(self, ctxt, hosts=None):
         # As the database's columns give them (see host_rows).
-        for index in range(self.count):
+        indexes = (range(self.count) if hosts is None else
+                   [int(host[3:]) for host in sorted(hosts)
+                    if host.startswith('cmp') and int(host[3:]) < self.count])
+        for index in indexes:
             cpu, start = time.process_time(), time.perf_counter()
             flags = self._flags[index]
             row = host_rows.service_of((

@@ -31,15 +31,16 @@ class DatabaseLoader:
         return objects.ComputeNodeList.get_all_by_uuids(ctxt, sorted(uuids))
 
     def compute_node_rows(self, ctxt, uuids=None):
-        """[NodeRow] of the compute nodes (optional: the start-up load
-        reads these rather than ComputeNode objects when it can)."""
+        """[NodeRow] of the compute nodes (optional: the load and change
+        notices read these rather than ComputeNode objects when they
+        can)."""
         return host_rows.get_rows(ctxt, uuids)
 
-    def service_rows(self, ctxt):
-        """[(ServiceRecord, created_at)] of the compute services
-        (optional: the start-up load reads these rather than Service
-        objects when it can)."""
-        return host_rows.get_service_rows(ctxt, COMPUTE_BINARY)
+    def service_rows(self, ctxt, hosts=None):
+        """[(ServiceRecord, created_at)] of the compute services (of
+        ``hosts``, when given) (optional: the load and change notices
+        read these rather than Service objects when they can)."""
+        return host_rows.get_service_rows(ctxt, COMPUTE_BINARY, hosts)
 
     def services(self, ctxt):
         return objects.ServiceList.get_all(ctxt, binary=COMPUTE_BINARY)

@@ -214,7 +214,8 @@ class HostManager:
         uuids = set(uuids)
         if not uuids:
             return
-        nodes = self.loader.compute_nodes(ctxt, uuids)
+        nodes = getattr(self.loader, 'compute_node_rows',
+                        self.loader.compute_nodes)(ctxt, uuids)
         found = {node.uuid for node in nodes}
         # Not set(self._states): at 100,000 hosts copying it costs more
         # than the rest of a notice's re-read.
@@ -361,8 +362,13 @@ class HostManager:
         """{host: (service, up)} of ``hosts``: a notice about a node may
         be its service's (disabled, forced down, back up). Empty with a
         loader that cannot read them by host."""
+        if not hosts:
+            return {}
+        rows = getattr(self.loader, 'service_rows', None)
+        if rows is not None:
+            return host_services.entries_of_rows(rows(ctxt, hosts))
         read = getattr(self.loader, 'services_of_hosts', None)
-        if read is None or not hosts:
+        if read is None:
             return {}
         return _entries(read(ctxt, hosts))
 

@@ -103,11 +103,15 @@ def service_of(values):
 
 
 @db_api.reader
-def get_service_rows(context, binary):
-    """[(ServiceRecord, created_at)] of the services of ``binary``, in
-    the order of their ids."""
+def get_service_rows(context, binary, hosts=None):
+    """[(ServiceRecord, created_at)] of the services of ``binary`` (on
+    ``hosts`` only, when given), in the order of their ids."""
     service = models.Service
     query = (sa.select(*[getattr(service, name)
                          for name in _SERVICE_COLUMNS])
              .where(service.binary == binary).order_by(service.id))
+    if hosts is not None:
+        if not hosts:
+            return []
+        query = query.where(service.host.in_(sorted(hosts)))
     return [service_of(values) for values in context.session.execute(query)]

@@ -23,6 +23,7 @@ and I/O counts and the usage of NUMA cells and PCI pools are worked out.
 """
 
 import collections
+import operator
 
 from nova_lite import availability_zones
 from nova_lite.objects import fields
@@ -72,6 +73,9 @@ _NODE_FIELDS = ('hypervisor_type', 'hypervisor_version', 'cpu_info',
                 'host_ip', 'updated_at', 'stats', 'metrics',
                 'pci_device_pools', 'numa_topology', 'running_vms')
 
+
+# The same fields of a NodeRow (host_rows), read at once.
+_ROW_VALUES = operator.attrgetter(*_NODE_FIELDS)
 
 # What a host without NUMA cells or PCI devices holds (shared).
 _NO_DEVICES = ()
@@ -325,7 +329,7 @@ class HostState:
         state.uuid = row.uuid
         state.host = _name(row.host)
         state.nodename = _name(row.hypervisor_hostname)
-        state._set_node_row(row)
+        state._set_node(_ROW_VALUES(row), True)
         state._set_summary_row(summary)
         state.aggregates = host_compact.shared_list(aggregates)
         state.availability_zone = (availability_zones.zone_of(
@@ -340,27 +344,33 @@ class HostState:
             state._recount()
         return state
 
-    def _set_node_row(self, row):
+    def _set_node(self, values, counts):
+        """Set what a compute node's ``values`` (of _NODE_FIELDS) give;
+        ``counts``: its instance counts too (until the instances are
+        known)."""
+        (hv_type, hv_version, cpu_info, self.host_ip,
+         self.updated, stats, metrics, pci_pools, numa_cells,
+         running_vms) = values
         shared = host_compact.shared
-        self.hypervisor_type = shared(row.hypervisor_type)
-        self.hypervisor_version = shared(row.hypervisor_version)
-        self.cpu_info = shared(row.cpu_info)
-        self.host_ip = row.host_ip
-        self.updated = row.updated_at
-        stats = row.stats or {}
+        self.hypervisor_type = shared(hv_type)
+        # A large int is an object per host unless shared.
+        self.hypervisor_version = shared(hv_version)
+        self.cpu_info = shared(cpu_info)
+        stats = stats or {}
         self.stats = host_compact.shared_mapping(stats)
         self.failed_builds = _int_stat(stats, 'failed_builds')
-        self.metrics = host_compact.shared_mapping(_metrics(row.metrics))
+        self.metrics = host_compact.shared_mapping(_metrics(metrics))
+        # Shared with every node of the same hardware (read-only).
         self._pci_pools = host_compact.shared_json(
-            [dict(p) for p in row.pci_device_pools or ()]) or _NO_DEVICES
+            [dict(p) for p in pci_pools or ()]) or _NO_DEVICES
         self._numa_cells = host_compact.shared_json(
-            [dict(c) for c in row.numa_topology or ()]) or _NO_DEVICES
-        # The compute's counts, replaced when the instances are known.
-        if 'num_instances' in stats:
-            self.num_instances = _int_stat(stats, 'num_instances')
-        else:
-            self.num_instances = row.running_vms or 0
-        self.num_io_ops = _int_stat(stats, 'io_workload')
+            [dict(c) for c in numa_cells or ()]) or _NO_DEVICES
+        if counts:
+            if 'num_instances' in stats:
+                self.num_instances = _int_stat(stats, 'num_instances')
+            else:
+                self.num_instances = running_vms or 0
+            self.num_io_ops = _int_stat(stats, 'io_workload')
 
     def _set_summary_row(self, summary):
         self.generation = summary.generation
@@ -387,40 +397,19 @@ class HostState:
             self._changed()
 
     def update_from_compute_node(self, node, devices=True):
-        """Replace what the compute node record describes; ``devices``
-        False leaves the NUMA and PCI usage to the caller."""
+        """Replace what the compute node record (a ComputeNode, or a
+        NodeRow of ``host_rows``) describes; ``devices`` False leaves the
+        NUMA and PCI usage to the caller."""
         self.host = _name(node.host)
         self.nodename = _name(node.hypervisor_hostname)
-        (hv_type, hv_version, cpu_info, self.host_ip,
-         self.updated, stats, metrics, pci_pools, numa_cells,
-         running_vms) = _fields(node, _NODE_FIELDS)
-        shared = host_compact.shared
-        self.hypervisor_type = shared(hv_type)
-        # A large int is an object per host unless shared.
-        self.hypervisor_version = shared(hv_version)
-        self.cpu_info = shared(cpu_info)
-        stats = stats or {}
-        self.stats = host_compact.shared_mapping(stats)
-        self.failed_builds = _int_stat(stats, 'failed_builds')
-        self.metrics = host_compact.shared_mapping(_metrics(metrics))
-        # Shared with every node of the same hardware (read-only).
-        self._pci_pools = host_compact.shared_json(
-            [dict(p) for p in pci_pools or ()]) or _NO_DEVICES
-        self._numa_cells = host_compact.shared_json(
-            [dict(c) for c in numa_cells or ()]) or _NO_DEVICES
-        if self._instances_known:
-            if devices:
-                self._recount()
-            self._changed()
-            return
-        # Until the host manager gives the instances, the compute's counts.
-        if 'num_instances' in stats:
-            self.num_instances = _int_stat(stats, 'num_instances')
-        else:
-            self.num_instances = running_vms or 0
-        self.num_io_ops = _int_stat(stats, 'io_workload')
+        self._set_node(_ROW_VALUES(node) if isinstance(node, tuple)
+                       else _fields(node, _NODE_FIELDS),
+                       not self._instances_known)
         if devices:
-            self._update_devices()
+            if self._instances_known:
+                self._recount()
+            else:
+                self._update_devices()
         self._changed()
 
     def update_from_summary(self, summary, devices=True):

@@ -41,16 +41,22 @@ class _Loader(fakes.FakeLoader):
     def digest(self, ctxt):
         return {node.uuid: (None, 1) for node in self.nodes}
 
+    def services_of_hosts(self, ctxt, hosts):
+        self.calls.append(('services_of_hosts', sorted(hosts)))
+        return [service for service in self.services_
+                if service.host in hosts]
+
     def _rows(self, ctxt, uuids=None):
         self.calls.append(('compute_node_rows', sorted(uuids)))
         return [host_rows.row_of(_columns(node)) for node in self.nodes
                 if uuids is None or node.uuid in uuids]
 
 
-    def _service_rows(self, ctxt):
-        self.calls.append(('service_rows', None))
+    def _service_rows(self, ctxt, hosts=None):
+        self.calls.append(('service_rows', hosts and sorted(hosts)))
         return [host_rows.service_of(_service_columns(service))
-                for service in self.services_]
+                for service in self.services_
+                if hosts is None or service.host in hosts]
 
 
 def _service_columns(service):
@@ -132,7 +138,18 @@ def _manager(records, rows):
 def _fields(state):
     fields = {name: getattr(state, name, None) for name in _COMPARED}
     fields['aggregates'] = [agg.uuid for agg in state.aggregates]
+    if state._packed:
+        # The flavor of an instance a decision claimed for is its
+        # request's: equal, not the same object, in each manager.
+        uuids, profiles = state._packed
+        fields['_packed'] = (uuids, [
+            profile[:3] + (_primitive(profile[3]),) + profile[4:]
+            for profile in profiles])
     return fields
+
+
+def _primitive(flavor):
+    return None if flavor is None else flavor.obj_to_primitive()
 
 
 def _decide(manager, seed):
@@ -197,3 +214,42 @@ def test_row_of_gives_the_objects_values():
     assert row.hypervisor_version == 7001 and row.running_vms == 0
     assert row.updated_at == when.replace(tzinfo=datetime.UTC)
     assert row.updated_at.utcoffset() == datetime.timedelta(0)
+
+
+def _change(rng, records):
+    """Change a few nodes, providers and services as writers would;
+    the uuids of the nodes whose notices follow."""
+    nodes, services, summaries, _aggregates, instances = records
+    changed = rng.sample(nodes, min(len(nodes), 3))
+    for node in changed:
+        node.stats = dict(node.stats, failed_builds=str(rng.randint(0, 4)))
+        summary = summaries[node.uuid]
+        summary.generation += 1
+        for rc in list(summary.usages):
+            summary.usages[rc] += rng.randint(0, 2)
+        instances[node.uuid] = instances.get(node.uuid, [])[1:]
+    for service in services:
+        if rng.random() < 0.2:
+            service.disabled = not service.disabled
+    return [node.uuid for node in changed]
+
+
+def test_notices_read_as_rows_update_the_states_alike(conf):
+    conf.config(group='scheduler', host_state_load_batch=3)
+    conf.config(group='pci', alias=[random_fleet.PCI_ALIAS])
+    for seed in range(40):
+        records = _records(seed)
+        objects_path, _loader = _manager(records, rows=False)
+        rows_path, loader = _manager(records, rows=True)
+        rng = random.Random(seed)
+        for _round in range(2):
+            changed = _change(rng, records)
+            for manager in (objects_path, rows_path):
+                manager.mark_dirty(changed)
+                manager.apply_notices(None)
+            for mine, theirs in zip(rows_path.population,
+                                    objects_path.population, strict=True):
+                assert _fields(mine) == _fields(theirs), seed
+            assert _decide(rows_path, seed) == _decide(objects_path, seed)
+        if records[0]:
+            assert ('compute_node_rows', sorted(changed)) in loader.calls
