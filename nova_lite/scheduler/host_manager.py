@@ -275,7 +275,11 @@ class HostManager:
             state.update(compute_node=node, summary=summary,
                          instances=instances)
             state.update_service(service, up)
-        state.set_aggregates(self._host_aggregates.get(node.host, ()))
+        aggregates = self._host_aggregates.get(node.host, ())
+        # The same shared list: a change of its aggregates was given to
+        # every host of it when applied (_apply_aggregates).
+        if state.aggregates is not aggregates:
+            state.set_aggregates(aggregates)
         return state
 
     def _build_row(self, row, provider_summaries, instances, zones):
