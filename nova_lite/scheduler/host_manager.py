@@ -132,7 +132,9 @@ class HostManager:
         with a loader that has no digest).
 
         Providers marked dirty before the read began are covered by it;
-        notices arriving during the read stay pending.
+        notices arriving during the read stay pending. With a loader that
+        has ``compute_node_rows`` and ``service_rows`` (``host_rows``),
+        the nodes and services are read as rows, not as objects.
         """
         with _young_collections() as collect:
             self._load_all(ctxt, collect)
