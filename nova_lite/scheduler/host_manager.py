@@ -293,10 +293,13 @@ class HostManager:
             return None
         service, up = _split(self._services.get(row.host))
         aggregates = self._host_aggregates.get(row.host, ())
-        zone = zones.get(id(aggregates))
-        if zone is None:
-            zone = zones[id(aggregates)] = availability_zones.zone_of(
-                aggregates)
+        # Keyed by identity and holding the list, so that a list made
+        # by a notice between two batches is never taken for another.
+        known = zones.get(id(aggregates))
+        if known is None or known[0] is not aggregates:
+            known = zones[id(aggregates)] = (
+                aggregates, availability_zones.zone_of(aggregates))
+        zone = known[1]
         return host_state_mod.HostState.from_row(
             row, service, up, summary, instances, aggregates, zone)
 
