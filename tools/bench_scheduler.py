@@ -149,9 +149,10 @@ class Loader:
 
     Like a database, it keeps its rows out of the host states' way: it
     holds only each node's uuid (16 bytes), its service flags and the
-    aggregates' members, and makes fresh records (ComputeNode, Service,
-    ProviderSummary, HostInstances) at each read, each host from its own
-    seed so every read returns the same fleet. ``generating`` counts the
+    aggregates' members, and makes fresh records (ComputeNode or its
+    row, Service or its row, ProviderSummary, HostInstances; the host
+    manager reads the rows when it can) at each read, each host from its
+    own seed so every read returns the same fleet. ``generating`` counts the
     CPU seconds spent making records (``generating_wall`` the wall
     time), which a database would spend instead and the load time
     leaves out.
