@@ -72,6 +72,7 @@ from nova_lite.scheduler import claims  # noqa: E402
 from nova_lite.scheduler import filter_scheduler  # noqa: E402
 from nova_lite.scheduler import filters  # noqa: E402
 from nova_lite.scheduler import host_manager  # noqa: E402
+from nova_lite.scheduler import host_rows  # noqa: E402
 from nova_lite.scheduler import host_state  # noqa: E402
 from nova_lite.scheduler import manager  # noqa: E402
 
@@ -148,9 +149,10 @@ class Loader:
 
     Like a database, it keeps its rows out of the host states' way: it
     holds only each node's uuid (16 bytes), its service flags and the
-    aggregates' members, and makes fresh records (ComputeNode, Service,
-    ProviderSummary, HostInstances) at each read, each host from its own
-    seed so every read returns the same fleet. ``generating`` counts the
+    aggregates' members, and makes fresh records (ComputeNode or its
+    row, Service or its row, ProviderSummary, HostInstances; the host
+    manager reads the rows when it can) at each read, each host from its
+    own seed so every read returns the same fleet. ``generating`` counts the
     CPU seconds spent making records (``generating_wall`` the wall
     time), which a database would spend instead and the load time
     leaves out.
@@ -226,14 +228,17 @@ class Loader:
         return sorted(self._index[uuid_mod.UUID(u).bytes] for u in uuids
                       if uuid_mod.UUID(u).bytes in self._index)
 
-    def _read(self, uuids, part):
+    def _read(self, uuids, part, make=None):
         """Part ``part`` of the records of ``uuids``: made once for the
-        three reads of a batch (nodes, summaries, instances)."""
+        three reads of a batch (nodes, summaries, instances); ``make``
+        turns each into what the read returns."""
         cpu, start = time.process_time(), time.perf_counter()
         wanted = self._indexes(uuids)
         if any(index not in self._batch for index in wanted):
             self._batch = {index: self._current(index) for index in wanted}
         found = [self._batch[index][part] for index in wanted]
+        if make is not None:
+            found = list(map(make, found))
         self.generating += time.process_time() - cpu
         self.generating_wall += time.perf_counter() - start
         return found
@@ -288,7 +293,11 @@ class Loader:
         return node, summary, instances
 
     def compute_nodes(self, ctxt, uuids=None):
-        return self._read(uuids, 0)
+        return self._read(uuids, 0, _node_object)
+
+    def compute_node_rows(self, ctxt, uuids=None):
+        # As the database's columns give them (see host_rows).
+        return self._read(uuids, 0, _node_row)
 
     def services(self, ctxt):
         # A generator: the host manager keeps a small record of each.
@@ -298,6 +307,22 @@ class Loader:
             self.generating += time.process_time() - cpu
             self.generating_wall += time.perf_counter() - start
             yield service
+
+    def service_rows(self, ctxt, hosts=None):
+        # As the database's columns give them (see host_rows).
+        indexes = (range(self.count) if hosts is None else
+                   [int(host[3:]) for host in sorted(hosts)
+                    if host.startswith('cmp') and int(host[3:]) < self.count])
+        for index in indexes:
+            cpu, start = time.process_time(), time.perf_counter()
+            flags = self._flags[index]
+            row = host_rows.service_of((
+                index + 1, None, 'cmp%06d' % index,
+                host_manager.COMPUTE_BINARY, flags & 1, None, flags & 2, 0,
+                self.now, None, None))
+            self.generating += time.process_time() - cpu
+            self.generating_wall += time.perf_counter() - start
+            yield row
 
     def services_to_recheck(self, ctxt, now, down_time, hosts):
         # What the database answers from its indexes (the services here
@@ -328,7 +353,7 @@ class Loader:
             if uuids is None or agg.uuid in uuids]
 
     def instances(self, ctxt, uuids=None):
-        found = {node.uuid: instances for node, instances in zip(
+        found = {node['uuid']: instances for node, instances in zip(
             self._read(uuids, 0), self._read(uuids, 2), strict=True)}
         if uuids is not None:
             # The last read of a batch at load (nodes, summaries,
@@ -338,14 +363,23 @@ class Loader:
         return found
 
 
+def _node_object(values):
+    return objects.ComputeNode(**values)
+
+
+def _node_row(values):
+    return host_rows.NodeRow(*map(values.get, host_rows.NODE_ROW_FIELDS))
+
+
 def _host_records(index, uuid, rng, mine, flavors):
-    """(ComputeNode, ProviderSummary, [HostInstance]) of one host."""
+    """(ComputeNode's fields, ProviderSummary, [HostInstance]) of one
+    host."""
     name = 'cmp%06d' % index
     vcpus = rng.choice([16, 32, 64, 96])
     memory = rng.choice([65536, 131072, 262144, 524288])
     disk = rng.choice([1000, 2000, 4000])
     instances = [rng.choice(flavors) for _ in range(rng.randint(0, 10))]
-    node = objects.ComputeNode(
+    node = dict(
         uuid=uuid, host=name, hypervisor_hostname=name, vcpus=vcpus,
         memory_mb=memory, local_gb=disk, hypervisor_type='fake',
         hypervisor_version=rng.choice([1000, 2000, 2001]),

@@ -14,47 +14,91 @@ and turned back into HostInstance records only when read.
     packed = pack_instances(instances)
     {inst.uuid: inst for inst in unpack_instances(packed, HostInstance)}
 
-Sharing is only an optimisation: the tables are emptied when they grow
-past ``_MAX_SHARED`` entries (a fleet with that many distinct values
-gains little from them), and an unhashable value is stored as it is.
+Sharing is only an optimisation: each table keeps at most about
+``_MAX_SHARED`` entries in its newer half and as many in its older one;
+when the newer fills up it becomes the older and the older is dropped,
+and an entry found in the older moves to the newer, so a value in use
+stays shared and a fleet with more distinct values than that loses only
+the ones not seen lately (never the whole table at once). An unhashable
+value is stored as it is. Numbers are kept apart by type: 1, 1.0 and
+True are equal keys of a dict, but a host state must keep the type it
+was given.
 """
 
-# Entries kept per table before it is emptied.
+# Entries kept in each half of a table (see _Table).
 _MAX_SHARED = 200000
 
-_values = {}
-_profiles = {}
-_derived = {}
+# Types whose equal values of another type (1, 1.0, True) must not be
+# handed back for each other.
+_NUMBERS = frozenset((bool, int, float, complex))
+
+
+class _Table:
+    """A dict in two generations: ``get`` looks in the newer, then in
+    the older (and moves what it finds there to the newer); ``put``
+    starts a new generation when the newer is full."""
+
+    __slots__ = ('new', 'old', 'limit')
+
+    def __init__(self, limit=None):
+        self.new, self.old, self.limit = {}, {}, limit
+
+    def get(self, key):
+        """The value under ``key`` or None (TypeError: unhashable)."""
+        found = self.new.get(key)
+        if found is None:
+            found = self.old.get(key)
+            if found is not None:
+                self.put(key, found)
+        return found
+
+    def put(self, key, value):
+        if len(self.new) >= (self.limit or _MAX_SHARED):
+            self.old, self.new = self.new, {}
+        self.new[key] = value
+        return value
+
+    def __len__(self):
+        return len(self.new) + len(self.old)
+
+
+_values = _Table()
+_profiles = _Table()
+_derived = _Table()
 
 # Read-only stand-ins for the empty containers most hosts hold.
 EMPTY_MAP = {}
 
 
 def _store(key, value):
-    """Keep ``value`` under ``key`` (emptying a full table first)."""
-    if len(_values) >= _MAX_SHARED:
-        _values.clear()
-    _values[key] = value
-    return value
+    """Keep ``value`` under ``key``."""
+    return _values.put(key, value)
 
 
 def _lookup(key, make):
     """The value kept under ``key``, else ``make()`` kept there; an
     unhashable key gets ``make()``, not kept."""
     try:
-        found = _values.get(key)
+        found = _values.new.get(key)
+        if found is None:
+            found = _values.get(key)
     except TypeError:
         return make()
     return found if found is not None else _store(key, make())
 
 
 def shared(value):
-    """The stored value equal to ``value`` (hashable and immutable)."""
+    """The stored value equal to ``value`` (hashable and immutable), of
+    its type when it is a number."""
+    key = ('number', type(value), value) if type(value) in _NUMBERS \
+        else value
     try:
-        found = _values.get(value)
+        found = _values.new.get(key)
+        if found is None:
+            found = _values.get(key)
     except TypeError:
         return value
-    return found if found is not None else _store(value, value)
+    return found if found is not None else _store(key, value)
 
 
 def shared_mapping(mapping):
@@ -76,6 +120,13 @@ def shared_list(items):
     return _lookup(('list', items), lambda: list(items))
 
 
+def shared_usage(classes, amounts):
+    """The stored pair equal to (``classes``, ``amounts``) (tuples) with
+    amounts of the same types (a usage of 1.0 stays a float)."""
+    return _lookup(('usage', classes, amounts, tuple(map(type, amounts))),
+                   lambda: (classes, amounts))
+
+
 def shared_number(value):
     """The stored number equal to ``value`` and of its type (an int past
     256 is an object of 28 bytes or more per host otherwise)."""
@@ -89,13 +140,13 @@ def derived(kind, sources, make):
     combination of them. The sources are held, so their ids stay
     theirs while remembered (so an id found is of the same object)."""
     key = (kind, *map(id, sources))
-    found = _derived.get(key)
+    found = _derived.new.get(key)
+    if found is None:
+        found = _derived.get(key)
     if found is not None:
         return found[1]
-    if len(_derived) >= _MAX_SHARED:
-        _derived.clear()
     value = make()
-    _derived[key] = (tuple(sources), value)
+    _derived.put(key, (tuple(sources), value))
     return value
 
 
@@ -137,18 +188,18 @@ def _profile(instance):
         groups = frozenset(groups or ())
     key = (instance.project_id, instance.vm_state, instance.task_state,
            id(instance.flavor), _props_key(props) if props else (), groups)
-    found = _profiles.get(key)
+    found = _profiles.new.get(key)
     if found is None:
-        if len(_profiles) >= _MAX_SHARED:
-            _profiles.clear()
-        found = _profiles[key] = (
+        found = _profiles.get(key)
+    if found is None:
+        found = _profiles.put(key, (
             shared(instance.project_id), instance.vm_state,
             instance.task_state, instance.flavor,
             props if props else EMPTY_MAP,
             shared(groups),
             # Holding the flavor keeps its id from being reused by
             # another flavor while the key is in the table.
-        )
+        ))
     return found
 
 

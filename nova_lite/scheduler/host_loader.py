@@ -8,6 +8,7 @@ from nova_lite import objects
 from nova_lite.placement import summaries
 from nova_lite.scheduler import host_digest
 from nova_lite.scheduler import host_instances
+from nova_lite.scheduler import host_rows
 from nova_lite.scheduler import host_services
 
 COMPUTE_BINARY = 'nova-lite-compute'
@@ -28,6 +29,18 @@ class DatabaseLoader:
         if uuids is None:
             return objects.ComputeNodeList.get_all(ctxt)
         return objects.ComputeNodeList.get_all_by_uuids(ctxt, sorted(uuids))
+
+    def compute_node_rows(self, ctxt, uuids=None):
+        """[NodeRow] of the compute nodes (optional: the load and change
+        notices read these rather than ComputeNode objects when they
+        can)."""
+        return host_rows.get_rows(ctxt, uuids)
+
+    def service_rows(self, ctxt, hosts=None):
+        """[(ServiceRecord, created_at)] of the compute services (of
+        ``hosts``, when given) (optional: the load and change notices
+        read these rather than Service objects when they can)."""
+        return host_rows.get_service_rows(ctxt, COMPUTE_BINARY, hosts)
 
     def services(self, ctxt):
         return objects.ServiceList.get_all(ctxt, binary=COMPUTE_BINARY)

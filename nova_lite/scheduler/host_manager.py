@@ -45,6 +45,7 @@ import os_traits
 from oslo_log import log as logging
 from oslo_utils import timeutils
 
+from nova_lite import availability_zones
 from nova_lite.conf import CONF
 from nova_lite.scheduler import host_compact
 from nova_lite.scheduler import host_loader
@@ -131,7 +132,9 @@ class HostManager:
         with a loader that has no digest).
 
         Providers marked dirty before the read began are covered by it;
-        notices arriving during the read stay pending.
+        notices arriving during the read stay pending. With a loader that
+        has ``compute_node_rows`` and ``service_rows`` (``host_rows``),
+        the nodes and services are read as rows, not as objects.
         """
         with _young_collections() as collect:
             self._load_all(ctxt, collect)
@@ -139,8 +142,7 @@ class HostManager:
     def _load_all(self, ctxt, collect_young):
         pending = self._take_dirty()
         try:
-            services = _entries(_collecting(self.loader.services(ctxt),
-                                            collect_young))
+            services = self._load_services(ctxt, collect_young)
             aggregates = self.loader.aggregates(ctxt)
             batches = self._node_batches(ctxt)
         except Exception:
@@ -151,13 +153,16 @@ class HostManager:
             self._aggregates = {}
             self._apply_aggregates(aggregates, ())
         states, count = {}, 0
+        build = (self._build_row if getattr(batches, 'rows', False)
+                 else self._build)
+        zones = {}
         try:
             for nodes, provider_summaries, instances, listed in batches:
                 count += len(nodes)
                 with self.lock:
                     for node in nodes:
-                        state = self._build(node, provider_summaries,
-                                            instances.get(node.uuid, ()))
+                        state = build(node, provider_summaries,
+                                      instances.get(node.uuid, ()), zones)
                         if state is not None:
                             # The listing's uuid string, kept for the
                             # whole load anyway, rather than the node
@@ -177,6 +182,15 @@ class HostManager:
         LOG.info('Loaded %d host states (%d compute nodes, %d aggregates)',
                  len(states), count, len(aggregates))
 
+    def _load_services(self, ctxt, collect_young):
+        """The services' entries at load: from the loader's rows when it
+        has them (no Service object per host)."""
+        rows = getattr(self.loader, 'service_rows', None)
+        if rows is not None:
+            return host_services.entries_of_rows(rows(ctxt))
+        return _entries(_collecting(self.loader.services(ctxt),
+                                    collect_young))
+
     def _node_batches(self, ctxt):
         """(nodes, summaries, instances, {uuid: uuid}) of every compute
         node, in batches of ``[scheduler] host_state_load_batch`` nodes
@@ -189,14 +203,7 @@ class HostManager:
                      self.loader.summaries(ctxt),
                      self.loader.instances(ctxt), {})]
         uuids = sorted(digest(ctxt))
-        return self._read_batches(ctxt, uuids, size)
-
-    def _read_batches(self, ctxt, uuids, size):
-        for start in range(0, len(uuids), size):
-            batch = {uuid: uuid for uuid in uuids[start:start + size]}
-            yield (self.loader.compute_nodes(ctxt, batch),
-                   self.loader.summaries(ctxt, batch),
-                   self.loader.instances(ctxt, batch), batch)
+        return _Batches(self.loader, ctxt, uuids, size)
 
     def refresh(self, ctxt, uuids):
         """Reload the states of ``uuids`` only.
@@ -209,7 +216,8 @@ class HostManager:
         uuids = set(uuids)
         if not uuids:
             return
-        nodes = self.loader.compute_nodes(ctxt, uuids)
+        nodes = getattr(self.loader, 'compute_node_rows',
+                        self.loader.compute_nodes)(ctxt, uuids)
         found = {node.uuid for node in nodes}
         # Not set(self._states): at 100,000 hosts copying it costs more
         # than the rest of a notice's re-read.
@@ -254,13 +262,11 @@ class HostManager:
                              uuid)
         LOG.debug('Refreshed host states of %s', sorted(uuids))
 
-    def _build(self, node, provider_summaries, instances):
+    def _build(self, node, provider_summaries, instances, zones=None):
         """The updated or new HostState of ``node``, None without
         provider."""
-        summary = provider_summaries.get(node.uuid)
+        summary = _summary_of(node, provider_summaries)
         if summary is None:
-            LOG.debug('Compute node %s (%s) has no resource provider yet; '
-                      'not schedulable', node.uuid, node.hypervisor_hostname)
             return None
         service, up = _split(self._services.get(node.host))
         state = self._states.get(node.uuid)
@@ -271,8 +277,31 @@ class HostManager:
             state.update(compute_node=node, summary=summary,
                          instances=instances)
             state.update_service(service, up)
-        state.set_aggregates(self._host_aggregates.get(node.host, ()))
+        aggregates = self._host_aggregates.get(node.host, ())
+        # The same shared list: a change of its aggregates was given to
+        # every host of it when applied (_apply_aggregates).
+        if state.aggregates is not aggregates:
+            state.set_aggregates(aggregates)
         return state
+
+    def _build_row(self, row, provider_summaries, instances, zones):
+        """The new HostState of the NodeRow ``row`` (the bulk load),
+        None without provider. ``zones`` remembers, for this load, the
+        zone of each list of aggregates."""
+        summary = _summary_of(row, provider_summaries)
+        if summary is None:
+            return None
+        service, up = _split(self._services.get(row.host))
+        aggregates = self._host_aggregates.get(row.host, ())
+        # Keyed by identity and holding the list, so that a list made
+        # by a notice between two batches is never taken for another.
+        known = zones.get(id(aggregates))
+        if known is None or known[0] is not aggregates:
+            known = zones[id(aggregates)] = (
+                aggregates, availability_zones.zone_of(aggregates))
+        zone = known[1]
+        return host_state_mod.HostState.from_row(
+            row, service, up, summary, instances, aggregates, zone)
 
     # Aggregates
 
@@ -342,8 +371,13 @@ class HostManager:
         """{host: (service, up)} of ``hosts``: a notice about a node may
         be its service's (disabled, forced down, back up). Empty with a
         loader that cannot read them by host."""
+        if not hosts:
+            return {}
+        rows = getattr(self.loader, 'service_rows', None)
+        if rows is not None:
+            return host_services.entries_of_rows(rows(ctxt, hosts))
         read = getattr(self.loader, 'services_of_hosts', None)
-        if read is None or not hosts:
+        if read is None:
             return {}
         return _entries(read(ctxt, hosts))
 
@@ -482,6 +516,35 @@ class HostManager:
             self.mark_dirty(stale)
             self.apply_notices(ctxt)
         return stale
+
+
+class _Batches:
+    """The load's batches of (nodes, summaries, instances, {uuid:
+    uuid}) of ``uuids``, ``size`` nodes each; ``rows`` tells whether the
+    nodes are NodeRows (the loader has ``compute_node_rows``) rather
+    than ComputeNode objects."""
+
+    def __init__(self, loader, ctxt, uuids, size):
+        self.loader, self.ctxt, self.uuids, self.size = (
+            loader, ctxt, uuids, size)
+        self.rows = hasattr(loader, 'compute_node_rows')
+
+    def __iter__(self):
+        loader, ctxt, uuids = self.loader, self.ctxt, self.uuids
+        read_nodes = (loader.compute_node_rows if self.rows
+                      else loader.compute_nodes)
+        for start in range(0, len(uuids), self.size):
+            batch = {uuid: uuid for uuid in uuids[start:start + self.size]}
+            yield (read_nodes(ctxt, batch), loader.summaries(ctxt, batch),
+                   loader.instances(ctxt, batch), batch)
+
+
+def _summary_of(node, provider_summaries):
+    summary = provider_summaries.get(node.uuid)
+    if summary is None:
+        LOG.debug('Compute node %s (%s) has no resource provider yet; '
+                  'not schedulable', node.uuid, node.hypervisor_hostname)
+    return summary
 
 
 @contextlib.contextmanager

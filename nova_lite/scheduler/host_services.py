@@ -17,6 +17,7 @@ from nova_lite.conf import CONF
 from nova_lite.db import api as db_api
 from nova_lite.db import models
 from nova_lite import objects
+from nova_lite.objects import service as service_obj
 from nova_lite.scheduler import host_state
 
 
@@ -87,6 +88,21 @@ def entries(services, now=None):
     for svc in services:
         entries[svc.host] = (record(svc) if _up_at(svc, now, down_time)
                              else (record(svc), False))
+    return entries
+
+
+def entries_of_rows(rows, now=None):
+    """``entries`` of (ServiceRecord, created_at) pairs (the start-up
+    load's rows, see ``host_rows``)."""
+    if now is None:
+        now = timeutils.utcnow().replace(tzinfo=None)
+    down_time = CONF.service_down_time
+    up_at = service_obj.up_at
+    entries = {}
+    for record, created_at in rows:
+        up = up_at(record.forced_down, record.last_seen_up, created_at, now,
+                   down_time)
+        entries[record.host] = record if up else (record, False)
     return entries
 
 

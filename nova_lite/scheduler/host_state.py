@@ -23,6 +23,7 @@ and I/O counts and the usage of NUMA cells and PCI pools are worked out.
 """
 
 import collections
+import operator
 
 from nova_lite import availability_zones
 from nova_lite.objects import fields
@@ -72,6 +73,9 @@ _NODE_FIELDS = ('hypervisor_type', 'hypervisor_version', 'cpu_info',
                 'host_ip', 'updated_at', 'stats', 'metrics',
                 'pci_device_pools', 'numa_topology', 'running_vms')
 
+
+# The same fields of a NodeRow (host_rows), read at once.
+_ROW_VALUES = operator.attrgetter(*_NODE_FIELDS)
 
 # What a host without NUMA cells or PCI devices holds (shared).
 _NO_DEVICES = ()
@@ -142,6 +146,18 @@ def _holds(uuids, raw):
             return True
         found = uuids.find(raw, found + 1)
     return False
+
+
+def _service_flags(service, up):
+    """(disabled, up) of a compute service record (None: no service,
+    so down); ``up`` None: the service's own ``is_up``."""
+    if service is None:
+        return False, False
+    if up is None:
+        up = _field(service, 'is_up', False)
+    disabled = (service.get('disabled') if isinstance(service, dict)
+                else _field(service, 'disabled'))
+    return bool(disabled), bool(up)
 
 
 class HostState:
@@ -241,8 +257,8 @@ class HostState:
         usages = {rc: amount for rc, amount in usages.items() if amount}
         # Shared with every host of the same usage: a fleet of a few
         # flavors has far fewer usages than hosts.
-        self._used = host_compact.shared(
-            (tuple(usages), tuple(usages.values()))) if usages else _NO_USAGES
+        self._used = host_compact.shared_usage(
+            tuple(usages), tuple(usages.values())) if usages else _NO_USAGES
 
     total_usable_ram_mb = _capacity_field(0)
     ram_allocation_ratio = _capacity_field(1)
@@ -297,6 +313,75 @@ class HostState:
         state.update_service(service, service_up)
         return state
 
+    @classmethod
+    def from_row(cls, row, service, service_up, summary, instances,
+                 aggregates=(), zone=None):
+        """The HostState ``from_records`` and ``set_aggregates`` make of
+        the same records, of a compute node's NodeRow (``host_rows``):
+        the bulk load's path, every field set once, without a versioned
+        object or the change hooks (a new state has none). ``zone``, when
+        given, is the availability zone ``aggregates`` give."""
+        state = cls.__new__(cls)
+        state._on_change = state._limits = state._service_view = None
+        state._service_source = service
+        state._service_disabled, state.service_up = _service_flags(
+            service, service_up)
+        state.uuid = row.uuid
+        state.host = _name(row.host)
+        state.nodename = _name(row.hypervisor_hostname)
+        state._set_node(_ROW_VALUES(row), True)
+        state._set_summary_row(summary)
+        state.aggregates = host_compact.shared_list(aggregates)
+        state.availability_zone = (availability_zones.zone_of(
+            state.aggregates) if zone is None else zone)
+        if instances is None:
+            state._packed = ()
+            state._instances_known = False
+            state._update_devices()
+        else:
+            state._packed = host_compact.pack_instances(instances)
+            state._instances_known = True
+            state._recount()
+        return state
+
+    def _set_node(self, values, counts):
+        """Set what a compute node's ``values`` (of _NODE_FIELDS) give;
+        ``counts``: its instance counts too (until the instances are
+        known)."""
+        (hv_type, hv_version, cpu_info, self.host_ip,
+         self.updated, stats, metrics, pci_pools, numa_cells,
+         running_vms) = values
+        shared = host_compact.shared
+        self.hypervisor_type = shared(hv_type)
+        # A large int is an object per host unless shared.
+        self.hypervisor_version = shared(hv_version)
+        self.cpu_info = shared(cpu_info)
+        stats = stats or {}
+        self.stats = host_compact.shared_mapping(stats)
+        self.failed_builds = _int_stat(stats, 'failed_builds')
+        self.metrics = host_compact.shared_mapping(_metrics(metrics))
+        # Shared with every node of the same hardware (read-only).
+        self._pci_pools = host_compact.shared_json(
+            [dict(p) for p in pci_pools or ()]) or _NO_DEVICES
+        self._numa_cells = host_compact.shared_json(
+            [dict(c) for c in numa_cells or ()]) or _NO_DEVICES
+        if counts:
+            if 'num_instances' in stats:
+                self.num_instances = _int_stat(stats, 'num_instances')
+            else:
+                self.num_instances = running_vms or 0
+            self.num_io_ops = _int_stat(stats, 'io_workload')
+
+    def _set_summary_row(self, summary):
+        self.generation = summary.generation
+        self.inventories = host_compact.shared_mapping(summary.inventories)
+        self._fit = _fit_of(self.inventories)
+        self.usages = summary.usages
+        self.traits = host_compact.shared(frozenset(summary.traits))
+        self.provider_aggregates = host_compact.shared(
+            frozenset(summary.aggregates))
+        self._update_capacity()
+
     def update(self, compute_node=None, summary=None, instances=None):
         """Replace what ``compute_node``, ``summary`` and/or
         ``instances`` describe (the NUMA and PCI usage is worked out
@@ -312,40 +397,19 @@ class HostState:
             self._changed()
 
     def update_from_compute_node(self, node, devices=True):
-        """Replace what the compute node record describes; ``devices``
-        False leaves the NUMA and PCI usage to the caller."""
+        """Replace what the compute node record (a ComputeNode, or a
+        NodeRow of ``host_rows``) describes; ``devices`` False leaves the
+        NUMA and PCI usage to the caller."""
         self.host = _name(node.host)
         self.nodename = _name(node.hypervisor_hostname)
-        (hv_type, hv_version, cpu_info, self.host_ip,
-         self.updated, stats, metrics, pci_pools, numa_cells,
-         running_vms) = _fields(node, _NODE_FIELDS)
-        shared = host_compact.shared
-        self.hypervisor_type = shared(hv_type)
-        # A large int is an object per host unless shared.
-        self.hypervisor_version = shared(hv_version)
-        self.cpu_info = shared(cpu_info)
-        stats = stats or {}
-        self.stats = host_compact.shared_mapping(stats)
-        self.failed_builds = _int_stat(stats, 'failed_builds')
-        self.metrics = host_compact.shared_mapping(_metrics(metrics))
-        # Shared with every node of the same hardware (read-only).
-        self._pci_pools = host_compact.shared_json(
-            [dict(p) for p in pci_pools or ()]) or _NO_DEVICES
-        self._numa_cells = host_compact.shared_json(
-            [dict(c) for c in numa_cells or ()]) or _NO_DEVICES
-        if self._instances_known:
-            if devices:
-                self._recount()
-            self._changed()
-            return
-        # Until the host manager gives the instances, the compute's counts.
-        if 'num_instances' in stats:
-            self.num_instances = _int_stat(stats, 'num_instances')
-        else:
-            self.num_instances = running_vms or 0
-        self.num_io_ops = _int_stat(stats, 'io_workload')
+        self._set_node(_ROW_VALUES(node) if isinstance(node, tuple)
+                       else _fields(node, _NODE_FIELDS),
+                       not self._instances_known)
         if devices:
-            self._update_devices()
+            if self._instances_known:
+                self._recount()
+            else:
+                self._update_devices()
         self._changed()
 
     def update_from_summary(self, summary, devices=True):
@@ -497,19 +561,10 @@ class HostState:
         caller updating many nodes of one host).
         """
         before = self.service_state()
-        disabled = False
-        if service is None:
-            up = False
-        else:
-            if up is None:
-                up = _field(service, 'is_up', False)
-            disabled = (service.get('disabled')
-                        if isinstance(service, dict)
-                        else _field(service, 'disabled'))
         self._service_source = service
         self._service_view = None
-        self._service_disabled = bool(disabled)
-        self.service_up = bool(up)
+        self._service_disabled, self.service_up = _service_flags(service,
+                                                                 up)
         if self.service_state() != before:
             self._changed('service')
 

@@ -180,3 +180,28 @@ def test_canonical_uuid_lists_are_told_from_any_other_text():
             assert found == bytes.fromhex(text.replace('-', ''))
         else:
             assert found is None, text
+
+
+def test_equal_numbers_of_other_types_stay_apart():
+    # 1, 1.0 and True are one dict key; a shared value keeps its type.
+    assert type(host_compact.shared(True)) is bool
+    assert type(host_compact.shared(1)) is int
+    assert type(host_compact.shared(1.0)) is float
+    used = host_compact.shared_usage(('VCPU',), (2,))
+    assert type(host_compact.shared_usage(('VCPU',), (2.0,))[1][0]) is float
+    assert host_compact.shared_usage(('VCPU',), (2,)) is used
+
+
+def test_a_full_table_keeps_the_values_in_use(monkeypatch):
+    # No cliff: when the newer half fills, what was used lately stays
+    # shared (moved from the older half), only the rest is dropped.
+    monkeypatch.setattr(host_compact, '_MAX_SHARED', 4)
+    monkeypatch.setattr(host_compact, '_values', host_compact._Table())
+    kept = host_compact.shared(('kept',))
+    for round_ in range(5):
+        for index in range(3):
+            host_compact.shared(('other', round_, index))
+        assert host_compact.shared(('kept',)) is kept
+    assert len(host_compact._values) <= 8
+    dropped = ('other', 0, 0)
+    assert host_compact.shared(dropped) is dropped
