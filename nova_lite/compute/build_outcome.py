@@ -54,16 +54,21 @@ class BuildOutcomeUnknown(Exception):
     """No answer came: whether the build was saved ACTIVE is unknown."""
 
 
-def save_active(instance, sleep=time.sleep):
+def save_active(instance, sleep=time.sleep, started=True):
     """Save ``instance`` (spawned on its host) ACTIVE; return once ACTIVE
     is committed. Raises UnexpectedTaskStateError (or InstanceNotFound)
     when the instance is not this build's any more, BuildOutcomeUnknown
-    when the conductor never answered."""
+    when the conductor never answered. ``started`` False: its save to
+    spawning was a cast (conductor RPC 1.10) that may not be applied
+    yet, or ever; its changes, still unsaved here, are written with
+    these, from scheduling as well as from spawning."""
     instance.vm_state = fields.VMState.ACTIVE
     instance.task_state = None
     instance.power_state = fields.PowerState.RUNNING
     instance.launched_at = timeutils.utcnow()
-    save(instance, fields.TaskState.SPAWNING, sleep=sleep)
+    expected = (fields.TaskState.SPAWNING if started else
+                [fields.TaskState.SCHEDULING, fields.TaskState.SPAWNING])
+    save(instance, expected, sleep=sleep)
 
 
 def save(instance, expected, sleep=time.sleep):

@@ -39,6 +39,52 @@ class Receipts:
         with self._lock:
             self._open.discard((uuid, node))
 
+    def count(self):
+        """How many builds are queued or running."""
+        with self._lock:
+            return len(self._open)
+
+
+def may_combine(conductor_api, receipts, slots):
+    """Whether the build just opened in ``receipts`` may be acknowledged
+    by its first save (``build_started``): the build starts at once (at
+    most ``slots`` builds run at a time) and the pin allows it
+    (``conductor_api`` returns the client)."""
+    if receipts.count() > slots:
+        return False
+    try:
+        return conductor_api().can_send_build_started()
+    except Exception as exc:
+        LOG.warning('Cannot tell which receipt the conductors take (%s); '
+                    'sending the older one', exc)
+        return False
+
+
+def started(conductor_api, context, instance, host):
+    """Send the receipt and first save of ``instance``'s build (its
+    changes) in one cast. One that cannot be sent is logged: the final
+    save carries the same changes, and a conductor casts the build
+    again, which is dropped here as a duplicate and acknowledged."""
+    try:
+        conductor_api.build_started(context, instance, host)
+    except Exception as exc:
+        LOG.warning('Cannot send the start of the build of instance %s '
+                    '(%s); a conductor will cast it again', instance.uuid,
+                    exc)
+
+
+def fence(conductor_api, context, uuid, host, timeout):
+    """Before a build whose start was sent is handed back: acknowledge
+    it and wait for the answer, so that the start, if it is still on its
+    way, finds the build acknowledged and is not applied over the
+    hand-back. Without an answer the hand-back goes ahead (logged)."""
+    try:
+        conductor_api.build_received(context, uuid, host, wait=True,
+                                     timeout=timeout)
+    except Exception as exc:
+        LOG.warning('Cannot acknowledge the build of instance %s before '
+                    'handing it back (%s)', uuid, exc)
+
 
 def acknowledge(conductor_api, context, uuid, host):
     """Tell the conductors ``host`` received the build of ``uuid``

@@ -200,10 +200,12 @@ class ComputeManager(manager.Manager):
 
         A build received here already (queued, running, or built on
         this node) is a duplicate cast and is dropped (compute/
-        build_receipts.py); either way the receipt is acknowledged.
+        build_receipts.py); either way the build is acknowledged: now,
+        or by its first save if it starts at once (conductor RPC 1.10).
         Returns a Future of the build (RPC callers ignore it; tests wait
         on it).
         """
+        combined = False
         if (self.rt.tracks(instance.uuid, node) or
                 not self._receipts.open(instance.uuid, node)):
             LOG.info('Build of instance %s on node %s is here already; '
@@ -213,15 +215,20 @@ class ComputeManager(manager.Manager):
         else:
             LOG.debug('Build of instance %s on node %s queued',
                       instance.uuid, node)
+            # Acknowledged by its first save (RPC 1.10) if it starts now.
+            combined = build_receipts.may_combine(
+                lambda: self.conductor_api, self._receipts,
+                CONF.max_concurrent_builds)
             future = self._build_pool.submit(
                 self._locked_build, context, instance, node, request_spec,
-                host_list)
-        build_receipts.acknowledge(lambda: self.conductor_api, context,
-                                   instance.uuid, self.host)
+                host_list, combined)
+        if not combined:
+            build_receipts.acknowledge(lambda: self.conductor_api, context,
+                                       instance.uuid, self.host)
         return future
 
     def _locked_build(self, context, instance, node, request_spec,
-                      host_list):
+                      host_list, combined=False):
         # The build thread logs with the request's id, as the RPC thread
         # that queued it did: an operator follows one id end to end.
         if context is not None:
@@ -229,7 +236,8 @@ class ComputeManager(manager.Manager):
         with self._instance_locks(instance.uuid):
             try:
                 self._do_build_and_run_instance(
-                    context, instance, node, request_spec, host_list)
+                    context, instance, node, request_spec, host_list,
+                    combined)
             except Exception:
                 # Nothing above us would log it: this runs in a pool.
                 LOG.exception('Build of instance %s failed unexpectedly',
@@ -238,8 +246,10 @@ class ComputeManager(manager.Manager):
                 self._receipts.close(instance.uuid, node)
 
     def _do_build_and_run_instance(self, context, instance, node,
-                                   request_spec, host_list):
-        """Claim, spawn, save ACTIVE; reschedule or stop on failure."""
+                                   request_spec, host_list, combined=False):
+        """Claim, spawn, save ACTIVE; reschedule or stop on failure.
+        ``combined``: the first save is sent as the build's receipt
+        (compute/build_receipts.py)."""
         started = time.monotonic()
         try:
             claim = self.rt.instance_claim(context, instance, node)
@@ -251,13 +261,14 @@ class ComputeManager(manager.Manager):
             return
         spawn_tried = False
         try:
-            self._start_spawning(instance, node, host_list)
+            self._start_spawning(context, instance, node, host_list,
+                                 combined)
             spawn_tried = True
             spawn_started = time.monotonic()
             self.driver.spawn(context, instance,
                               _image_meta(request_spec), node)
             spawned = time.monotonic()
-            build_outcome.save_active(instance)
+            build_outcome.save_active(instance, started=not combined)
         except _GONE:
             LOG.info('Instance %s was deleted during its build; stopping',
                      instance.uuid)
@@ -274,19 +285,20 @@ class ComputeManager(manager.Manager):
             # No VM yet: give the claim back and hand the build back.
             self._abandon(context, instance, claim, spawn_tried)
             self._reschedule(context, instance, node, request_spec,
-                             host_list, exc)
+                             host_list, exc, fence=combined)
             return
         except Exception as exc:
             self._abandon(context, instance, claim, spawn_tried)
             self._reschedule(context, instance, node, request_spec,
-                             host_list, exc)
+                             host_list, exc, fence=combined)
             return
         LOG.info('Instance %s is active on node %s: spawned in %.2f s, '
                  'built in %.2f s', instance.uuid, node,
                  spawned - spawn_started, time.monotonic() - started)
         self._build_succeeded(context, instance, node)
 
-    def _start_spawning(self, instance, node, host_list):
+    def _start_spawning(self, context, instance, node, host_list,
+                        combined):
         instance.host = self.host
         instance.node = node
         if host_list:
@@ -299,7 +311,12 @@ class ComputeManager(manager.Manager):
             if zone:
                 instance.availability_zone = zone
         instance.task_state = fields.TaskState.SPAWNING
-        build_outcome.save(instance, fields.TaskState.SCHEDULING)
+        if combined:
+            # Left changed: the final save sends them again.
+            build_receipts.started(self.conductor_api, context, instance,
+                                   self.host)
+        else:
+            build_outcome.save(instance, fields.TaskState.SCHEDULING)
 
     def _build_succeeded(self, context, instance, node):
         """Bookkeeping after ACTIVE is committed: a failure here must not
@@ -323,10 +340,14 @@ class ComputeManager(manager.Manager):
         claim.abort()
 
     def _reschedule(self, context, instance, node, request_spec, host_list,
-                    error):
-        """Record why the build failed here and hand it back."""
+                    error, fence=False):
+        """Record why the build failed here and hand it back (``fence``:
+        after its start was sent, see compute/build_receipts.py)."""
         LOG.warning('Build of instance %s on node %s failed: %s',
                     instance.uuid, node, _message(error))
+        if fence:
+            build_receipts.fence(self.conductor_api, context, instance.uuid,
+                                 self.host, CONF.build_save_attempt_timeout)
         self._record_fault(context, instance, exception.BuildFailedOnHost(
             instance_uuid=instance.uuid, host=self.host, node=node,
             reason=_message(error)), error)

@@ -20,6 +20,7 @@ from nova_lite.compute import rpcapi as compute_rpcapi
 from nova_lite.conductor import provider_report
 from nova_lite.conductor import rpcapi
 from nova_lite.conductor.tasks import build
+from nova_lite.conductor.tasks import build_started as started_builds
 from nova_lite.conductor.tasks import evacuate
 from nova_lite.conductor.tasks import lost_builds
 from nova_lite.conductor.tasks import lost_casts
@@ -199,6 +200,11 @@ class ConductorManager(manager.Manager):
         if not ownership.acknowledge(context, instance_uuid, host):
             LOG.debug('Receipt of build %s by %s changed nothing',
                       instance_uuid, host)
+
+    def build_started(self, context, instance, host):
+        """1.10: compute ``host`` received the build of ``instance`` and
+        saves it spawning there (conductor/tasks/build_started.py)."""
+        started_builds.record(context, instance, host)
 
     # -- moves (1.1) ----------------------------------------------------
 

@@ -41,6 +41,15 @@ API version history:
         conductor record the offload (conductor/tasks/shelve_offload.py).
         Pinned below, the compute saves it with Instance.save_offloaded,
         which runs the same task.
+* 1.10 - build_started (release "bramble"): a compute's receipt of a
+         build and its first save (spawning on its host and node) in one
+         cast, applied only while the build still waits for it
+         (conductor/tasks/build_started.py); the final save then expects
+         scheduling or spawning. A boot takes 8 messages instead of 10.
+         build_received may also be called, so that a compute that hands
+         a build back knows a late build_started cannot undo it. Pinned
+         below, the compute sends the receipt and the first save (a
+         call), as before.
 """
 
 import contextlib
@@ -57,7 +66,7 @@ from nova_lite import rpc_pins
 LOG = logging.getLogger(__name__)
 
 RPC_TOPIC = 'conductor'
-RPC_VERSION = '1.9'
+RPC_VERSION = '1.10'
 # The version that brought resize and cold migration.
 MOVES_VERSION = '1.1'
 # The version that brought unshelving.
@@ -80,6 +89,8 @@ SETTLE_MOVES_VERSION = '1.8'
 FINISH_REVERT_VERSION = '1.9'
 # The version that brought shelve_offloaded.
 SHELVE_OFFLOADED_VERSION = '1.9'
+# The version that brought build_started.
+BUILD_STARTED_VERSION = '1.10'
 
 # Release name -> the newest conductor RPC version that release speaks,
 # accepted by [upgrade_levels] conductor.
@@ -234,15 +245,33 @@ class ConductorAPI:
         cctxt.cast(context, 'build_instances', instances=instances,
                    request_spec=request_spec, host_lists=host_lists)
 
-    def build_received(self, context, instance_uuid, host):
+    def build_received(self, context, instance_uuid, host, wait=False,
+                       timeout=None):
         """Compute ``host`` received the build of ``instance_uuid``
-        (cast; see conductor/tasks/lost_casts.py). Sends nothing while
-        pinned below 1.6."""
+        (cast; see conductor/tasks/lost_casts.py). With ``wait`` a call,
+        which returns once it is recorded (``timeout`` bounds the wait).
+        Sends nothing while pinned below 1.6."""
         if not self.client.can_send_version(BUILD_RECEIVED_VERSION):
             return
-        cctxt = self.client.prepare(version=BUILD_RECEIVED_VERSION)
-        cctxt.cast(context, 'build_received', instance_uuid=instance_uuid,
-                   host=host)
+        cctxt = self.client.prepare(version=BUILD_RECEIVED_VERSION,
+                                    timeout=timeout)
+        send = cctxt.call if wait else cctxt.cast
+        send(context, 'build_received', instance_uuid=instance_uuid,
+             host=host)
+
+    def can_send_build_started(self):
+        """Whether the pin lets this client send build_started (1.10)."""
+        return self.client.can_send_version(BUILD_STARTED_VERSION)
+
+    def build_started(self, context, instance, host):
+        """Compute ``host`` received the build of ``instance`` and starts
+        it: the receipt and the save to spawning on its host and node
+        (``instance``'s changes, sent with its uuid alone), in one cast
+        (1.10; check ``can_send_build_started``; see
+        conductor/tasks/build_started.py)."""
+        cctxt = self.client.prepare(version=BUILD_STARTED_VERSION)
+        cctxt.cast(context, 'build_started',
+                   instance=instance.obj_sparse_for('save'), host=host)
 
     # Compute reports
 

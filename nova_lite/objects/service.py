@@ -39,8 +39,10 @@ SERVICE_VERSION_HISTORY = (
     # the API may send them again), compute RPC 1.9 (image pre-cache),
     # conductor RPC 1.8 (a restarted compute has its lost moves settled),
     # compute RPC 1.10 and conductor RPC 1.9 (a revert frees the
-    # destination once its VM is gone).
-    {'compute_rpc': '1.10', 'conductor_rpc': '1.9', 'scheduler_rpc': '1.1'},
+    # destination once its VM is gone), conductor RPC 1.10 (a compute's
+    # receipt of a build and its first save in one cast).
+    {'compute_rpc': '1.10', 'conductor_rpc': '1.10',
+     'scheduler_rpc': '1.1'},
 )
 
 

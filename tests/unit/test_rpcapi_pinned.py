@@ -28,10 +28,12 @@ class RecordingDriver:
     def __init__(self, conf):
         self.conf = conf
         self.sent = []
+        self.waits = []
 
     def send(self, target, ctxt, message, wait_for_reply=None, timeout=None,
              call_monitor_timeout=None, retry=None, transport_options=None):
         self.sent.append((target, message))
+        self.waits.append(bool(wait_for_reply))
         return None
 
     def cleanup(self):
@@ -238,6 +240,12 @@ _RECEIPTS[(conductor_rpcapi.ConductorAPI, 'settle_moves')] = {
     'host': 'compute1'}
 CALLS.update(_RECEIPTS)
 SILENT_WHEN_PINNED = set(_RECEIPTS)
+# The receipt and first save in one cast (conductor 1.10): refused when
+# pinned below (the compute checks can_send_build_started first).
+_BUILD_STARTED = {(conductor_rpcapi.ConductorAPI, 'build_started'): {
+    'instance': _instance(), 'host': 'compute1'}}
+CALLS.update(_BUILD_STARTED)
+NEWER_THAN_ACORN |= set(_BUILD_STARTED)
 SERVICES = {conductor_rpcapi.ConductorAPI: 'conductor',
             scheduler_rpcapi.SchedulerAPI: 'scheduler',
             compute_rpcapi.ComputeAPI: 'compute'}
@@ -472,3 +480,47 @@ def test_instance_save_is_sparse_unless_pinned_below_1_5(wire, conf, pin):
         assert message['version'] == '1.0'
         assert {'uuid', 'task_state', 'flavor', 'host', 'vm_state'} <= set(
             sent['nova_lite_object.data'])
+
+
+def _spawning():
+    instance = _instance()
+    instance.obj_reset_changes(recursive=True)
+    instance.host, instance.task_state = 'compute1', 'spawning'
+    return instance
+
+
+def test_build_started_is_1_10_and_sends_the_changes_only(wire, conf):
+    api = conductor_rpcapi.ConductorAPI()
+    assert api.can_send_build_started()
+    api.build_started(nl_context.get_admin_context(), _spawning(),
+                      'compute1')
+    [(_target, message)] = wire.sent
+    assert (message['method'], message['version']) == ('build_started',
+                                                       '1.10')
+    sent = message['args']['instance']
+    assert set(sent['nova_lite_object.data']) == {'uuid', 'host',
+                                                  'task_state'}
+    assert sorted(sent['nova_lite_object.changes']) == ['host',
+                                                        'task_state']
+    assert wire.waits == [False]
+
+
+@pytest.mark.parametrize('pin', ['1.9', 'acorn'])
+def test_build_started_is_not_sent_when_pinned_below_1_10(wire, conf, pin):
+    conf.config(conductor=pin, group='upgrade_levels')
+    api = conductor_rpcapi.ConductorAPI()
+    assert not api.can_send_build_started()
+    with pytest.raises(exception.UnsupportedRPCVersion):
+        api.build_started(nl_context.get_admin_context(), _spawning(),
+                          'compute1')
+    assert wire.sent == []
+
+
+def test_a_receipt_can_be_a_call(wire, conf):
+    conductor_rpcapi.ConductorAPI().build_received(
+        nl_context.get_admin_context(), UUID, 'compute1', wait=True,
+        timeout=3)
+    [(_target, message)] = wire.sent
+    assert (message['method'], message['version']) == ('build_received',
+                                                       '1.6')
+    assert wire.waits == [True]

@@ -3,7 +3,11 @@
 A conductor names the compute it casts ``build_and_run_instance`` to in
 the build's owner (``-<host>``, see ``ownership.py``); the compute, as
 the cast arrives, tells the conductors (``build_received``), which
-marks the build acknowledged (``-``). A cast lost on its way (its sender
+marks the build acknowledged (``-``), or, from conductor RPC 1.10, does
+so with its first save as the build starts (``build_started``, one cast:
+``build_started.py``). A lost ``build_started`` is a lost receipt: the
+build is found below, and the compute that runs it drops the cast again
+and acknowledges it. A cast lost on its way (its sender
 killed right after sending, a broker outage, a compute killed before it
 read its queue) leaves the build unacknowledged. Every ``[conductor]
 lost_build_check_interval`` seconds each conductor looks for builds cast
