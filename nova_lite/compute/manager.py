@@ -1,25 +1,20 @@
 """The compute manager: builds and deletes servers on this host's nodes.
 
-It is the RPC endpoint of ``nova_lite.compute.rpcapi``. Server actions
-(reboot, stop, start, ...) are delegated to ``compute/power.py``; this
-module only routes them, under the instance's lock. It only builds:
-the scheduler chose the node and claimed its allocation, the conductor
-runs the workflow and handles reschedules. Every database read and write
-goes through objects, whose remotable methods the conductor runs for a
-compute.
+It is the RPC endpoint of ``nova_lite.compute.rpcapi``. Builds are done
+by ``compute/build.py``, server actions (reboot, stop, start, ...) by
+``compute/power.py``, moves, rebuilds, shelving and live migration by
+their own modules; this module routes them, under the instance's lock,
+and deletes. Every database read and write goes through objects, whose
+remotable methods the conductor runs for a compute.
 """
 
-import concurrent.futures
 import threading
-import time
-import traceback
 
 from oslo_log import log as logging
 import oslo_messaging as messaging
 from oslo_service import periodic_task
 
-from nova_lite.compute import build_outcome
-from nova_lite.compute import build_receipts
+from nova_lite.compute import build
 from nova_lite.compute import diagnostics
 from nova_lite.compute import image_cache
 from nova_lite.compute import live_migration
@@ -35,15 +30,11 @@ from nova_lite.conf import CONF
 from nova_lite import context as nl_context
 from nova_lite import exception
 from nova_lite import manager
-from nova_lite import objects
 from nova_lite.objects import fields
 from nova_lite.scheduler import rpcapi as scheduler_rpcapi
 from nova_lite.virt import driver as virt_driver
 
 LOG = logging.getLogger(__name__)
-
-# The instance was deleted while we worked on it: stop without a fault.
-_GONE = (exception.InstanceNotFound, exception.UnexpectedTaskStateError)
 
 
 class _InstanceLocks:
@@ -88,8 +79,8 @@ class ComputeManager(manager.Manager):
     (``terminate_instance``) instances, and keeps placement current
     (``update_available_resource``, at start and periodically).
 
-    Builds run in a pool of [DEFAULT] max_concurrent_builds threads, so a
-    burst of builds never starves the RPC server of threads for deletes.
+    Builds run in a pool of their own (``build.Builds``), so a burst of
+    builds never starves the RPC server of threads for deletes.
     """
 
     target = messaging.Target(version=compute_rpcapi.RPC_VERSION)
@@ -102,7 +93,9 @@ class ComputeManager(manager.Manager):
         self._scheduler_api = None
         self._instance_locks = _InstanceLocks()
         self._ran = power.RanRequests()
-        self._receipts = build_receipts.Receipts()
+        self.builds = build.Builds(self.host, self.driver, self.rt,
+                                   self._instance_locks,
+                                   lambda: self.conductor_api)
         self._compute_api = None
         self.moves = moves.Moves(self.host, self.driver, self.rt,
                                  lambda: self.compute_api,
@@ -115,9 +108,6 @@ class ComputeManager(manager.Manager):
         self.live = live_migration.LiveMigration(
             self.host, self.driver, self.rt, lambda: self.compute_api,
             lambda: self.conductor_api)
-        self._build_pool = concurrent.futures.ThreadPoolExecutor(
-            max_workers=CONF.max_concurrent_builds,
-            thread_name_prefix='build')
         # The decorator's spacing is fixed at import, before the
         # configuration is parsed; take the configured one here.
         self._periodic_spacing = dict(self._periodic_spacing)
@@ -176,7 +166,7 @@ class ComputeManager(manager.Manager):
 
     def cleanup_host(self):
         # Builds already accepted finish before the service exits.
-        self._build_pool.shutdown(wait=True)
+        self.builds.shutdown()
         self.driver.cleanup_host(self.host)
 
     @periodic_task.periodic_task(spacing=60)
@@ -192,203 +182,15 @@ class ComputeManager(manager.Manager):
             return
         self.shelving.offload_expired(context, CONF.shelved_offload_time)
 
-    # Build
+    # Build (compute/build.py does the work)
 
     def build_and_run_instance(self, context, instance, node, request_spec,
                                host_list):
-        """Queue the build of ``instance`` on ``node`` (RPC cast).
-
-        A build received here already (queued, running, or built on
-        this node) is a duplicate cast and is dropped (compute/
-        build_receipts.py); either way the build is acknowledged: now,
-        or by its first save if it starts at once (conductor RPC 1.10).
-        Returns a Future of the build (RPC callers ignore it; tests wait
-        on it).
-        """
-        combined = False
-        if (self.rt.tracks(instance.uuid, node) or
-                not self._receipts.open(instance.uuid, node)):
-            LOG.info('Build of instance %s on node %s is here already; '
-                     'dropping this duplicate cast', instance.uuid, node)
-            future = concurrent.futures.Future()
-            future.set_result(None)
-        else:
-            LOG.debug('Build of instance %s on node %s queued',
-                      instance.uuid, node)
-            # Acknowledged by its first save (RPC 1.10) if it starts now.
-            combined = build_receipts.may_combine(
-                lambda: self.conductor_api, self._receipts,
-                CONF.max_concurrent_builds)
-            future = self._build_pool.submit(
-                self._locked_build, context, instance, node, request_spec,
-                host_list, combined)
-        if not combined:
-            build_receipts.acknowledge(lambda: self.conductor_api, context,
-                                       instance.uuid, self.host)
-        return future
-
-    def _locked_build(self, context, instance, node, request_spec,
-                      host_list, combined=False):
-        # The build thread logs with the request's id, as the RPC thread
-        # that queued it did: an operator follows one id end to end.
-        if context is not None:
-            context.update_store()
-        with self._instance_locks(instance.uuid):
-            try:
-                self._do_build_and_run_instance(
-                    context, instance, node, request_spec, host_list,
-                    combined)
-            except Exception:
-                # Nothing above us would log it: this runs in a pool.
-                LOG.exception('Build of instance %s failed unexpectedly',
-                              instance.uuid)
-            finally:
-                self._receipts.close(instance.uuid, node)
-
-    def _do_build_and_run_instance(self, context, instance, node,
-                                   request_spec, host_list, combined=False):
-        """Claim, spawn, save ACTIVE; reschedule or stop on failure.
-        ``combined``: the first save is sent as the build's receipt
-        (compute/build_receipts.py)."""
-        started = time.monotonic()
-        try:
-            claim = self.rt.instance_claim(context, instance, node)
-        except Exception as exc:
-            # Usually ComputeResourcesUnavailable; a node the driver cannot
-            # reach is just as good a reason to try an alternate.
-            self._reschedule(context, instance, node, request_spec,
-                             host_list, exc)
-            return
-        spawn_tried = False
-        try:
-            self._start_spawning(context, instance, node, host_list,
-                                 combined)
-            spawn_tried = True
-            spawn_started = time.monotonic()
-            self.driver.spawn(context, instance,
-                              _image_meta(request_spec), node)
-            spawned = time.monotonic()
-            build_outcome.save_active(instance, started=not combined)
-        except _GONE:
-            LOG.info('Instance %s was deleted during its build; stopping',
-                     instance.uuid)
-            self._abandon(context, instance, claim, spawn_tried)
-            return
-        except build_outcome.BuildOutcomeUnknown as exc:
-            if spawn_tried:
-                # Never undo what may be committed ACTIVE: keep the VM
-                # and the claim; the conductor's build timeout ends it.
-                LOG.error('Instance %s: whether it was saved ACTIVE is '
-                          'unknown (%s); keeping its VM for the conductor '
-                          'to settle', instance.uuid, exc)
-                return
-            # No VM yet: give the claim back and hand the build back.
-            self._abandon(context, instance, claim, spawn_tried)
-            self._reschedule(context, instance, node, request_spec,
-                             host_list, exc, fence=combined)
-            return
-        except Exception as exc:
-            self._abandon(context, instance, claim, spawn_tried)
-            self._reschedule(context, instance, node, request_spec,
-                             host_list, exc, fence=combined)
-            return
-        LOG.info('Instance %s is active on node %s: spawned in %.2f s, '
-                 'built in %.2f s', instance.uuid, node,
-                 spawned - spawn_started, time.monotonic() - started)
-        self._build_succeeded(context, instance, node)
-
-    def _start_spawning(self, context, instance, node, host_list,
-                        combined):
-        instance.host = self.host
-        instance.node = node
-        if host_list:
-            selection = host_list[0]
-            instance.compute_node_uuid = selection.compute_node_uuid
-            # As in Nova, a server shows the zone of the host it runs on.
-            zone = (selection.availability_zone
-                    if selection.obj_attr_is_set('availability_zone')
-                    else None)
-            if zone:
-                instance.availability_zone = zone
-        instance.task_state = fields.TaskState.SPAWNING
-        if combined:
-            # Left changed: the final save sends them again.
-            build_receipts.started(self.conductor_api, context, instance,
-                                   self.host)
-        else:
-            build_outcome.save(instance, fields.TaskState.SCHEDULING)
-
-    def _build_succeeded(self, context, instance, node):
-        """Bookkeeping after ACTIVE is committed: a failure here must not
-        undo the build (the next resource update corrects the counts)."""
-        try:
-            self.rt.update_usage(context, instance, node)
-            self.rt.build_succeeded(node)
-        except Exception:
-            LOG.exception('Instance %s is ACTIVE, but recording its usage '
-                          'on node %s failed', instance.uuid, node)
-
-    def _abandon(self, context, instance, claim, spawn_tried):
-        """Undo a build here: remove the VM if one may exist, give the
-        claim back."""
-        if spawn_tried:
-            try:
-                self.driver.destroy(context, instance)
-            except Exception:
-                LOG.exception('Cleaning up instance %s on the driver '
-                              'failed', instance.uuid)
-        claim.abort()
-
-    def _reschedule(self, context, instance, node, request_spec, host_list,
-                    error, fence=False):
-        """Record why the build failed here and hand it back (``fence``:
-        after its start was sent, see compute/build_receipts.py)."""
-        LOG.warning('Build of instance %s on node %s failed: %s',
-                    instance.uuid, node, _message(error))
-        if fence:
-            build_receipts.fence(self.conductor_api, context, instance.uuid,
-                                 self.host, CONF.build_save_attempt_timeout)
-        self._record_fault(context, instance, exception.BuildFailedOnHost(
-            instance_uuid=instance.uuid, host=self.host, node=node,
-            reason=_message(error)), error)
-        instance.host = None
-        instance.node = None
-        instance.compute_node_uuid = None
-        instance.task_state = fields.TaskState.SCHEDULING
-        try:
-            build_outcome.save(instance, [fields.TaskState.SCHEDULING,
-                                          fields.TaskState.SPAWNING])
-        except _GONE:
-            LOG.info('Instance %s was deleted during its build; not '
-                     'rescheduling', instance.uuid)
-            return
-        except build_outcome.BuildOutcomeUnknown as exc:
-            LOG.error('Instance %s: no conductor answered its hand-back '
-                      '(%s); leaving it to the conductor\'s build timeout',
-                      instance.uuid, exc)
-            return
-        self.rt.build_failed(node)
-        alternates = list(host_list[1:]) if host_list else []
-        LOG.info('Handing instance %s back to the conductor with %d '
-                 'alternate(s)', instance.uuid, len(alternates))
-        self.conductor_api.build_instances(
-            context, [instance], request_spec, host_lists=[alternates])
-
-    def _record_fault(self, context, instance, fault_error, cause):
-        """Create an InstanceFault saying ``fault_error``, with the
-        traceback of ``cause`` as its details."""
-        details = ''.join(traceback.format_exception(cause)).strip()
-        try:
-            # Not worth rpc_response_timeout of the build's time.
-            with conductor_rpcapi.call_timeout(
-                    CONF.build_save_attempt_timeout):
-                objects.InstanceFault.from_exception(
-                    context, instance.uuid, fault_error, host=self.host,
-                    details=details).create()
-        except Exception:
-            # The reschedule or delete matters more than the record of why.
-            LOG.exception('Recording the fault of instance %s failed',
-                          instance.uuid)
+        """Queue the build of ``instance`` on ``node`` (RPC cast); see
+        ``build.Builds.queue``. Returns a Future of the build (RPC
+        callers ignore it; tests wait on it)."""
+        return self.builds.queue(context, instance, node, request_spec,
+                                 host_list)
 
     # Delete
 
@@ -416,8 +218,8 @@ class ComputeManager(manager.Manager):
     def _set_delete_error(self, context, instance, error):
         """The VM could not be removed: keep the record, in ERROR."""
         LOG.error('Destroying instance %s failed: %s', instance.uuid,
-                  _message(error))
-        self._record_fault(context, instance, error, error)
+                  build.message(error))
+        build.record_fault(context, self.host, instance, error, error)
         instance.vm_state = fields.VMState.ERROR
         instance.task_state = None
         try:
@@ -631,15 +433,3 @@ def _destroy_record(instance):
                 raise
             LOG.warning('No conductor answered the delete of instance %s '
                         'within %d s; asking again', instance.uuid, timeout)
-
-
-def _image_meta(request_spec):
-    if request_spec is not None and request_spec.obj_attr_is_set('image'):
-        return request_spec.image
-    return None
-
-
-def _message(error):
-    if hasattr(error, 'format_message'):
-        return error.format_message()
-    return str(error) or type(error).__name__

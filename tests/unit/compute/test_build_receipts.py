@@ -24,7 +24,7 @@ def _receipts(env):
 def test_a_build_is_acknowledged_as_it_arrives(env):
     inst = fakes.instance()
     release = threading.Event()
-    with mock.patch.object(env.manager, '_do_build_and_run_instance',
+    with mock.patch.object(env.manager.builds, 'run',
                            side_effect=lambda *a: release.wait(10)):
         future = _cast(env, inst)
         # Acknowledged before the build ran.
@@ -42,7 +42,7 @@ def test_a_duplicate_of_a_queued_build_is_dropped_and_acknowledged(env):
         builds.append(args)
         release.wait(10)
 
-    with mock.patch.object(env.manager, '_do_build_and_run_instance',
+    with mock.patch.object(env.manager.builds, 'run',
                            side_effect=build):
         first = _cast(env, inst)
         second = _cast(env, inst)
@@ -74,7 +74,7 @@ def test_the_same_instance_on_another_node_is_another_build(env):
         builds.append(node)
         release.wait(10)
 
-    with mock.patch.object(env.manager, '_do_build_and_run_instance',
+    with mock.patch.object(env.manager.builds, 'run',
                            side_effect=build):
         first = _cast(env, inst, 'host1-n0')
         # A reschedule to another node of this host, sent while the
@@ -88,7 +88,7 @@ def test_the_same_instance_on_another_node_is_another_build(env):
 
 def test_a_build_lost_by_a_restart_is_built_again(env):
     inst = fakes.instance()
-    with mock.patch.object(env.manager, '_do_build_and_run_instance') as do:
+    with mock.patch.object(env.manager.builds, 'run') as do:
         _cast(env, inst).result(timeout=10)
         # Done (and not tracked: the mock claimed nothing): a later cast
         # is built, as by a compute that restarted without it.
@@ -100,7 +100,7 @@ def test_a_receipt_that_cannot_be_sent_does_not_stop_the_build(env):
     inst = fakes.instance()
     env.manager.conductor_api.build_received.side_effect = RuntimeError(
         'no bus')
-    with mock.patch.object(env.manager, '_do_build_and_run_instance') as do:
+    with mock.patch.object(env.manager.builds, 'run') as do:
         _cast(env, inst).result(timeout=10)
     assert do.call_count == 1
 
@@ -162,8 +162,8 @@ def test_a_build_that_waits_for_a_slot_is_acknowledged_at_once(env, conf):
     _combined(env)
     first, second = fakes.instance(), fakes.instance()
     release = threading.Event()
-    real = env.manager._do_build_and_run_instance
-    with mock.patch.object(env.manager, '_do_build_and_run_instance',
+    real = env.manager.builds.run
+    with mock.patch.object(env.manager.builds, 'run',
                            side_effect=lambda *a: (release.wait(10),
                                                    real(*a))):
         one = _cast(env, first)
@@ -182,7 +182,7 @@ def test_a_duplicate_is_acknowledged_by_a_receipt(env):
     _combined(env)
     inst = fakes.instance()
     release = threading.Event()
-    with mock.patch.object(env.manager, '_do_build_and_run_instance',
+    with mock.patch.object(env.manager.builds, 'run',
                            side_effect=lambda *a: release.wait(10)):
         first = _cast(env, inst)
         _cast(env, inst)

@@ -8,6 +8,7 @@ from oslo_context import context as o_context
 import oslo_messaging as messaging
 import pytest
 
+from nova_lite.compute import build_outcome
 from nova_lite.compute import manager as compute_manager
 from nova_lite.compute import rpcapi as compute_rpcapi
 from nova_lite import context as nl_context
@@ -154,7 +155,8 @@ def test_spawn_failure_records_fault_and_reschedules(env, conf):
 
 def test_failure_on_last_alternate_hands_back_an_empty_list(env, conf):
     conf.config(compute_driver='fake.SpawnFailsFakeDriver')
-    env.manager.driver = compute_manager.virt_driver.load_compute_driver()
+    env.manager.driver = env.manager.builds.driver = (
+        compute_manager.virt_driver.load_compute_driver())
     env.manager.driver.init_host('host1')
     inst = fakes.instance()
     spec, _ = _build(env, inst)
@@ -227,7 +229,7 @@ def test_builds_are_bounded_by_max_concurrent_builds(conf):
         with lock:
             running[0] -= 1
 
-    with mock.patch.object(manager, '_do_build_and_run_instance',
+    with mock.patch.object(manager.builds, 'run',
                            side_effect=build):
         futures = [manager.build_and_run_instance(
             None, fakes.instance(), 'n', None, []) for _ in range(5)]
@@ -386,13 +388,13 @@ def reads(env):
 
     with mock.patch.object(objects.Instance, 'get_by_uuid',
                            side_effect=get_by_uuid), \
-            mock.patch.object(compute_manager.build_outcome,
+            mock.patch.object(build_outcome,
                               'RETRY_INTERVAL', 0):
         yield ns
 
 
 def _timeout():
-    return compute_manager.build_outcome.messaging.MessagingTimeout('late')
+    return build_outcome.messaging.MessagingTimeout('late')
 
 
 def test_active_save_unanswered_but_committed_keeps_the_vm(env, reads):
