@@ -46,9 +46,11 @@ the per-host plug-in path, for comparison. Examples:
 
 import argparse
 import array
+import cProfile
 import functools
 import gc
 import os
+import pstats
 import random
 import statistics
 import sys
@@ -75,6 +77,8 @@ from nova_lite.scheduler import host_manager  # noqa: E402
 from nova_lite.scheduler import host_state  # noqa: E402
 from nova_lite.scheduler import manager  # noqa: E402
 
+# The decisions' profiler (--profile), or None.
+PROFILE = None
 DEFAULT_FILTERS = ['ComputeFilter', 'ComputeCapabilitiesFilter',
                    'ImagePropertiesFilter', 'ServerGroupAntiAffinityFilter',
                    'ServerGroupAffinityFilter']
@@ -545,6 +549,16 @@ def _decide(sched, specs, churn=None):
 
 
 def _decide_all(sched, specs):
+    if PROFILE is not None:
+        PROFILE.enable()
+        try:
+            return _decide_each(sched, specs)
+        finally:
+            PROFILE.disable()
+    return _decide_each(sched, specs)
+
+
+def _decide_each(sched, specs):
     latencies = []
     failures = 0
     start = time.perf_counter()
@@ -689,6 +703,11 @@ def main():
                         help='share of the hosts changed per second while '
                              'deciding (0.01: 1 %%), each change followed '
                              'by its change notice; 0 (default): none')
+    parser.add_argument('--profile', metavar='FILE',
+                        help='profile the decisions of the measured runs '
+                             '(cProfile, the deciding thread only), print '
+                             'the top of the profile and keep its pstats '
+                             'in FILE')
     parser.add_argument('--reference', action='store_true',
                         help='filter and weigh host by host (the '
                              'reference path) instead of whole-population')
@@ -703,9 +722,21 @@ def main():
               'reference (per host)' if args.reference
               else 'whole-population',
               args.instances_per_request, args.churn, os.getloadavg()[0]))
+    global PROFILE
     for count in args.hosts:
+        if args.profile:
+            PROFILE = cProfile.Profile()
         memory, results = bench_fleet(count, args)
         _report(count, memory, results)
+        if args.profile:
+            _print_profile(args.profile)
+
+
+def _print_profile(path):
+    PROFILE.dump_stats(path)
+    stats = pstats.Stats(path)
+    stats.sort_stats('tottime').print_stats(25)
+    stats.sort_stats('cumulative').print_stats(30)
 
 
 if __name__ == '__main__':
