@@ -100,13 +100,12 @@ class _Column:
         if (self.hosts is not population.hosts
                 or self.size != population.size):
             return False
-        changed = population.rows_changed_since(self.position)
-        if changed is None:
+        rows = changed_rows(population, self.position)
+        if rows is None:
             return False
         self.position = population.change_position()
-        if not changed or np.ndim(self.raw) == 0:
+        if not len(rows) or np.ndim(self.raw) == 0:
             return True
-        rows = np.unique(np.asarray(changed, dtype=np.intp))
         weigher = self.weigher
         values = self._clamped(np.array(weigher.weight(*(
             population.column(name)[rows] for name in weigher.reads)),
@@ -163,6 +162,22 @@ class _Column:
         if not found:
             return None
         return min(found), max(found)
+
+
+def changed_rows(population, position):
+    """The rows ``sync`` re-read since ``position``, sorted, once each (an
+    index array), or None when forgotten; worked out once for every
+    reader at the same position."""
+    now = population.change_position()
+    memo = getattr(population, '_weight_changed', None)
+    if memo is not None and memo[:2] == (position, now):
+        return memo[2]
+    changed = population.rows_changed_since(position)
+    rows = None
+    if changed is not None:
+        rows = np.unique(np.asarray(changed, dtype=np.intp))
+    population._weight_changed = (position, now, rows)
+    return rows
 
 
 def _column(population, weigher):
@@ -274,11 +289,10 @@ def _current(entry, population, plan, bounds):
     """Whether ``entry`` is brought up to date (False: it is stale)."""
     if entry.hosts is not population.hosts or entry.size != population.size:
         return False
-    changed = population.rows_changed_since(entry.position)
-    if changed is None:
+    rows = changed_rows(population, entry.position)
+    if rows is None:
         return False
-    if changed:
-        rows = np.unique(np.asarray(changed, dtype=np.intp))
+    if len(rows):
         with np.errstate(all='ignore'):
             entry.total[rows] = combine(plan, bounds, rows)
     entry.position = population.change_position()
