@@ -5,7 +5,9 @@ Sequences of requests of a few flavors on one long-lived population,
 with hosts changing between them (usage moving, services going down)
 and the claims of each decision, so that decisions find their
 normalisation kept and weigh again only the changed rows; each sequence
-is run through the whole-population path and the reference path.
+is run through the whole-population path and the reference path. Also
+the placement step's bounds on min_unit and max_unit, kept across
+decisions likewise.
 """
 
 import random
@@ -154,3 +156,49 @@ def test_weights_equal_a_full_weighing(conf):
             assert kept.tobytes() == full.tobytes()
             checked += 1
     assert checked
+
+
+class _Rows:
+    """What _units_may_refuse reads of a Population: its rows and the
+    record of the rows changed."""
+
+    def __init__(self, size):
+        self.hosts = [object() for _ in range(size)]
+        self.size = size
+        self.changes = []
+
+    def change_position(self):
+        return len(self.changes)
+
+    def rows_changed_since(self, position):
+        return self.changes[position:]
+
+
+def test_unit_bounds_kept_answer_as_every_row():
+    """The placement step's min_unit/max_unit shortcut, from bounds kept
+    across decisions, answers as the reductions over every row, NaN and
+    changed rows included."""
+    import numpy as np
+
+    from nova_lite.scheduler import population_resources
+    rng = random.Random(3)
+    for _case in range(50):
+        size = rng.randint(1, 12)
+        rows = _Rows(size)
+        min_unit = np.array([float(rng.choice([1, 1, 2, 4]))
+                             for _ in range(size)])
+        max_unit = np.array([float(rng.choice([8, 16, 64]))
+                             for _ in range(size)])
+        res = population_resources.Resource(min_unit, max_unit, None, None,
+                                            None, None, 0)
+        for _step in range(20):
+            for row in rng.sample(range(size), rng.randint(0, min(2, size))):
+                min_unit[row] = rng.choice([1, 2, 4, np.nan])
+                max_unit[row] = rng.choice([8, 16, 64, np.nan])
+                rows.changes.append(row)
+            amount = rng.choice([1, 2, 3, 8, 20])
+            with np.errstate(invalid='ignore'):
+                expected = bool(min_unit.max() > amount
+                                or max_unit.min() < amount)
+            assert filter_scheduler._units_may_refuse(
+                rows, 'VCPU', res, amount) == expected
