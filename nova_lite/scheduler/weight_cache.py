@@ -42,6 +42,7 @@ RESORT_AT_LEAST = 512
 # Rows looked at first when walking the sorted rows (then twice more
 # at each step).
 FIRST_WALK = 64
+_NO_ROWS = np.zeros(0, dtype=np.intp)
 
 
 class _Entry:
@@ -83,7 +84,7 @@ class _Column:
             np.array(raw, dtype=float))
         self.nan = np.ndim(raw) != 0 and bool(np.isnan(self.raw).any())
         self.order = self.stale = None
-        self.stale_rows = []
+        self.stale_rows = _NO_ROWS
 
     def _clamped(self, values):
         # What fast_path.clamp makes of each value.
@@ -116,7 +117,7 @@ class _Column:
         if self.order is not None:
             fresh = rows[~self.stale[rows]]
             self.stale[fresh] = True
-            self.stale_rows.extend(fresh.tolist())
+            self.stale_rows = np.concatenate((self.stale_rows, fresh))
             if len(self.stale_rows) > max(RESORT_AT_LEAST,
                                           self.size * RESORT_SHARE):
                 self.order = None
@@ -150,12 +151,12 @@ class _Column:
         if self.order is None:
             self.order = np.argsort(self.raw, kind='stable')
             self.stale = np.zeros(self.size, bool)
-            self.stale_rows = []
+            self.stale_rows = _NO_ROWS
         found = [value for value in (self._first(among, False),
                                      self._first(among, True))
                  if value is not None]
-        if self.stale_rows:
-            stale = np.asarray(self.stale_rows, dtype=np.intp)
+        stale = self.stale_rows
+        if len(stale):
             values = self.raw[stale[among[stale]]]
             if len(values):
                 found.extend((values.min(), values.max()))
