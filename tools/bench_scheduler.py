@@ -235,9 +235,13 @@ class Loader:
         three reads of a batch (nodes, summaries, instances)."""
         cpu, start = time.process_time(), time.perf_counter()
         wanted = self._indexes(uuids)
-        if any(index not in self._batch for index in wanted):
-            self._batch = {index: self._current(index) for index in wanted}
-        found = [self._batch[index][part] for index in wanted]
+        # The churn thread replaces the batch (never changes it): a
+        # batch read here is read whole.
+        batch = self._batch
+        if any(index not in batch for index in wanted):
+            batch = self._batch = {index: self._current(index)
+                                   for index in wanted}
+        found = [batch[index][part] for index in wanted]
         self.generating += time.process_time() - cpu
         self.generating_wall += time.perf_counter() - start
         return found
@@ -284,7 +288,8 @@ class Loader:
                            ('DISK_GB', flavor.root_gb)):
             summary.usages[rc] = max(0, summary.usages[rc] + sign * amount)
         self._changed[index] = (summary, instances)
-        self._batch.pop(index, None)
+        if index in self._batch:
+            self._batch = {}
 
     def _current(self, index):
         node, summary, instances = self._records(index)
