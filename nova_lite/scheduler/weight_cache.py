@@ -11,10 +11,16 @@ So the combined weight of every row of a Population is kept per
 *normalisation* (each weigher's low and high and its multiplier), the
 last few of them; a decision that finds its normalisation kept weighs
 again only the rows ``sync`` re-read since (claims, change notices),
-then gathers its filtered rows' weights. A decision with a normalisation
-not kept weighs every row once and keeps it. The arithmetic is
-``fast_path.weigh``'s, per row, in the same order, so the weights are
-bit for bit those of a full weighing.
+then gathers its filtered rows' weights. A decision with a
+normalisation not kept weighs every row once and keeps it. Only a
+long-lived Population (``owned``: the host manager's) keeps weights.
+The arithmetic is ``fast_path.weigh``'s, per row, in the same order, so
+the weights are bit for bit those of a full weighing.
+
+Each weigher's extremes over the filtered rows are found from its raw
+weights of every row, kept current the same way and sorted (again once
+a share of the rows changed): walking from either end to the first
+filtered row, the rows changed since the sort looked at apart.
 
 It serves weighers whose raw weight is read from the host's numbers
 alone (``rules.NumbersWeigher``, its whole-population twin trusted) and
@@ -149,7 +155,8 @@ class _Column:
         if self.nan:
             return None
         if self.order is None:
-            self.order = np.argsort(self.raw, kind='stable')
+            self.order = np.argsort(self.raw, kind='stable').astype(
+                np.int32 if self.size < 2**31 else np.intp)
             self.stale = np.zeros(self.size, bool)
             self.stale_rows = _NO_ROWS
         found = [value for value in (self._first(among, False),
@@ -305,7 +312,9 @@ def weigh(weigher_objs, population, rows, spec_obj, timings, among):
     timings, among=among)``, from the kept weights when it can be."""
     start = time.perf_counter()
     plan = None
-    if len(rows) > 1:
+    # A population made for one request (not the host manager's, which
+    # its hosts keep current) would keep weights for nothing.
+    if len(rows) > 1 and population.owned:
         plan = _plan(weigher_objs, population, spec_obj, among)
     if plan is None:
         return fast_path.weigh(weigher_objs, population, rows, spec_obj,
