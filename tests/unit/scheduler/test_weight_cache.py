@@ -39,6 +39,13 @@ FILTERS = ['ComputeFilter', 'RamFilter', 'CoreFilter', 'DiskFilter',
            'NumInstancesFilter', 'IoOpsFilter']
 
 
+@pytest.fixture(autouse=True)
+def _small_fleets_keep_weights():
+    """The random fleets are small: keep their weights all the same."""
+    with mock.patch.object(weight_cache, 'MIN_ROWS', 0):
+        yield
+
+
 def _settings(rng, conf):
     """Random multipliers, filters and weighers that the kept weights
     serve (or, now and then, one they do not)."""
