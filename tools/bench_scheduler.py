@@ -531,7 +531,7 @@ class _Churn(threading.Thread):
             self.changed += count
 
 
-def _decide(sched, specs, churn=None):
+def _decide(sched, specs, churn=None, profile=False):
     """(latencies (s) of one decision per spec, the wall time, the
     NoValidHosts, the hosts changed per second), with the periodic
     service sync running alongside (when the scheduler has one) and
@@ -544,7 +544,7 @@ def _decide(sched, specs, churn=None):
     for thread in threads:
         thread.start()
     try:
-        latencies, wall, failures = _decide_all(sched, specs)
+        latencies, wall, failures = _decide_all(sched, specs, profile)
     finally:
         for thread in threads:
             thread.stop.set()
@@ -553,8 +553,8 @@ def _decide(sched, specs, churn=None):
             churn.changed / wall if churn is not None else 0.0)
 
 
-def _decide_all(sched, specs):
-    if PROFILE is not None:
+def _decide_all(sched, specs, profile=False):
+    if profile and PROFILE is not None:
         PROFILE.enable()
         try:
             return _decide_each(sched, specs)
@@ -605,7 +605,7 @@ def measure(sched, filter_set, decisions, runs, rng, per_request=1,
         gc.collect()
         cpu = time.process_time()
         latencies, wall, failures, changed = _decide(
-            sched, specs, churn() if churn else None)
+            sched, specs, churn() if churn else None, profile=True)
         cpu = time.process_time() - cpu
         rows.append((decisions / wall, _percentile(latencies, 50),
                      _percentile(latencies, 99), max(latencies), failures,
@@ -709,10 +709,10 @@ def main():
                              'deciding (0.01: 1 %%), each change followed '
                              'by its change notice; 0 (default): none')
     parser.add_argument('--profile', metavar='FILE',
-                        help='profile the decisions of the measured runs '
-                             '(cProfile, the deciding thread only), print '
-                             'the top of the profile and keep its pstats '
-                             'in FILE')
+                        help='profile the decisions of the measured runs, '
+                             'not the warm-up (cProfile, the deciding '
+                             'thread only), print the top of the profile '
+                             'and keep its pstats in FILE')
     parser.add_argument('--reference', action='store_true',
                         help='filter and weigh host by host (the '
                              'reference path) instead of whole-population')
