@@ -229,6 +229,14 @@ def _plan(weigher_objs, population, spec_obj, among):
             return None
         column = None
         if _numbers(weigher):
+            # Its raw weights are read without side effects: a
+            # multiplier of 0.0 spares keeping them at all.
+            multiplier = weigher.multiplier_population(population)
+            if multiplier is None:
+                return None
+            if (np.ndim(multiplier) == 0 and np.isfinite(multiplier)
+                    and multiplier == 0):
+                continue
             column = _column(population, weigher)
             raw = column.raw
             if column.nan:
@@ -236,7 +244,7 @@ def _plan(weigher_objs, population, spec_obj, among):
         else:
             raw = fast_path._call_fast(weigher.weigh_population,
                                        population, spec_obj, among)
-        multiplier = weigher.multiplier_population(population)
+            multiplier = weigher.multiplier_population(population)
         if raw is None or multiplier is None:
             return None
         scalar = np.ndim(multiplier) == 0 and np.isfinite(multiplier)
