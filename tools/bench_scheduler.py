@@ -46,9 +46,11 @@ the per-host plug-in path, for comparison. Examples:
 
 import argparse
 import array
+import cProfile
 import functools
 import gc
 import os
+import pstats
 import random
 import statistics
 import sys
@@ -76,6 +78,8 @@ from nova_lite.scheduler import host_rows  # noqa: E402
 from nova_lite.scheduler import host_state  # noqa: E402
 from nova_lite.scheduler import manager  # noqa: E402
 
+# The decisions' profiler (--profile), or None.
+PROFILE = None
 DEFAULT_FILTERS = ['ComputeFilter', 'ComputeCapabilitiesFilter',
                    'ImagePropertiesFilter', 'ServerGroupAntiAffinityFilter',
                    'ServerGroupAffinityFilter']
@@ -234,9 +238,13 @@ class Loader:
         turns each into what the read returns."""
         cpu, start = time.process_time(), time.perf_counter()
         wanted = self._indexes(uuids)
-        if any(index not in self._batch for index in wanted):
-            self._batch = {index: self._current(index) for index in wanted}
-        found = [self._batch[index][part] for index in wanted]
+        # The churn thread replaces the batch (never changes it): a
+        # batch read here is read whole.
+        batch = self._batch
+        if any(index not in batch for index in wanted):
+            batch = self._batch = {index: self._current(index)
+                                   for index in wanted}
+        found = [batch[index][part] for index in wanted]
         if make is not None:
             found = list(map(make, found))
         self.generating += time.process_time() - cpu
@@ -285,7 +293,8 @@ class Loader:
                            ('DISK_GB', flavor.root_gb)):
             summary.usages[rc] = max(0, summary.usages[rc] + sign * amount)
         self._changed[index] = (summary, instances)
-        self._batch.pop(index, None)
+        if index in self._batch:
+            self._batch = {}
 
     def _current(self, index):
         node, summary, instances = self._records(index)
@@ -556,7 +565,7 @@ class _Churn(threading.Thread):
             self.changed += count
 
 
-def _decide(sched, specs, churn=None):
+def _decide(sched, specs, churn=None, profile=False):
     """(latencies (s) of one decision per spec, the wall time, the
     NoValidHosts, the hosts changed per second), with the periodic
     service sync running alongside (when the scheduler has one) and
@@ -569,7 +578,7 @@ def _decide(sched, specs, churn=None):
     for thread in threads:
         thread.start()
     try:
-        latencies, wall, failures = _decide_all(sched, specs)
+        latencies, wall, failures = _decide_all(sched, specs, profile)
     finally:
         for thread in threads:
             thread.stop.set()
@@ -578,7 +587,17 @@ def _decide(sched, specs, churn=None):
             churn.changed / wall if churn is not None else 0.0)
 
 
-def _decide_all(sched, specs):
+def _decide_all(sched, specs, profile=False):
+    if profile and PROFILE is not None:
+        PROFILE.enable()
+        try:
+            return _decide_each(sched, specs)
+        finally:
+            PROFILE.disable()
+    return _decide_each(sched, specs)
+
+
+def _decide_each(sched, specs):
     latencies = []
     failures = 0
     start = time.perf_counter()
@@ -620,7 +639,7 @@ def measure(sched, filter_set, decisions, runs, rng, per_request=1,
         gc.collect()
         cpu = time.process_time()
         latencies, wall, failures, changed = _decide(
-            sched, specs, churn() if churn else None)
+            sched, specs, churn() if churn else None, profile=True)
         cpu = time.process_time() - cpu
         rows.append((decisions / wall, _percentile(latencies, 50),
                      _percentile(latencies, 99), max(latencies), failures,
@@ -723,6 +742,11 @@ def main():
                         help='share of the hosts changed per second while '
                              'deciding (0.01: 1 %%), each change followed '
                              'by its change notice; 0 (default): none')
+    parser.add_argument('--profile', metavar='FILE',
+                        help='profile the decisions of the measured runs, '
+                             'not the warm-up (cProfile, the deciding '
+                             'thread only), print the top of the profile '
+                             'and keep its pstats in FILE')
     parser.add_argument('--reference', action='store_true',
                         help='filter and weigh host by host (the '
                              'reference path) instead of whole-population')
@@ -737,9 +761,21 @@ def main():
               'reference (per host)' if args.reference
               else 'whole-population',
               args.instances_per_request, args.churn, os.getloadavg()[0]))
+    global PROFILE
     for count in args.hosts:
+        if args.profile:
+            PROFILE = cProfile.Profile()
         memory, results = bench_fleet(count, args)
         _report(count, memory, results)
+        if args.profile:
+            _print_profile(args.profile)
+
+
+def _print_profile(path):
+    PROFILE.dump_stats(path)
+    stats = pstats.Stats(path)
+    stats.sort_stats('tottime').print_stats(25)
+    stats.sort_stats('cumulative').print_stats(30)
 
 
 if __name__ == '__main__':

@@ -108,7 +108,7 @@ class PlacementStep(filters.BaseHostFilter):
                 return np.zeros(population.size, bool)
             # free is -inf where the class is absent.
             fits = res.free >= amount
-            if res.min_unit.max() > amount or res.max_unit.min() < amount:
+            if _units_may_refuse(population, rc, res, amount):
                 fits &= (res.min_unit <= amount) & (res.max_unit >= amount)
             if res.odd_steps:
                 fits &= np.remainder(amount, res.step_size) == 0
@@ -118,6 +118,37 @@ class PlacementStep(filters.BaseHostFilter):
     def rejection_reason(self, host_state, spec_obj):
         short = host_state.resource_shortfall(self.resources)
         return None if short is None else 'lack %s' % short
+
+
+def _units_may_refuse(population, rc, res, amount):
+    """Whether some row's min_unit or max_unit of ``rc`` refuses
+    ``amount``: ``res.min_unit.max() > amount or res.max_unit.min() <
+    amount``, from bounds on both kept across decisions (widened by the
+    rows changed since) while they settle it, from every row otherwise."""
+    kept = getattr(population, '_unit_bounds', None)
+    if kept is None:
+        kept = population._unit_bounds = {}
+    now = population.change_position()
+    entry = kept.get(rc)
+    if (entry is not None and entry[0] is population.hosts
+            and entry[1] == population.size):
+        rows = population.rows_changed_since(entry[2])
+        if rows is not None:
+            high, low = entry[3], entry[4]
+            if rows:
+                rows = np.asarray(rows, dtype=np.intp)
+                high, low = (max(high, res.min_unit[rows].max()),
+                             min(low, res.max_unit[rows].min()))
+            if not (high > amount or low < amount):
+                kept[rc] = (population.hosts, population.size, now, high,
+                            low)
+                return False
+    high, low = res.min_unit.max(), res.max_unit.min()
+    # A NaN bounds nothing: kept as no bound at all.
+    kept[rc] = (population.hosts, population.size, now,
+                np.inf if np.isnan(high) else high,
+                -np.inf if np.isnan(low) else low)
+    return bool(high > amount or low < amount)
 
 
 class RequestedHostsStep(filters.BaseHostFilter):

@@ -24,6 +24,7 @@ from nova_lite.scheduler import fast_path
 from nova_lite.scheduler import filters
 from nova_lite.scheduler import increments
 from nova_lite.scheduler import population as population_mod
+from nova_lite.scheduler import weight_cache
 from nova_lite.scheduler import weighers
 
 LOG = logging.getLogger(__name__)
@@ -186,8 +187,8 @@ class PopulationPipeline:
                     weigher_objs, population, rows, spec_obj, timings, pool)
             else:
                 self._reweigher = None
-                weights = fast_path.weigh(weigher_objs, population, rows,
-                                          spec_obj, timings, among=pool)
+                weights = weight_cache.weigh(weigher_objs, population, rows,
+                                             spec_obj, timings, pool)
         self._claimed = []
         self._stale = False
         return weights

@@ -55,6 +55,8 @@ MAX_DERIVED = 64
 MAX_PARTITIONS = 32
 # Rows read at a time by reset().
 _RESET_SLICE = 8192
+# Re-read rows remembered at least (``rows_changed_since``).
+_MAX_CHANGES = 65536
 # Discarded rows are compacted away once they are this share of rows.
 _COMPACT_SHARE = 0.25
 
@@ -109,6 +111,10 @@ class Population:
         # One bound method shared by every host watched (not one each).
         self._hook = self.mark_changed
         self.index = population_index.InstanceIndex(self)
+        # The rows ``sync`` re-read, in order (``rows_changed_since``);
+        # the first is number ``_changes_base`` of every row re-read.
+        self._changes = []
+        self._changes_base = 0
         self.reset(host_states)
 
     # Membership
@@ -253,6 +259,30 @@ class Population:
             rows, self._dirty = self._dirty, set()
             for row in rows:
                 self._sync_row(row)
+            self._note_changes(rows)
+
+    def _note_changes(self, rows):
+        changes = self._changes
+        changes.extend(rows)
+        if len(changes) > max(_MAX_CHANGES, self.size):
+            # Forgotten: a reader further behind reads every row again.
+            self._changes_base += len(changes)
+            self._changes = []
+
+    def change_position(self):
+        """Where the record of re-read rows stands now (for
+        ``rows_changed_since``)."""
+        return self._changes_base + len(self._changes)
+
+    def rows_changed_since(self, position):
+        """The rows ``sync`` re-read since ``change_position()`` gave
+        ``position`` (a row may come more than once), or None when that is
+        forgotten. Rows are renumbered by ``reset`` (``hosts`` is then a
+        new list): positions taken before it say nothing."""
+        start = position - self._changes_base
+        if start < 0:
+            return None
+        return self._changes[start:]
 
     def _sync_service(self, rows):
         hosts = self.hosts

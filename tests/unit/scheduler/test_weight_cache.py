@@ -1,0 +1,211 @@
+"""Combined weights kept from one decision to the next
+(``weight_cache``) choose as the per-host reference does.
+
+Sequences of requests of a few flavors on one long-lived population,
+with hosts changing between them (usage moving, services going down)
+and the claims of each decision, so that decisions find their
+normalisation kept and weigh again only the changed rows; each sequence
+is run through the whole-population path and the reference path. Also
+the placement step's bounds on min_unit and max_unit, kept across
+decisions likewise.
+"""
+
+import random
+from unittest import mock
+
+import pytest
+
+from nova_lite import exception
+from nova_lite import objects
+from nova_lite.scheduler import filter_scheduler
+from nova_lite.scheduler import filters
+from nova_lite.scheduler import population as population_mod
+from nova_lite.scheduler import weight_cache
+from nova_lite.scheduler import weighers
+from nova_lite.scheduler.weighers import rules
+
+from . import fakes
+from . import random_fleet
+from . import test_fast_path_property
+
+SEQUENCES = 40 * test_fast_path_property.SCALE
+REQUESTS_PER_SEQUENCE = 12
+NUMBERS_WEIGHERS = [cls for cls in weighers.all_weighers()
+                    if issubclass(cls, rules.NumbersWeigher)]
+MULTIPLIERS = [name for name in test_fast_path_property.MULTIPLIERS
+               if 'affinity' not in name and 'image' not in name]
+# Filters whose answers do not need the request's image or hints.
+FILTERS = ['ComputeFilter', 'RamFilter', 'CoreFilter', 'DiskFilter',
+           'NumInstancesFilter', 'IoOpsFilter']
+
+
+@pytest.fixture(autouse=True)
+def _small_fleets_keep_weights():
+    """The random fleets are small: keep their weights all the same."""
+    with mock.patch.object(weight_cache, 'MIN_ROWS', 0):
+        yield
+
+
+def _settings(rng, conf):
+    """Random multipliers, filters and weighers that the kept weights
+    serve (or, now and then, one they do not)."""
+    conf.config(group='filter_scheduler',
+                host_subset_size=rng.choice([1, 1, 2]),
+                shuffle_best_same_weighed_hosts=rng.random() < 0.2,
+                max_io_ops_per_host=8, max_instances_per_host=50,
+                **{name: rng.choice([0.0, 0.5, 1.0, 2.0] + (
+                    [] if name in test_fast_path_property.POSITIVE
+                    else [-1.0])) for name in MULTIPLIERS})
+    conf.config(group='scheduler', max_attempts=rng.randint(1, 4))
+    names = rng.sample(FILTERS, rng.randint(0, 3))
+    classes = rng.sample(NUMBERS_WEIGHERS,
+                         rng.randint(1, len(NUMBERS_WEIGHERS)))
+    if rng.random() < 0.1:
+        classes.append(rng.choice(test_fast_path_property.ALL_WEIGHERS))
+    return names, classes
+
+
+def _run_sequence(seed, names, classes, whole_population):
+    rng = random.Random(seed)
+    states, _aggregates = random_fleet.fleet(rng)
+    flavors = [random_fleet.flavor(rng) for _ in range(2)]
+    hosts = (population_mod.Population(states, owned=True)
+             if whole_population else states)
+    scheduler = filter_scheduler.FilterScheduler(
+        filters.HostFilterHandler().load_enabled_filters(enabled=names),
+        [cls() for cls in classes], rng=random.Random(seed),
+        whole_population=whole_population)
+    outcomes = []
+    for index in range(REQUESTS_PER_SEQUENCE):
+        test_fast_path_property._change_hosts(rng, states)
+        spec = objects.RequestSpec(
+            project_id='p1', user_id='u', flavor=rng.choice(flavors),
+            num_instances=1, scheduler_hints={},
+            image=random_fleet._image(rng))
+        uuid = '%08d-0000-4000-8000-%012d' % (seed, index)
+        try:
+            result = scheduler.select_destinations(
+                spec, hosts, [uuid], fakes.FakeClaimer())
+            outcomes.append([[s.nodename for s in selections]
+                             for selections in result])
+        except exception.NovaLiteException as exc:
+            outcomes.append((type(exc).__name__, exc.format_message()))
+        outcomes.append([(s.free_ram_mb, s.vcpus_used, s.num_instances)
+                         for s in states])
+    return outcomes
+
+
+def _sequences(conf, counts):
+    current = weight_cache._current
+
+    def spied(entry, population, plan, bounds):
+        changed = population.rows_changed_since(entry.position)
+        kept = current(entry, population, plan, bounds)
+        counts['kept'] += kept
+        counts['kept after changes'] += bool(kept and changed)
+        return kept
+
+    differ = []
+    with mock.patch.object(weight_cache, '_current', spied):
+        for seed in range(SEQUENCES):
+            names, classes = _settings(random.Random(-seed), conf)
+            if (_run_sequence(seed, names, classes, True)
+                    != _run_sequence(seed, names, classes, False)):
+                differ.append(seed)
+    return differ
+
+
+@pytest.mark.parametrize('resort, walk', [(512, 64), (1, 1), (3, 2)])
+def test_kept_weights_choose_as_the_reference(conf, resort, walk):
+    """With the defaults, and with the weighers' rows sorted again after
+    every change or few and walked a row or two at a time."""
+    counts = {'kept': 0, 'kept after changes': 0}
+    with mock.patch.object(weight_cache, 'RESORT_AT_LEAST', resort), \
+            mock.patch.object(weight_cache, 'RESORT_SHARE', 0), \
+            mock.patch.object(weight_cache, 'FIRST_WALK', walk):
+        assert _sequences(conf, counts) == []
+    # Most sequences found their weights kept, changed rows and all.
+    assert counts['kept after changes'] > SEQUENCES
+
+
+def test_forgetting_the_changed_rows_is_caught(conf):
+    """The comparison fails when kept weights miss the rows changed
+    since they were kept."""
+    with mock.patch.object(population_mod.Population, 'rows_changed_since',
+                           lambda self, position: []):
+        assert _sequences(conf, {'kept': 0, 'kept after changes': 0})
+
+
+def test_weights_equal_a_full_weighing(conf):
+    """Kept or not, the weights are bit for bit fast_path.weigh's."""
+    from nova_lite.scheduler import fast_path
+    rng = random.Random(7)
+    checked = 0
+    for _seed in range(30):
+        states, _aggregates = random_fleet.fleet(rng)
+        names, classes = _settings(rng, conf)
+        population = population_mod.Population(states, owned=True)
+        weigher_objs = [cls() for cls in classes]
+        spec = objects.RequestSpec(project_id='p1', user_id='u',
+                                   flavor=random_fleet.flavor(rng),
+                                   num_instances=1, scheduler_hints={})
+        for _round in range(4):
+            test_fast_path_property._change_hosts(rng, states)
+            population.sync()
+            among = population.mask().copy()
+            among[rng.sample(range(population.size),
+                             population.size // 3)] = False
+            rows = among.nonzero()[0]
+            kept = weight_cache.weigh(weigher_objs, population, rows, spec,
+                                      [], among)
+            full = fast_path.weigh(weigher_objs, population, rows, spec,
+                                   [], among=among)
+            assert kept.tobytes() == full.tobytes()
+            checked += 1
+    assert checked
+
+
+class _Rows:
+    """What _units_may_refuse reads of a Population: its rows and the
+    record of the rows changed."""
+
+    def __init__(self, size):
+        self.hosts = [object() for _ in range(size)]
+        self.size = size
+        self.changes = []
+
+    def change_position(self):
+        return len(self.changes)
+
+    def rows_changed_since(self, position):
+        return self.changes[position:]
+
+
+def test_unit_bounds_kept_answer_as_every_row():
+    """The placement step's min_unit/max_unit shortcut, from bounds kept
+    across decisions, answers as the reductions over every row, NaN and
+    changed rows included."""
+    import numpy as np
+
+    from nova_lite.scheduler import population_resources
+    rng = random.Random(3)
+    for _case in range(50):
+        size = rng.randint(1, 12)
+        rows = _Rows(size)
+        min_unit = np.array([float(rng.choice([1, 1, 2, 4]))
+                             for _ in range(size)])
+        max_unit = np.array([float(rng.choice([8, 16, 64]))
+                             for _ in range(size)])
+        res = population_resources.Resource(min_unit, max_unit, None, None,
+                                            None, None, 0)
+        for _step in range(20):
+            for row in rng.sample(range(size), rng.randint(0, min(2, size))):
+                min_unit[row] = rng.choice([1, 2, 4, np.nan])
+                max_unit[row] = rng.choice([8, 16, 64, np.nan])
+                rows.changes.append(row)
+            amount = rng.choice([1, 2, 3, 8, 20])
+            with np.errstate(invalid='ignore'):
+                expected = bool(min_unit.max() > amount
+                                or max_unit.min() < amount)
+            assert filter_scheduler._units_may_refuse(
+                rows, 'VCPU', res, amount) == expected
