@@ -24,7 +24,10 @@ a boot minus the server records. Reports per level:
 
 ``--processes`` spreads the clients over that many processes, so that
 their CPU is not one interpreter's (a conductor runs
-``[conductor] workers`` processes too).
+``[conductor] workers`` processes too). ``--no-flush`` (PostgreSQL) turns
+off ``synchronous_commit`` for the bench's own sessions, to show what the
+WAL flush of each COMMIT, which a transaction waits for with its locks
+held, costs a project's reservations; not a setting to deploy.
 
 Limits are unlimited, so nothing is refused and the numbers measure the
 locking. Repeat with --runs and the medians are reported. Example:
@@ -121,6 +124,14 @@ def _backend_cpu(pid):
 
 
 WATCH = _Watch()
+
+
+def _no_flush(engine):
+    def connected(dbapi_connection, record):
+        with dbapi_connection.cursor() as cursor:
+            cursor.execute('SET synchronous_commit TO off')
+        dbapi_connection.commit()
+    sa.event.listen(engine, 'connect', connected)
 
 
 def _client(project, user, start, deadline, results):
@@ -228,6 +239,9 @@ def main(argv=None):
                         help='comma-separated client thread counts')
     parser.add_argument('--seconds', type=float, default=10.0)
     parser.add_argument('--runs', type=int, default=3)
+    parser.add_argument('--no-flush', action='store_true',
+                        help='PostgreSQL: synchronous_commit off for the '
+                        "bench's sessions (a measurement, not advice)")
     parser.add_argument('--processes', type=int, default=1,
                         help='client processes the threads are spread '
                         'over (default 1: one interpreter)')
@@ -239,11 +253,14 @@ def main(argv=None):
     logging.getLogger('nova_lite.quota').setLevel(logging.ERROR)
     database = db_fixtures.MigratedDatabase(args.backend).setup()
     WATCH.install(db_api.get_engine())
+    if args.no_flush:
+        _no_flush(db_api.get_engine())
     # Connections opened before the watch are opened again, watched.
     db_api.get_engine().dispose()
     try:
-        print('%s, %gs per run, median of %d run(s), %d process(es)' % (
-            args.backend, args.seconds, args.runs, args.processes))
+        print('%s%s, %gs per run, median of %d run(s), %d process(es)' % (
+            args.backend, ' (no flush)' if args.no_flush else '',
+            args.seconds, args.runs, args.processes))
         print('%8s %14s %8s %8s %9s %8s %8s %9s %8s %9s' % (
             'clients', 'reservations/s', 'p50 ms', 'p99 ms',
             'deadlocks', 'retries', 'CPU ms', 'DB CPU ms', 'held ms',
