@@ -64,6 +64,12 @@ LOCK_AND_LIMITS = (
     + ') SELECT -1, user_id, resource, in_use, reserved, until_refresh, '
     'refreshed_at FROM locked ' + _LIMIT_LAYERS)
 
+# The same, and the transaction's COMMIT returns before its WAL flush
+# (``[quota] flush_reservations``): a row of layer -2, ignored.
+LOCK_AND_LIMITS_NO_FLUSH = LOCK_AND_LIMITS + (
+    " UNION ALL SELECT -2, NULL, set_config('synchronous_commit', 'off', "
+    "true), NULL, NULL, NULL, NULL")
+
 # The amounts, one row per resource.
 _AMOUNTS = ('unnest(%(amount_resources)s::varchar[], '
             '%(amounts)s::integer[]) AS a(resource, amount)')
@@ -113,22 +119,28 @@ def _amounts(amounts):
             'amounts': [amounts[r] for r in resources]}
 
 
-def lock_and_limits(session, project_id, user_id, resources, quota_class):
+def lock_and_limits(session, project_id, user_id, resources, quota_class,
+                    flush=True):
     """``usages.lock_values`` of the project's and ``user_id``'s rows of
     ``resources`` and ``limits.read_limits``, in one statement: returns
-    ({(user_id, resource): Values}, (project limits, user limits))."""
+    ({(user_id, resource): Values}, (project limits, user limits)).
+
+    Unless ``flush``, the same statement turns synchronous_commit off for
+    the rest of the transaction (its COMMIT does not wait for the WAL
+    flush, see ``[quota] flush_reservations``)."""
     values, layers = {}, []
+    statement = LOCK_AND_LIMITS if flush else LOCK_AND_LIMITS_NO_FLUSH
     for layer, user, resource, in_use, reserved, until, refreshed in (
-            _execute(session, LOCK_AND_LIMITS, {
+            _execute(session, statement, {
                 'project': project_id, 'users': _users(user_id),
                 'resources': sorted(resources), 'user': user_id,
                 'default': quota_limits.DEFAULT_CLASS,
                 'class': (None if quota_class == quota_limits.DEFAULT_CLASS
                           else quota_class)})):
-        if layer < 0:
+        if layer == -1:
             values[(user, resource)] = usages.Values(in_use, reserved,
                                                      until, refreshed)
-        else:
+        elif layer >= 0:
             layers.append((layer, resource, in_use))
     return values, quota_limits.from_layers(layers, with_user=True)
 

@@ -98,19 +98,25 @@ def reserve(context, project_id, user_id, per_unit, min_count=1,
 @db_api.writer
 def _reserve(context, project_id, user_id, per_unit, min_count, max_count,
              quota_class, resources):
+    # A transaction of its own, which writes nothing but the reservation:
+    # its COMMIT may skip the flush ([quota] flush_reservations).
     return reserve_in_session(context.session, project_id, user_id,
                               per_unit, min_count, max_count, resources,
-                              quota_class)
+                              quota_class,
+                              flush=CONF.quota.flush_reservations)
 
 
 def reserve_in_session(session, project_id, user_id, per_unit, min_count,
-                       max_count, resources, quota_class=None):
+                       max_count, resources, quota_class=None, flush=True):
     """The reservation's transaction: lock, read the limits, fit, record.
 
     ``resources`` are the whole sync groups of ``per_unit``'s resources,
-    locked together. This must be the first thing the transaction does
-    (see the protocol in ``usages``: a recount relies on it), which is
-    also why the limits are read after the locks.
+    locked together. Unless ``flush``, the transaction's COMMIT does not
+    wait for its WAL flush (PostgreSQL; for a transaction that writes
+    nothing else, see ``[quota] flush_reservations``). The lock must be
+    the first thing the transaction does (see the protocol in
+    ``usages``: a recount relies on it), which is also why the limits are
+    read after the locks.
 
     The common case takes four statements: the lock, the limits, one
     UPDATE of the usage rows and one INSERT of the reservation's rows
@@ -122,7 +128,7 @@ def reserve_in_session(session, project_id, user_id, per_unit, min_count,
     now = usages.utcnow()
     if usages.joins_statements(session):
         values, limits = joined.lock_and_limits(
-            session, project_id, user_id, resources, quota_class)
+            session, project_id, user_id, resources, quota_class, flush)
     else:
         values = usages.lock_values(session, project_id, [user_id],
                                     resources)

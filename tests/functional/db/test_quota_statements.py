@@ -64,10 +64,11 @@ def test_the_joined_lock_reads_what_the_separate_statements_read(
     limits.set_limits(ctxt, {'ram': 8000, 'instances': 7}, project_id='p1')
     limits.set_limits(ctxt, {'instances': 5}, project_id='p1', user_id='u1')
     resources = quota_resources.sync_group(PER_VM)
-    for quota_class in (None, 'default', 'gold'):
+    for quota_class, flush in ((None, True), ('default', False),
+                               ('gold', True), ('gold', False)):
         with db_api.writer.using(ctxt) as session:
             values, both = joined.lock_and_limits(
-                session, 'p1', 'u1', resources, quota_class)
+                session, 'p1', 'u1', resources, quota_class, flush)
         with db_api.writer.using(ctxt) as session:
             assert values == usages.lock_values(session, 'p1', ['u1'],
                                                 resources)
@@ -79,6 +80,28 @@ def test_the_joined_lock_reads_what_the_separate_statements_read(
     assert (project['cores'], project['ram'], project['instances']) == (
         40, 8000, 7)
     assert user['instances'] == 5
+
+
+@pytest.mark.parametrize('flush', [True, False])
+def test_a_reservation_skips_the_flush_of_its_own_transaction(
+        database, ctxt, flush):
+    """[quota] flush_reservations false: the reserving transaction's
+    COMMIT does not wait for the WAL flush; the next transaction on the
+    connection (a commit, a boot's records) does again."""
+    if database.backend != 'postgresql':
+        pytest.skip('synchronous_commit is PostgreSQL\'s')
+    reservations.commit(ctxt, reservations.reserve(ctxt, 'p1', 'u1',
+                                                   PER_VM))
+    resources = quota_resources.sync_group(PER_VM)
+    show = sa.text('SHOW synchronous_commit')
+    with db_api.writer.using(ctxt) as session:
+        held = reservations.reserve_in_session(
+            session, 'p1', 'u1', PER_VM, 1, 1, resources, flush=flush)
+        assert session.execute(show).scalar() == ('on' if flush else 'off')
+    with db_api.writer.using(ctxt) as session:
+        assert session.execute(show).scalar() == 'on'
+        reservations.commit_in_session(session, held)
+    assert _recorded(ctxt)['instances'] == (2, 0)
 
 
 def test_a_commit_after_a_rollback_applies_nothing(ctxt):
