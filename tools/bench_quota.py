@@ -74,8 +74,8 @@ def _percentile(values, pct):
 class _Watch:
     """What this process's connections cost: the time each transaction
     held the locks (from the end of its first statement, which takes
-    them, to the connection's check-in after COMMIT) and the CPU of their
-    PostgreSQL backends."""
+    them, to the connection's return to the pool after COMMIT) and the
+    CPU of their PostgreSQL backends."""
 
     def __init__(self):
         self.held = 0.0
@@ -84,13 +84,16 @@ class _Watch:
 
     def install(self, engine):
         sa.event.listen(engine, 'after_cursor_execute', self._first)
-        sa.event.listen(engine, 'checkin', self._checkin)
+        # After COMMIT the pool resets the connection (a ROLLBACK round
+        # trip on MariaDB, no lock held), then checks it in.
+        sa.event.listen(engine, 'reset', self._released)
+        sa.event.listen(engine, 'checkin', self._released)
         sa.event.listen(engine, 'connect', self._connect)
 
     def _first(self, conn, cursor, statement, params, context, many):
         conn.info.setdefault('bench_first', time.monotonic())
 
-    def _checkin(self, dbapi_connection, record):
+    def _released(self, dbapi_connection, record, *reset_state):
         first = record.info.pop('bench_first', None)
         if first is not None:
             with self._lock:
