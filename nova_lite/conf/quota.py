@@ -88,6 +88,22 @@ reservation_opts = [
                help='Recount a project\'s usage at its next reservation '
                     'once the last count is at least this many seconds '
                     'old (whole seconds; days count). 0 disables it.'),
+    cfg.BoolOpt('flush_reservations',
+                default=False,
+                help='PostgreSQL: whether the transaction that reserves '
+                     'quota waits for its WAL flush before it returns '
+                     '(synchronous_commit). It waits with its project\'s '
+                     'usage rows locked, and its project\'s reservations '
+                     'queue on those rows, so false (the default) lets '
+                     'one project reserve about twice as fast. Nothing '
+                     'inexact can come of it: the usage and the '
+                     'reservation\'s rows are one transaction, and '
+                     'everything that commits it or builds on it flushes '
+                     'it first, so a database crash can only lose a '
+                     'reservation nobody committed yet (its boot then '
+                     'fails as if it had expired). Commits, rollbacks '
+                     'and releases always wait for their flush. Other '
+                     'backends ignore it.'),
     cfg.IntOpt('reservation_commit_delay',
                default=0, min=0,
                help='Fault injection for tests, never for production: '

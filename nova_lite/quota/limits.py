@@ -43,6 +43,9 @@ def _rows(session, model, **filters):
 # The layers of a limit, most general first (``resolve`` applies them in
 # this order).
 _DEFAULT_CLASS, _CLASS, _PROJECT, _USER = range(4)
+# Their numbers, for statements written elsewhere (``joined``).
+DEFAULT_CLASS_LAYER, CLASS_LAYER, PROJECT_LAYER, USER_LAYER = (
+    _DEFAULT_CLASS, _CLASS, _PROJECT, _USER)
 
 
 def _layer(number, model, **filters):
@@ -105,16 +108,22 @@ def read_limits(session, project_id, user_id=None, quota_class=None):
     statement = _ALL_LAYERS.get(shape)
     if statement is None:
         statement = _ALL_LAYERS[shape] = _all_layers(*shape)
+    return from_layers(session.execute(statement, {
+        'b_class': quota_class, 'b_project': project_id,
+        'b_user': user_id}), user_id is not None)
+
+
+def from_layers(rows, with_user):
+    """(project limits, user limits) from the (layer, resource, limit)
+    rows of every layer (``with_user``: the user's layer was read)."""
     layers = {layer: {} for layer in (_DEFAULT_CLASS, _CLASS, _PROJECT,
                                       _USER)}
-    for layer, resource, limit in session.execute(statement, {
-            'b_class': quota_class, 'b_project': project_id,
-            'b_user': user_id}):
+    for layer, resource, limit in rows:
         layers[layer][resource] = limit
     return resolve(config_defaults(),
                    [layers[_DEFAULT_CLASS], layers[_CLASS]],
                    layers[_PROJECT],
-                   layers[_USER] if user_id is not None else None)
+                   layers[_USER] if with_user else None)
 
 
 @db_api.reader

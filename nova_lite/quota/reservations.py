@@ -39,6 +39,7 @@ from nova_lite.db import api as db_api
 from nova_lite.db import models
 from nova_lite import exception
 from nova_lite.quota import engine
+from nova_lite.quota import joined
 from nova_lite.quota import limits as quota_limits
 from nova_lite.quota import resources as quota_resources
 from nova_lite.quota import usages
@@ -97,31 +98,42 @@ def reserve(context, project_id, user_id, per_unit, min_count=1,
 @db_api.writer
 def _reserve(context, project_id, user_id, per_unit, min_count, max_count,
              quota_class, resources):
+    # A transaction of its own, which writes nothing but the reservation:
+    # its COMMIT may skip the flush ([quota] flush_reservations).
     return reserve_in_session(context.session, project_id, user_id,
                               per_unit, min_count, max_count, resources,
-                              quota_class)
+                              quota_class,
+                              flush=CONF.quota.flush_reservations)
 
 
 def reserve_in_session(session, project_id, user_id, per_unit, min_count,
-                       max_count, resources, quota_class=None):
+                       max_count, resources, quota_class=None, flush=True):
     """The reservation's transaction: lock, read the limits, fit, record.
 
     ``resources`` are the whole sync groups of ``per_unit``'s resources,
-    locked together. This must be the first thing the transaction does
-    (see the protocol in ``usages``: a recount relies on it), which is
-    also why the limits are read after the locks.
+    locked together. Unless ``flush``, the transaction's COMMIT does not
+    wait for its WAL flush (PostgreSQL; for a transaction that writes
+    nothing else, see ``[quota] flush_reservations``). The lock must be
+    the first thing the transaction does (see the protocol in
+    ``usages``: a recount relies on it), which is also why the limits are
+    read after the locks.
 
     The common case takes four statements: the lock, the limits, one
     UPDATE of the usage rows and one INSERT of the reservation's rows
     (the locks are held from the first to the commit, so every statement
-    saved shortens the queue of the project's other reservations). Rows
-    that are missing, stale or that would refuse go the long way
-    (``_reserve_counted``).
+    saved shortens the queue of the project's other reservations); two
+    on PostgreSQL (``joined``). Rows that are missing, stale or that
+    would refuse go the long way (``_reserve_counted``).
     """
     now = usages.utcnow()
-    values = usages.lock_values(session, project_id, [user_id], resources)
-    limits = quota_limits.read_limits(session, project_id, user_id,
-                                      quota_class)
+    if usages.joins_statements(session):
+        values, limits = joined.lock_and_limits(
+            session, project_id, user_id, resources, quota_class, flush)
+    else:
+        values = usages.lock_values(session, project_id, [user_id],
+                                    resources)
+        limits = quota_limits.read_limits(session, project_id, user_id,
+                                          quota_class)
     keys = {(user, resource) for user in (PROJECT, user_id)
             for resource in resources}
     if set(values) != keys or any(
@@ -212,23 +224,22 @@ def _insert(session, project_id, user_id, count, deltas, now,
     where the database allows it."""
     uuid = uuidutils.generate_uuid()
     expire = now + datetime.timedelta(seconds=CONF.quota.reservation_expire)
-    # created_at is given, not left to the column's default: the joined
-    # statement below is a multi-row INSERT in a CTE, which applies no
-    # Python-side default, and expire_reservations reads it.
-    rows = [{'uuid': uuid, 'project_id': project_id, 'user_id': user_id,
-             'resource': resource, 'delta': delta, 'expire': expire,
-             'created_at': now}
-            for resource, delta in deltas.items()]
-    if reserve is not None and rows and usages.joins_statements(session):
-        usages.add_reserved_and_insert(session, project_id, user_id,
-                                       reserve, deltas,
-                                       models.Reservation.__table__, rows)
+    if reserve is not None and deltas and usages.joins_statements(session):
+        joined.reserve_and_insert(session, project_id, user_id, reserve,
+                                  deltas, uuid, expire, now)
     else:
         if reserve is not None:
             usages.add_reserved(session, project_id, user_id, reserve,
                                 deltas)
-        if rows:
-            _write_rows(session, rows)
+        if deltas:
+            # created_at is given, as the joined statement gives it (an
+            # INSERT ... SELECT applies no Python-side default), and
+            # expire_reservations reads it.
+            _write_rows(session, [
+                {'uuid': uuid, 'project_id': project_id,
+                 'user_id': user_id, 'resource': resource, 'delta': delta,
+                 'expire': expire, 'created_at': now}
+                for resource, delta in deltas.items()])
     LOG.debug('Reserved %s for %d unit(s) of project %s user %s: %s',
               uuid, count, project_id, user_id, deltas)
     return Reservation(uuid, project_id, user_id, count, deltas)
@@ -271,21 +282,22 @@ def _take(session, uuid, known=None, apply=None):
     ``known`` is (project_id, rows) when the caller holds the Reservation
     that ``reserve`` returned: its rows are not read again. With
     ``apply`` (True: commit, False: roll back) the delete also applies
-    the amounts (``usages.delete_and_apply_reserved``, one statement).
+    the amounts, and the lock, the delete and the update are one
+    statement (``joined.take_and_apply``).
     """
     project_id, found = known or _find(session, uuid)
     if not found:
         return project_id, []
     resources = quota_resources.sync_group({r for _u, r, _d in found})
-    usages.lock_keys(session, project_id, {u for u, _r, _d in found},
-                     resources)
     if apply is None:
+        usages.lock_keys(session, project_id, {u for u, _r, _d in found},
+                         resources)
         deleted = session.execute(_DELETE, {'b_uuid': uuid}).rowcount
     else:
         # A reservation's rows all belong to one user.
-        deleted = usages.delete_and_apply_reserved(
-            session, project_id, found[0][0], _amounts(found), apply,
-            models.Reservation.__table__, uuid, len(found))
+        deleted = joined.take_and_apply(
+            session, project_id, found[0][0], resources, _amounts(found),
+            apply, uuid, len(found))
     if deleted != len(found):
         return project_id, []
     return project_id, found
@@ -302,13 +314,13 @@ def _apply(session, uuid, commit, known=None):
     """Take a reservation (``_take``) and move its amounts out of
     ``reserved`` (into ``in_use`` if ``commit``); return what was taken.
 
-    Where the database allows it (``usages.joins_statements``) the
-    delete and the usage UPDATE are one statement, which updates only if
-    the delete took every row read; elsewhere two."""
-    joined = usages.joins_statements(session)
+    Where the database allows it (``usages.joins_statements``) the lock,
+    the delete and the usage UPDATE are one statement, which updates only if
+    the delete took every row read; elsewhere three."""
+    one = usages.joins_statements(session)
     project_id, taken = _take(session, uuid, known,
-                              apply=commit if joined else None)
-    if taken and not joined:
+                              apply=commit if one else None)
+    if taken and not one:
         # A reservation's rows all belong to one user.
         usages.apply_reserved(session, project_id, taken[0][0],
                               _amounts(taken), commit)

@@ -294,58 +294,14 @@ def _update_rows(session, kind, project_id, user_id, resources, amounts):
 
 
 def joins_statements(session):
-    """Whether the hot path may send two of its statements as one: on
-    PostgreSQL, whose data-modifying WITH runs an UPDATE beside an INSERT
-    or a DELETE. Each round trip saved is one the project's row locks are
-    not held for."""
-    return session.get_bind().dialect.name == 'postgresql'
-
-
-def _reserve_and_insert(count, table, columns, rows):
-    values = [{column: sa.bindparam('v%d_%s' % (index, column))
-               for column in columns} for index in range(rows)]
-    return sa.insert(table).values(values).add_cte(
-        _update('reserve', count).cte('reserved'))
-
-
-def add_reserved_and_insert(session, project_id, user_id, resources,
-                            amounts, table, rows):
-    """``add_reserved`` and an INSERT of ``rows`` (dicts of the same
-    columns of ``table``) in one statement (``joins_statements``)."""
-    columns = tuple(sorted(rows[0]))
-    key = ('reserve+insert', len(amounts), table.name, columns, len(rows))
-    statement = _statement(key, lambda: _reserve_and_insert(
-        len(amounts), table, columns, len(rows)))
-    params = _update_params(project_id, user_id, resources, amounts)
-    for index, row in enumerate(rows):
-        for column in columns:
-            params['v%d_%s' % (index, column)] = row[column]
-    session.execute(statement, params)
-
-
-def _delete_and_apply(kind, count, table):
-    c = table.c
-    taken = (sa.delete(table).where(c.uuid == sa.bindparam('b_uuid'))
-             .returning(c.id).cte('taken'))
-    how_many = sa.select(sa.func.count()).select_from(taken)
-    applied = (_update(kind, count)
-               .where(how_many.scalar_subquery() == sa.bindparam('b_rows'))
-               .cte('applied'))
-    return how_many.add_cte(applied)
-
-
-def delete_and_apply_reserved(session, project_id, user_id, amounts, commit,
-                              table, uuid, rows):
-    """DELETE the ``rows`` rows of reservation ``uuid`` from ``table``
-    and, if it took that many, ``apply_reserved``; one statement
-    (``joins_statements``). Returns how many rows it deleted."""
-    kind = 'commit' if commit else 'rollback'
-    key = ('delete+' + kind, len(amounts), table.name)
-    statement = _statement(key, lambda: _delete_and_apply(
-        kind, len(amounts), table))
-    params = _update_params(project_id, user_id, amounts, amounts)
-    params.update(b_uuid=uuid, b_rows=rows)
-    return session.execute(statement, params).scalar_one()
+    """Whether the hot path may send its statements joined (``joined``):
+    on PostgreSQL, whose data-modifying WITH runs an UPDATE beside an
+    INSERT or a DELETE, through a driver taking ``%(name)s`` parameters
+    and lists as arrays (psycopg2, psycopg). Each round trip saved is one
+    the project's row locks are not held for."""
+    dialect = session.get_bind().dialect
+    return (dialect.name == 'postgresql'
+            and dialect.driver in ('psycopg2', 'psycopg'))
 
 
 def add_reserved(session, project_id, user_id, resources, amounts):
