@@ -23,6 +23,7 @@ import shutil
 import signal
 import sys
 import tempfile
+import threading
 import time
 
 from tests.faults import injections
@@ -227,8 +228,11 @@ def run_fault(deploy, fault, workers):
     load.start()
     time.sleep(WARM)
     returned = fault(deploy)
+    probe = threading.Thread(target=load.probe, daemon=True)
+    probe.start()
     _run_after(load, returned)
     load.stop()
+    probe.join(workload.POLL_TIMEOUT)
     stopped = time.monotonic()
     recovery = _recovery(load, returned)
     answered, bad = _answered(load.records)
