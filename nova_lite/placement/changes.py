@@ -10,16 +10,7 @@ uuids go out in one ``update_provider_states`` fanout; a rollback drops
 them. A new writer that goes through these layers cannot forget to tell
 the schedulers, and no caller sends notices by hand.
 
-A writer that knows the generation it moved a provider to
-(``generation.bump``) notes it: a scheduler whose state of that host is
-already at it (its own claim's notice) need not re-read it. A provider
-noted without one in the same transaction, or in the same batch of the
-sender thread (``touch``, the compute node and service records, a new
-provider), is unknown and always re-read; two known ones merge to the
-newer.
-
-The publisher is a callable ``(provider_uuids, aggregate_uuids,
-generations)``, the last {uuid: generation} of the providers known. By
+The publisher is a callable ``(provider_uuids, aggregate_uuids)``. By
 default it queues the notice for a sender thread that casts it to the
 schedulers, once this process has an RPC transport, and does nothing
 without one (a command-line tool): a
@@ -62,41 +53,16 @@ def set_publisher(publisher):
     return previous
 
 
-def note(session, providers=(), aggregates=(), generations=None):
+def note(session, providers=(), aggregates=()):
     """Record, in ``session``'s transaction, that these providers (or
     compute nodes, which share their uuids) and host aggregates changed;
-    published once it commits. ``generations``: {uuid: generation} of
-    the providers the writer knows the new generation of."""
+    published once it commits."""
     providers, aggregates = set(providers), set(aggregates)
     if not providers and not aggregates:
         return
-    pending = session.info.setdefault(_KEY, ({}, set()))
-    merge(pending[0], notes_of(providers, generations))
+    pending = session.info.setdefault(_KEY, (set(), set()))
+    pending[0].update(providers)
     pending[1].update(aggregates)
-
-
-def notes_of(providers, generations):
-    """{uuid: generation, None when unknown} of ``providers``."""
-    generations = generations or {}
-    return {uuid: generations.get(uuid) for uuid in providers}
-
-
-def merge(into, notes):
-    """Merge the provider notes ``notes`` into ``into`` (both {uuid:
-    generation or None}): unknown wins, else the newer generation."""
-    for uuid, generation in notes.items():
-        if uuid not in into:
-            into[uuid] = generation
-        elif into[uuid] is not None:
-            into[uuid] = (None if generation is None
-                          else max(into[uuid], generation))
-
-
-def known(notes):
-    """{uuid: generation} of the provider notes whose generation is
-    known."""
-    return {uuid: generation for uuid, generation in notes.items()
-            if generation is not None}
 
 
 def note_provider_ids(session, provider_ids):
@@ -122,7 +88,7 @@ def note_host(session, host):
 def _after_commit(session):
     pending = session.info.pop(_KEY, None)
     if pending is not None:
-        publish(set(pending[0]), pending[1], known(pending[0]))
+        publish(*pending)
 
 
 @event.listens_for(orm.Session, 'after_transaction_end')
@@ -134,29 +100,27 @@ def _after_end(session, transaction):
         session.info.pop(_KEY, None)
 
 
-def publish(providers, aggregates=(), generations=None):
+def publish(providers, aggregates=()):
     """Tell the schedulers; never raises (a lost notice is caught up
-    with later, a failed write is not what the writer should see).
-    ``generations``: {uuid: generation} of the providers known."""
+    with later, a failed write is not what the writer should see)."""
     providers, aggregates = set(providers), set(aggregates)
     if not providers and not aggregates:
         return
-    generations = known(notes_of(providers, generations))
     try:
-        (_publisher or _cast)(providers, aggregates, generations)
+        (_publisher or _cast)(providers, aggregates)
     except Exception:
         LOG.warning('Could not tell the schedulers that providers %s and '
                     'aggregates %s changed; they catch up later',
                     sorted(providers), sorted(aggregates), exc_info=True)
 
 
-def _cast(providers, aggregates, generations):
+def _cast(providers, aggregates):
     """Hand the notice to this process's sender thread: the writer (a
     scheduler's claim holds its decision lock) does not wait for the
     broker, and notices queued meanwhile go out as one fanout."""
     if rpc.TRANSPORT is None:
         return
-    _sender().put((notes_of(providers, generations), aggregates))
+    _sender().put((providers, aggregates))
 
 
 def _sender():
@@ -172,19 +136,18 @@ def _sender():
 
 def _send_forever(pending):
     while True:
-        notes, aggregates = pending.get()
+        providers, aggregates = pending.get()
         while not pending.empty():
-            more_notes, more_aggregates = pending.get()
-            merge(notes, more_notes)
+            more_providers, more_aggregates = pending.get()
+            providers |= more_providers
             aggregates |= more_aggregates
         transport = rpc.TRANSPORT
         if transport is None:
             continue
-        providers = set(notes)
         try:
             _scheduler_api(transport).update_provider_states(
                 nl_context.get_admin_context(), providers,
-                aggregate_uuids=aggregates, generations=known(notes))
+                aggregate_uuids=aggregates)
         except Exception:
             LOG.warning('Could not tell the schedulers that providers %s '
                         'and aggregates %s changed; they catch up later',

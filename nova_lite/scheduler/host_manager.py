@@ -86,8 +86,7 @@ class HostManager:
         self._states = {}
         # The same states, in the same order, as columns.
         self.population = population_mod.Population(owned=True)
-        # {uuid: the generation its notices told, None when any did not}
-        self._dirty = {}
+        self._dirty = set()
         self._dirty_lock = threading.Lock()
         # Held while notices taken from _dirty are being applied, so a
         # request does not decide on a view another request has taken
@@ -111,35 +110,16 @@ class HostManager:
 
     # Change notices
 
-    def mark_dirty(self, uuids, generations=None):
+    def mark_dirty(self, uuids):
         """Record that these providers changed; reloaded before the next
-        request is decided. Cheap and never blocked by a decision.
-        ``generations``: {uuid: generation} the writer knew it moved a
-        provider to; a host whose state is already at it is not re-read
-        (``apply_notices``)."""
-        generations = generations or {}
+        request is decided. Cheap and never blocked by a decision."""
         with self._dirty_lock:
-            for uuid in uuids:
-                _merge_note(self._dirty, uuid, generations.get(uuid))
+            self._dirty.update(uuids)
 
     def _take_dirty(self):
         with self._dirty_lock:
-            dirty, self._dirty = self._dirty, {}
+            dirty, self._dirty = self._dirty, set()
         return dirty
-
-    def _to_read(self, dirty):
-        """The dirty uuids to re-read: all but the hosts whose state is
-        at least at the generation their notices told.
-
-        Such a state's generation was set by this scheduler's own
-        successful compare-and-swap claim (made on a state equal to the
-        database at the generation expected) or by a re-read, which reads
-        the generation before the usages and instances: either way the
-        state reflects every change up to it.
-        """
-        states = self._states
-        return {uuid for uuid, generation in dirty.items()
-                if not _at_least(states.get(uuid), generation)}
 
     # Loading
 
@@ -166,7 +146,7 @@ class HostManager:
             aggregates = self.loader.aggregates(ctxt)
             batches = self._node_batches(ctxt)
         except Exception:
-            self.mark_dirty(pending, pending)
+            self.mark_dirty(pending)
             raise
         with self.lock:
             self._set_services(services)
@@ -193,7 +173,7 @@ class HostManager:
                 del nodes, provider_summaries, instances, listed
                 collect_young()
         except Exception:
-            self.mark_dirty(pending, pending)
+            self.mark_dirty(pending)
             raise
         with self.lock:
             self._states = states
@@ -242,14 +222,13 @@ class HostManager:
         # Not set(self._states): at 100,000 hosts copying it costs more
         # than the rest of a notice's re-read.
         others = {uuid for uuid in uuids - found if uuid not in self._states}
-        # The providers before the instances on them (their
-        # allocations): a state then reflects every change up to its
-        # generation, which a notice's generation is compared with
-        # (_to_read).
-        provider_summaries = self.loader.summaries(ctxt, found)
         instances = self.loader.instances(ctxt, found)
         services = self._read_services_of(ctxt,
                                           {node.host for node in nodes})
+        # The providers last: a claim compares their generation, so the
+        # less time between reading it and claiming, the fewer claims a
+        # concurrent change makes lose.
+        provider_summaries = self.loader.summaries(ctxt, found)
         aggregates = self.loader.aggregates(ctxt, others) if others else []
         with self.lock:
             if services:
@@ -498,12 +477,11 @@ class HostManager:
         """Re-read the providers marked dirty (reads without the lock)."""
         with self._refresh_lock:
             dirty = self._take_dirty()
-            stale = self._to_read(dirty)
-            if stale:
+            if dirty:
                 try:
-                    self.refresh(ctxt, stale)
+                    self.refresh(ctxt, dirty)
                 except Exception:
-                    self.mark_dirty(dirty, dirty)
+                    self.mark_dirty(dirty)
                     raise
 
     # Catching up with lost notices
@@ -559,24 +537,6 @@ class _Batches:
             batch = {uuid: uuid for uuid in uuids[start:start + self.size]}
             yield (read_nodes(ctxt, batch), loader.summaries(ctxt, batch),
                    loader.instances(ctxt, batch), batch)
-
-
-def _merge_note(dirty, uuid, generation):
-    """Note ``generation`` (None: unknown) of ``uuid`` in ``dirty``:
-    unknown wins, else the newer (as placement's changes merge them)."""
-    if uuid not in dirty:
-        dirty[uuid] = generation
-    elif dirty[uuid] is not None:
-        dirty[uuid] = (None if generation is None
-                       else max(dirty[uuid], generation))
-
-
-def _at_least(state, generation):
-    """Whether ``state`` is at ``generation`` or later (False when
-    either is unknown)."""
-    return (generation is not None and state is not None
-            and state.generation is not None
-            and state.generation >= generation)
 
 
 def _summary_of(node, provider_summaries):

@@ -93,16 +93,14 @@ class SchedulerManager(manager.Manager):
         self.host_manager.refresh(context, [host_state.uuid])
 
     def update_provider_states(self, context, provider_uuids,
-                               aggregate_uuids=None, generations=None):
+                               aggregate_uuids=None):
         """Note that these providers (and host aggregates) changed (fanout
         cast, no reply). A 1.0 sender lists aggregates among the providers;
         HostManager.refresh re-reads a uuid that is no compute node as an
-        aggregate either way. ``generations`` (1.2): {uuid: generation}
-        of the providers whose new generation the writer knew.
+        aggregate either way.
         """
-        self.host_manager.mark_dirty(
-            list(provider_uuids) + list(aggregate_uuids or ()),
-            generations)
+        self.host_manager.mark_dirty(list(provider_uuids)
+                                     + list(aggregate_uuids or ()))
 
     @periodic_task.periodic_task(spacing=5, run_immediately=False)
     def _sync_services(self, context):

@@ -5,7 +5,6 @@ API version history:
 * 1.0 - Initial version (release "acorn"): select_destinations,
         update_provider_states.
 * 1.1 - update_provider_states takes aggregate_uuids (release "bramble").
-* 1.2 - update_provider_states takes generations (release "bramble").
 """
 
 import oslo_messaging as messaging
@@ -15,7 +14,7 @@ from nova_lite import rpc
 from nova_lite import rpc_pins
 
 RPC_TOPIC = 'scheduler'
-RPC_VERSION = '1.2'
+RPC_VERSION = '1.1'
 
 VERSION_ALIASES = releases.rpc_aliases('scheduler')
 
@@ -46,39 +45,27 @@ class SchedulerAPI:
                           return_alternates=return_alternates)
 
     def update_provider_states(self, context, provider_uuids,
-                               aggregate_uuids=None, generations=None):
+                               aggregate_uuids=None):
         """Tell every scheduler these providers, and these host aggregates,
         changed (fanout cast).
 
         A scheduler pinned to 1.0 gets the aggregate uuids among the
         provider uuids, the only way it can be told: a scheduler of this
         release re-reads such a uuid as an aggregate, and an acorn one
-        (which has no aggregates) ignores it. ``generations`` ({uuid:
-        generation} of the providers whose new generation the writer
-        knows) goes only to schedulers that take 1.2; one pinned below
-        re-reads every provider, as it always did.
+        (which has no aggregates) ignores it.
         """
         provider_uuids = set(provider_uuids or ())
         aggregate_uuids = set(aggregate_uuids or ())
         if not provider_uuids and not aggregate_uuids:
             return
-        version, args = self._notice_args(provider_uuids, aggregate_uuids)
-        generations = {uuid: generation for uuid, generation
-                       in (generations or {}).items()
-                       if uuid in provider_uuids}
-        if generations and self.client.can_send_version('1.2'):
-            version = '1.2'
-            args['generations'] = generations
+        args = {'provider_uuids': sorted(provider_uuids)}
+        version = '1.0'
+        if aggregate_uuids:
+            if self.client.can_send_version('1.1'):
+                version = '1.1'
+                args['aggregate_uuids'] = sorted(aggregate_uuids)
+            else:
+                args['provider_uuids'] = sorted(provider_uuids
+                                                | aggregate_uuids)
         cctxt = self.client.prepare(fanout=True, version=version)
         cctxt.cast(context, 'update_provider_states', **args)
-
-    def _notice_args(self, provider_uuids, aggregate_uuids):
-        """(version, arguments) of a notice without generations."""
-        args = {'provider_uuids': sorted(provider_uuids)}
-        if not aggregate_uuids:
-            return '1.0', args
-        if self.client.can_send_version('1.1'):
-            args['aggregate_uuids'] = sorted(aggregate_uuids)
-            return '1.1', args
-        args['provider_uuids'] = sorted(provider_uuids | aggregate_uuids)
-        return '1.0', args

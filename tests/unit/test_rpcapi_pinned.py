@@ -325,29 +325,6 @@ def test_aggregate_notices_fold_into_providers_for_acorn(wire, conf):
         '1.0', {'provider_uuids': ['a1', 'p1']})
 
 
-def test_notice_generations_go_only_to_schedulers_taking_1_2(wire, conf):
-    """A scheduler pinned to 1.1 gets exactly the notice it always got
-    (it re-reads every provider); the generations of uuids not among
-    the providers are not sent."""
-    api = scheduler_rpcapi.SchedulerAPI()
-    ctxt = nl_context.get_admin_context()
-    generations = {'p1': 4, 'other': 9}
-    api.update_provider_states(ctxt, ['p1', 'p2'], aggregate_uuids=['a1'],
-                               generations=generations)
-    conf.config(scheduler='1.1', group='upgrade_levels')
-    api.update_provider_states(ctxt, ['p1', 'p2'], aggregate_uuids=['a1'],
-                               generations=generations)
-    api.update_provider_states(ctxt, ['p1'], generations=generations)
-    (_, new), (_, pinned), (_, plain) = wire.sent
-    assert (new['version'], new['args']) == ('1.2', {
-        'provider_uuids': ['p1', 'p2'], 'aggregate_uuids': ['a1'],
-        'generations': {'p1': 4}})
-    assert (pinned['version'], pinned['args']) == ('1.1', {
-        'provider_uuids': ['p1', 'p2'], 'aggregate_uuids': ['a1']})
-    assert (plain['version'], plain['args']) == ('1.0', {
-        'provider_uuids': ['p1']})
-
-
 def test_a_message_the_pin_forbids_names_method_and_pin(wire, conf):
     conf.config(scheduler='acorn', group='upgrade_levels')
     client = scheduler_rpcapi.SchedulerAPI().client

@@ -8,7 +8,6 @@ generations, re-reading only what changed.
 """
 
 import datetime
-from unittest import mock
 
 from oslo_utils import timeutils
 from oslo_utils import uuidutils
@@ -41,11 +40,10 @@ class Scheduler:
         self.notices = []
         self.deaf = False
 
-    def __call__(self, providers, aggregates, generations=None):
+    def __call__(self, providers, aggregates):
         self.notices.append(set(providers) | set(aggregates))
         if not self.deaf:
-            self.manager.mark_dirty(set(providers) | set(aggregates),
-                                    generations)
+            self.manager.mark_dirty(set(providers) | set(aggregates))
 
     def states(self):
         return {s.uuid: s for s in self.manager.get_host_states(self.ctxt)}
@@ -310,23 +308,3 @@ def test_a_scheduler_that_lost_notices_catches_up(ctxt, sched, node):
 @db_api.writer
 def _sql(context, statement):
     context.session.execute(statement)
-
-
-def test_the_notice_of_a_schedulers_own_claim_reads_nothing(ctxt, sched,
-                                                             node):
-    """The claim's notice carries the generation it set: a scheduler whose
-    state already has it (consumed after its claim) re-reads nothing; a
-    claim by another writer is re-read."""
-    state = sched.states()[node.uuid]
-    new = allocations.claim(ctxt, uuidutils.generate_uuid(), 'p', 'u',
-                            {node.uuid: {'MEMORY_MB': 1024}},
-                            {node.uuid: state.generation})
-    state.consume({'MEMORY_MB': 1024}, new[node.uuid])
-    assert sched.heard() == {node.uuid}
-    read = sched.manager.refresh = mock.Mock()
-    sched.states()
-    read.assert_not_called()
-    allocations.claim(ctxt, uuidutils.generate_uuid(), 'p', 'u',
-                      {node.uuid: {'MEMORY_MB': 512}})
-    sched.states()
-    read.assert_called_once_with(ctxt, {node.uuid})
