@@ -15,6 +15,7 @@ from oslo_log import log as logging
 
 from nova_lite.compute import build_outcome
 from nova_lite.compute import build_receipts
+from nova_lite.compute import power
 from nova_lite.conductor import rpcapi as conductor_rpcapi
 from nova_lite.conf import CONF
 from nova_lite import exception
@@ -123,7 +124,7 @@ class Builds:
             spawn_tried = True
             spawn_started = time.monotonic()
             self.driver.spawn(context, instance,
-                              _image_meta(request_spec), node)
+                              image_meta(request_spec), node)
             spawned = time.monotonic()
             build_outcome.save_active(instance, started=not combined)
         except _GONE:
@@ -201,13 +202,13 @@ class Builds:
         """Record why the build failed here and hand it back (``fence``:
         after its start was sent, see compute/build_receipts.py)."""
         LOG.warning('Build of instance %s on node %s failed: %s',
-                    instance.uuid, node, message(error))
+                    instance.uuid, node, power.message(error))
         if fence:
             build_receipts.fence(self.conductor_api, context, instance.uuid,
                                  self.host, CONF.build_save_attempt_timeout)
         self._record_fault(context, instance, exception.BuildFailedOnHost(
             instance_uuid=instance.uuid, host=self.host, node=node,
-            reason=message(error)), error)
+            reason=power.message(error)), error)
         instance.host = None
         instance.node = None
         instance.compute_node_uuid = None
@@ -252,14 +253,9 @@ def record_fault(context, host, instance, fault_error, cause):
                       instance.uuid)
 
 
-def _image_meta(request_spec):
+def image_meta(request_spec):
+    """The image of ``request_spec``, or None."""
     if request_spec is not None and request_spec.obj_attr_is_set('image'):
         return request_spec.image
     return None
 
-
-def message(error):
-    """What to say of ``error`` in a log line or a fault."""
-    if hasattr(error, 'format_message'):
-        return error.format_message()
-    return str(error) or type(error).__name__

@@ -69,7 +69,7 @@ class LiveMigration:
                 context, instance, migration.dest_node, block_migration)
         except Exception as exc:
             power.event_finish(context, instance, event, exc)
-            raise exception.MigrationPreCheckError(reason=_message(exc))
+            raise exception.MigrationPreCheckError(reason=power.message(exc))
         power.event_finish(context, instance, event)
         return data
 
@@ -82,7 +82,7 @@ class LiveMigration:
                                            migration.dest_node, migrate_data)
         except Exception as exc:
             power.event_finish(context, instance, event, exc)
-            raise exception.MigrationPreCheckError(reason=_message(exc))
+            raise exception.MigrationPreCheckError(reason=power.message(exc))
         power.event_finish(context, instance, event)
 
     def post_live_migration_at_destination(self, context, instance,
@@ -117,7 +117,7 @@ class LiveMigration:
         except Exception as exc:
             # The records are back on the source; only a leftover here.
             LOG.warning('Cleaning up the incoming live migration of %s '
-                        'failed: %s', instance.uuid, _message(exc))
+                        'failed: %s', instance.uuid, power.message(exc))
             power.event_finish(context, instance, event, exc)
             return False
         power.event_finish(context, instance, event)
@@ -205,7 +205,7 @@ class LiveMigration:
         except Exception as exc:
             # Finished (or failed) meanwhile: its own outcome stands.
             LOG.warning('Cannot %s the live migration %s of %s: %s', what,
-                        migration.uuid, instance.uuid, _message(exc))
+                        migration.uuid, instance.uuid, power.message(exc))
             power.event_finish(context, instance, event, exc)
             return
         power.event_finish(context, instance, event)
@@ -220,18 +220,18 @@ class LiveMigration:
         """The VM still runs here: the destination drops what it
         prepared, the conductor puts the records back."""
         LOG.warning('Live migration of %s to %s failed: %s', instance.uuid,
-                    migration.dest_compute, _message(error))
+                    migration.dest_compute, power.message(error))
         power.event_finish(context, instance, event, error)
         self._compute_api().rollback_live_migration_at_destination(
             context, instance, migration)
         self._conductor_api().live_migrate_instance(
             context, instance, migration=migration,
-            failure={'status': status, 'reason': _message(error)})
+            failure={'status': status, 'reason': power.message(error)})
         return False
 
     def _failed(self, context, instance, migration, event, error):
         LOG.error('%s of instance %s failed: %s', event, instance.uuid,
-                  _message(error))
+                  power.message(error))
         power.record_fault(context, self.host, instance, error)
         power.event_finish(context, instance, event, error)
         instance.vm_state = fields.VMState.ERROR
@@ -243,8 +243,3 @@ class LiveMigration:
         except _GONE:
             pass
 
-
-def _message(error):
-    if hasattr(error, 'format_message'):
-        return error.format_message()
-    return str(error) or type(error).__name__

@@ -218,7 +218,7 @@ class ComputeManager(manager.Manager):
     def _set_delete_error(self, context, instance, error):
         """The VM could not be removed: keep the record, in ERROR."""
         LOG.error('Destroying instance %s failed: %s', instance.uuid,
-                  build.message(error))
+                  power.message(error))
         build.record_fault(context, self.host, instance, error, error)
         instance.vm_state = fields.VMState.ERROR
         instance.task_state = None

@@ -70,7 +70,7 @@ class Moves:
             # than staying in resize_prep until task_timeout.
             LOG.warning('Could not tell whether the move of %s is still '
                         'wanted (%s); handing it back', instance.uuid,
-                        _message(exc))
+                        power.message(exc))
             self._conductor_api().migrate_server(
                 context, instance, flavor, migration=migration,
                 host_list=[], request_spec=request_spec)
@@ -90,7 +90,7 @@ class Moves:
                 claim.abort()
             LOG.warning('Prep of the move of %s on %s (%s) failed: %s',
                         instance.uuid, self.host, migration.dest_node,
-                        _message(exc))
+                        power.message(exc))
             power.event_finish(context, instance, event, exc)
             self._conductor_api().migrate_server(
                 context, instance, flavor, migration=migration,
@@ -227,7 +227,7 @@ class Moves:
         except Exception as exc:
             # The records are settled; only a copy is left behind.
             LOG.error('Removing the source copy of %s failed: %s',
-                      instance.uuid, _message(exc))
+                      instance.uuid, power.message(exc))
             power.event_finish(context, instance, event, exc)
             return False
         finally:
@@ -271,7 +271,7 @@ class Moves:
 
     def _failed(self, context, instance, migration, event, error):
         LOG.error('%s of instance %s failed: %s', event, instance.uuid,
-                  _message(error))
+                  power.message(error))
         power.record_fault(context, self.host, instance, error)
         power.event_finish(context, instance, event, error)
         instance.vm_state = _V.ERROR
@@ -286,8 +286,3 @@ class Moves:
         except exception.MigrationNotFound:
             pass
 
-
-def _message(error):
-    if hasattr(error, 'format_message'):
-        return error.format_message()
-    return str(error) or type(error).__name__

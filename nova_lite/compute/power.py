@@ -110,7 +110,7 @@ def event_finish(context, instance, event, error=None):
     kwargs = {}
     if error is not None:
         kwargs = {'result': instance_action.RESULT_ERROR,
-                  'details': _message(error),
+                  'details': message(error),
                   'traceback': ''.join(
                       traceback.format_exception(error)).strip()}
     try:
@@ -153,7 +153,7 @@ def run(context, driver, host, instance, method, **kwargs):
 
 def _failed(context, host, instance, action, error):
     LOG.error('%s of instance %s failed: %s', action.method, instance.uuid,
-              _message(error))
+              message(error))
     record_fault(context, host, instance, error)
     event_finish(context, instance, action.event, error)
     if action.vm_state is None:
@@ -180,7 +180,7 @@ def vm_step(driver_call, context, instance, *args):
     except exception.InstanceNotFound as exc:
         raise exception.InstanceOperationFailed(
             operation=driver_call.__name__, instance_uuid=instance.uuid,
-            reason='the hypervisor has no such VM: %s' % _message(exc)
+            reason='the hypervisor has no such VM: %s' % message(exc)
         ) from exc
 
 
@@ -196,7 +196,8 @@ def record_fault(context, host, instance, error):
                       instance.uuid)
 
 
-def _message(error):
+def message(error):
+    """What to say of ``error`` in a log line, a fault or an event."""
     if hasattr(error, 'format_message'):
         return error.format_message()
     return str(error) or type(error).__name__

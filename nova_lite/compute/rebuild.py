@@ -27,6 +27,7 @@ migration ``completed``.
 from oslo_log import log as logging
 from oslo_utils import timeutils
 
+from nova_lite.compute import build
 from nova_lite.compute import power
 from nova_lite import exception
 from nova_lite import objects
@@ -77,7 +78,7 @@ class Rebuilds:
         try:
             self._spawning(instance)
             power.vm_step(self.driver.rebuild, context, instance,
-                          _image_meta(request_spec), instance.node, False,
+                          build.image_meta(request_spec), instance.node, False,
                           power_on)
             self._finish(instance, power_on)
         except _GONE as exc:
@@ -96,8 +97,9 @@ class Rebuilds:
         try:
             claim = self.rt.instance_claim(context, instance, node)
             self._spawning(instance)
-            self.driver.rebuild(context, instance, _image_meta(request_spec),
-                                node, True, power_on)
+            self.driver.rebuild(context, instance,
+                                build.image_meta(request_spec), node, True,
+                                power_on)
             self._land(instance, node, host_list)
             self._finish(instance, power_on)
         except _GONE as exc:
@@ -154,7 +156,7 @@ class Rebuilds:
 
     def _failed(self, context, instance, error):
         LOG.error('Rebuild of instance %s failed: %s', instance.uuid,
-                  _message(error))
+                  power.message(error))
         power.record_fault(context, self.host, instance, error)
         power.event_finish(context, instance, EVENT, error)
         instance.vm_state = _V.ERROR
@@ -169,7 +171,7 @@ class Rebuilds:
         """Record why this target failed and give the evacuation back to
         the conductor with the alternates left."""
         LOG.warning('Evacuation of instance %s to %s (%s) failed: %s',
-                    instance.uuid, self.host, node, _message(error))
+                    instance.uuid, self.host, node, power.message(error))
         power.record_fault(context, self.host, instance, error)
         power.event_finish(context, instance, EVENT, error)
         instance.task_state = _T.REBUILDING
@@ -223,13 +225,3 @@ class Rebuilds:
         return self._conductor_api().complete_evacuation(context, migration)
 
 
-def _image_meta(request_spec):
-    if request_spec is not None and request_spec.obj_attr_is_set('image'):
-        return request_spec.image
-    return None
-
-
-def _message(error):
-    if hasattr(error, 'format_message'):
-        return error.format_message()
-    return str(error) or type(error).__name__

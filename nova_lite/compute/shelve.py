@@ -33,6 +33,7 @@ import datetime
 from oslo_log import log as logging
 from oslo_utils import timeutils
 
+from nova_lite.compute import build
 from nova_lite.compute import power
 from nova_lite.conf import CONF
 from nova_lite import exception
@@ -116,7 +117,7 @@ class Shelving:
             # The backup is taken; a rotation that failed leaves extra
             # images, never a failed action.
             LOG.warning('Rotating the %s backups of instance %s failed: %s',
-                        backup_type, instance.uuid, power._message(exc))
+                        backup_type, instance.uuid, power.message(exc))
             deleted = []
         power.event_finish(context, instance, event)
         LOG.info('Backup of instance %s saved as image %s; rotation %d '
@@ -267,7 +268,7 @@ class Shelving:
         try:
             self._place(instance, node, host_list)
             self.driver.unshelve(context, instance,
-                                 _image_meta(request_spec), node)
+                                 build.image_meta(request_spec), node)
             self._set_active(instance)
         except Exception as exc:
             try:
@@ -314,7 +315,7 @@ class Shelving:
         """The start failed here: say why, give the instance back to the
         conductor with the alternates left."""
         LOG.warning('Unshelve of instance %s on %s failed: %s',
-                    instance.uuid, self.host, power._message(error))
+                    instance.uuid, self.host, power.message(error))
         power.record_fault(context, self.host, instance, error)
         power.event_finish(context, instance, event, error)
         instance.host = None
@@ -340,7 +341,7 @@ class Shelving:
             power.event_finish(context, instance, event, error)
             return
         LOG.error('%s of instance %s failed: %s', event, instance.uuid,
-                  power._message(error))
+                  power.message(error))
         power.record_fault(context, self.host, instance, error)
         power.event_finish(context, instance, event, error)
         # Conditional on the task this step last saved: a delete that
@@ -352,8 +353,3 @@ class Shelving:
         except _GONE:
             pass
 
-
-def _image_meta(request_spec):
-    if request_spec is not None and request_spec.obj_attr_is_set('image'):
-        return request_spec.image
-    return None
