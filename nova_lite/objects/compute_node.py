@@ -230,11 +230,11 @@ class ComputeNodeList(base.ObjectListBase, base.NovaLiteObject):
         of their providers, read in one transaction."""
         session = context.session
         rows = ComputeNodeList._get_from_db(context, host=host)
-        uuids = [row.uuid for row in rows]
-        if not uuids:
+        if not rows:
             return rows, {}
         rp, inv, alloc = (models.ResourceProvider, models.Inventory,
                           models.Allocation)
+        node = models.ComputeNode
         in_use = (
             sa.select(sa.func.coalesce(sa.func.sum(alloc.used), 0))
             .where(alloc.resource_provider_id == inv.resource_provider_id,
@@ -243,8 +243,12 @@ class ComputeNodeList(base.ObjectListBase, base.NovaLiteObject):
         query = (sa.select(rp.uuid, inv.resource_class,
                            inv.reserved + in_use)
                  .join(inv, inv.resource_provider_id == rp.id)
-                 .where(rp.uuid.in_(uuids),
-                        inv.resource_class.in_(list(_USED_FIELDS))))
+                 # Joined rather than listed: a fleet's uuids would make
+                 # one statement of every node's uuid.
+                 .join(node, node.uuid == rp.uuid)
+                 .where(inv.resource_class.in_(list(_USED_FIELDS))))
+        if host is not None:
+            query = query.where(node.host == host)
         used = {}
         for uuid, rc, amount in session.execute(query):
             used.setdefault(uuid, {})[rc] = int(amount)
