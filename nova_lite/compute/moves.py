@@ -121,10 +121,11 @@ class Moves:
 
     def finish_resize(self, context, instance, migration, flavor):
         event = 'compute_finish_resize'
-        power.event_start(context, instance, event, self.host)
         power_on = instance.vm_state != _V.STOPPED
+        if not self._begin(context, instance, migration, event,
+                           _T.RESIZE_FINISH, _T.RESIZE_MIGRATED):
+            return False
         try:
-            self._set_task(instance, _T.RESIZE_FINISH, _T.RESIZE_MIGRATED)
             power.vm_step(self.driver.finish_migration, context,
                           instance, flavor, migration.dest_node, power_on)
             instance.host = self.host
@@ -193,11 +194,12 @@ class Moves:
 
     def resize_instance(self, context, instance, migration, flavor):
         event = 'compute_resize_instance'
-        power.event_start(context, instance, event, self.host)
+        # The task first: a move the conductor gave up on (timed out in
+        # resize_prep) stops here with its migration left alone.
+        if not self._begin(context, instance, migration, event,
+                           _T.RESIZE_MIGRATING, _T.RESIZE_PREP):
+            return False
         try:
-            # The task first: a move the conductor gave up on (timed out
-            # in resize_prep) stops here with its migration left alone.
-            self._set_task(instance, _T.RESIZE_MIGRATING, _T.RESIZE_PREP)
             migration.status = 'migrating'
             migration.save()
             power.vm_step(self.driver.migrate_disk_and_power_off,
@@ -263,6 +265,28 @@ class Moves:
         return True
 
     # Helpers
+
+    def _begin(self, context, instance, migration, event, task_state,
+               expected):
+        """Take a step: move the task from ``expected`` to ``task_state``,
+        then record the event's start. False, with nothing recorded, when
+        the task has moved on or the server is gone: a second copy of a
+        cast whose first copy ran (a resend that crossed a slow delivery)
+        or a move the conductor gave up on must not add a failed event
+        to the action the first copy completed. Any other failure to
+        save fails the step as before."""
+        try:
+            self._set_task(instance, task_state, expected)
+        except _GONE as exc:
+            LOG.info('Not running %s for instance %s: %s', event,
+                     instance.uuid, power.message(exc))
+            return False
+        except Exception as exc:
+            power.event_start(context, instance, event, self.host)
+            self._failed(context, instance, migration, event, exc)
+            return False
+        power.event_start(context, instance, event, self.host)
+        return True
 
     @staticmethod
     def _set_task(instance, task_state, expected):

@@ -327,3 +327,64 @@ def test_a_destination_that_cannot_destroy_its_vm_errors_the_revert(
     assert 'stuck' in str(fault.call_args.args[-1])
     conductor.finish_revert_resize.assert_not_called()
     rpc.finish_revert_resize.assert_not_called()
+
+
+@pytest.mark.parametrize('step, task', [
+    ('resize_instance', T.RESIZE_PREP),
+    ('finish_resize', T.RESIZE_MIGRATED)])
+def test_a_second_copy_of_a_step_records_nothing(env, compute, monkeypatch,
+                                                 step, task):
+    """A resent cast that crossed its slow first copy finds the task
+    moved on: it stops without touching the migration, the VM or the
+    action's events (no failed event on a move that went well)."""
+    steps, rpc, _conductor, _saves = compute
+    inst = _resizing({'vcpus': 1}, {'vcpus': 2}, host='host1',
+                     node='host1-n0', task_state=task)
+    _spawned(env, inst)
+    migration = _migration(inst, 'host1-n0', 'host1-n1', 'post-migrating')
+
+    def moved_on(self, expected_task_state=None, expected_vm_state=None):
+        raise exception.UnexpectedTaskStateError(
+            instance_uuid=self.uuid, expected=expected_task_state,
+            actual=T.RESIZE_FINISH)
+    monkeypatch.setattr(objects.Instance, 'save', moved_on)
+    with mock.patch('nova_lite.compute.power.event_start') as start, \
+            mock.patch('nova_lite.compute.power.event_finish') as finish, \
+            mock.patch('nova_lite.compute.power.record_fault') as fault:
+        assert not getattr(steps, step)(None, inst, migration,
+                                        inst.new_flavor)
+    start.assert_not_called()
+    finish.assert_not_called()
+    fault.assert_not_called()
+    assert migration.status == 'post-migrating'
+    assert inst.vm_state == V.ACTIVE
+    assert env.driver.get_info(inst) == fields.PowerState.RUNNING
+    rpc.finish_resize.assert_not_called()
+
+
+def test_a_step_whose_first_save_fails_errors_the_move(env, compute,
+                                                       monkeypatch):
+    """A save that fails for another reason (the conductor away) fails
+    the step with its event recorded, as any failure after the start."""
+    steps, rpc, _conductor, _saves = compute
+    inst = _resizing({'vcpus': 1}, {'vcpus': 2}, host='host1',
+                     node='host1-n0', task_state=T.RESIZE_PREP)
+    migration = _migration(inst, 'host1-n0', 'host1-n1', 'pre-migrating')
+    calls = []
+
+    def away(self, expected_task_state=None, expected_vm_state=None):
+        calls.append(expected_task_state)
+        if len(calls) == 1:
+            raise messaging.MessagingTimeout('no reply')
+        self.obj_reset_changes()
+    monkeypatch.setattr(objects.Instance, 'save', away)
+    with mock.patch('nova_lite.compute.power.event_start') as start, \
+            mock.patch('nova_lite.compute.power.event_finish') as finish, \
+            mock.patch('nova_lite.compute.power.record_fault'):
+        assert not steps.resize_instance(None, inst, migration,
+                                         inst.new_flavor)
+    start.assert_called_once()
+    assert finish.call_args.args[2] == 'compute_resize_instance'
+    assert isinstance(finish.call_args.args[3], messaging.MessagingTimeout)
+    assert (inst.vm_state, migration.status) == (V.ERROR, 'error')
+    rpc.finish_resize.assert_not_called()
