@@ -201,8 +201,9 @@ class ShelveAPI(rpc_clients.RPCClients):
 def _zones(context):
     """{host: (zone, disabled)} of every compute service. A disabled
     host is still a host one may name: as in Nova, the scheduler then
-    refuses it (ComputeFilter) and the server stays offloaded with an
-    Error event, rather than the API answering 400."""
+    refuses it (the ``compute_status_filter`` prefilter: its provider
+    has the COMPUTE_STATUS_DISABLED trait) and the server stays
+    offloaded with an Error event, rather than the API answering 400."""
     by_host = availability_zones.host_zones(
         objects.AggregateList.get_all(context))
     return {service.host: (availability_zones.service_zone(service, by_host),
