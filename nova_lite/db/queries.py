@@ -4,6 +4,8 @@ Each takes the session of the caller's enginefacade transaction, so the
 caller's ``@db_api.reader`` / ``@db_api.writer`` decides the transaction.
 """
 
+import functools
+
 from oslo_db import exception as db_exc
 import sqlalchemy as sa
 from sqlalchemy import orm
@@ -82,6 +84,22 @@ def insert_rows(session, model, rows, returning=None):
     if session.get_bind().dialect.insert_executemany_returning:
         return session.execute(statement, params).all()
     return [session.execute(statement, one).one() for one in params]
+
+
+@functools.cache
+def _column_keys(model):
+    return {key: column.key for key, column in _columns(model)}
+
+
+def by_column(model, values):
+    """``values`` (by attribute name) by ``model``'s column names, for a
+    Core statement on ``model.__table__``.
+
+    Core (the table, its ``.c`` columns) rather than the ORM entity: an
+    ORM-enabled UPDATE cost about twice the statement's Core cost on the
+    boot's hot path, and these need nothing of the ORM."""
+    keys = _column_keys(model)
+    return {keys[key]: value for key, value in values.items()}
 
 
 def update_and_reload(session, model, row_id, values):

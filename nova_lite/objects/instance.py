@@ -263,14 +263,17 @@ class Instance(base.NovaLiteObject, base.NovaLitePersistentObject):
         if context.session.get_bind().dialect.name == 'mysql':
             # DATETIME keeps whole seconds there: stamp what it will keep.
             values['updated_at'] = values['updated_at'].replace(microsecond=0)
-        query = sa.update(model).where(model.uuid == uuid,
-                                       model.deleted == 0)
+        # Core, on the table (``queries.by_column``): every build saves.
+        rows = model.__table__.c
+        query = sa.update(model.__table__).where(rows.uuid == uuid,
+                                                 rows.deleted == 0)
         if expected_task_state is not None:
-            query = query.where(_state_in(model.task_state,
+            query = query.where(_state_in(rows.task_state,
                                           expected_task_state))
         if expected_vm_state is not None:
-            query = query.where(_state_in(model.vm_state, expected_vm_state))
-        if context.session.execute(query.values(**values)).rowcount == 1:
+            query = query.where(_state_in(rows.vm_state, expected_vm_state))
+        query = query.values(queries.by_column(model, values))
+        if context.session.execute(query).rowcount == 1:
             return values['updated_at']
         row = context.session.scalars(sa.select(model).filter_by(
             uuid=uuid, deleted=0)).first()

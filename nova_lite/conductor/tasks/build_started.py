@@ -67,12 +67,14 @@ def record(context, instance, host):
 
 @db_api.writer
 def _apply(context, uuid, host, changes):
-    model = models.Instance
+    # Core, on the table: an ORM-enabled UPDATE cost twice as much.
+    table = models.Instance.__table__
+    model = table.c
     waiting = ownership.HANDED_OFF + host
     # An untracked build (NULL) stays untracked.
     values = dict(changes, build_owner=sa.case(
         (model.build_owner.is_(None), None), else_=ownership.HANDED_OFF))
-    result = context.session.execute(sa.update(model).where(
+    result = context.session.execute(sa.update(table).where(
         model.uuid == uuid, model.deleted == 0,
         model.vm_state == fields.VMState.BUILDING,
         model.task_state == fields.TaskState.SCHEDULING,
@@ -81,5 +83,5 @@ def _apply(context, uuid, host, changes):
                model.build_owner == waiting,
                model.build_owner.startswith(waiting + ownership.RECASTS,
                                             autoescape=True))).values(
-        **values).execution_options(synchronize_session=False))
+        **values))
     return result.rowcount == 1

@@ -194,12 +194,17 @@ def _handed_off(model):
     return model.build_owner.like(HANDED_OFF + '%')
 
 
+# The compare-and-swaps are Core statements on the table (see
+# ``queries.by_column``): one per boot at least, on the hot path.
+_TABLE = models.Instance.__table__
+
+
 @db_api.writer
 def _swap(context, uuid, condition, owner):
-    model = models.Instance
-    result = context.session.execute(sa.update(model).where(
-        model.uuid == uuid, _with_conductors(model), condition).values(
-        build_owner=owner).execution_options(synchronize_session=False))
+    rows = _TABLE.c
+    result = context.session.execute(sa.update(_TABLE).where(
+        rows.uuid == uuid, _with_conductors(rows), condition).values(
+        build_owner=owner))
     return result.rowcount == 1
 
 
@@ -214,7 +219,7 @@ def take_fresh(context, uuid):
     """Take a fresh build's cast. 'untracked' if it has no owner, True if
     taken, False if it was re-driven or handed off already (the cast is a
     stale duplicate: drop it)."""
-    model = models.Instance
+    model = _TABLE.c
     taken = _swap(context, uuid, sa.and_(
         model.build_owner.is_not(None),
         sa.not_(_handed_off(model)),
@@ -227,7 +232,7 @@ def take_fresh(context, uuid):
 def take_handed_back(context, uuid):
     """Take a build a compute handed back (a reschedule). True if it is
     now ours; False if it is not tracked (nothing else moves it)."""
-    model = models.Instance
+    model = _TABLE.c
     return _swap(context, uuid, sa.or_(_handed_off(model),
                                        model.build_owner.is_(None)),
                  token())
@@ -237,7 +242,7 @@ def hand_off(context, uuid, host):
     """Before the cast to compute ``host``: ours -> handed to ``host``,
     not acknowledged yet. False if another conductor re-drove it
     meanwhile (do not cast)."""
-    model = models.Instance
+    model = _TABLE.c
     mine = token()
     return _swap(context, uuid, model.build_owner.in_(
         [mine, REDRIVEN + mine]), HANDED_OFF + host)
@@ -278,8 +283,7 @@ def count_recast(context, uuid, host, recasts):
 def claim_lost(context, uuid, owner):
     """Re-drive a lost build: ``owner`` -> ours, marked re-driven. True
     for exactly one of the conductors racing for it."""
-    model = models.Instance
-    return _swap(context, uuid, model.build_owner == owner,
+    return _swap(context, uuid, _TABLE.c.build_owner == owner,
                  REDRIVEN + token())
 
 

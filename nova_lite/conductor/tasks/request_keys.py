@@ -8,8 +8,9 @@ RPC 1.7). The second attempt must not make a second set of servers:
 * the records' transaction writes the key first (``claim_in_session``),
   so of two attempts writing at once the second waits on the key's row
   and, once the first commits, meets a duplicate: ``AlreadyProvisioned``;
-* an attempt that finds its key committed (``earlier``) answers with the
-  servers of the first, and starts no build: the first's conductor does,
+* an attempt that meets its key committed (``AlreadyProvisioned``, then
+  ``earlier``) gives its reservation back and answers with the servers
+  of the first, and starts no build: the first's conductor does,
   or, if it died, the lost build check re-drives them (ownership.py);
 * an attempt refused for quota first waits for a first attempt still
   writing (``earlier_or_none_after_waiting``): the first's servers may be
@@ -27,6 +28,7 @@ import sqlalchemy as sa
 
 from nova_lite.db import api as db_api
 from nova_lite.db import models
+from nova_lite.db import queries
 from nova_lite import objects
 
 # Seconds a key is kept: far beyond the API's attempts.
@@ -46,10 +48,9 @@ def claim_in_session(session, key, project_id, reservation_id):
     AlreadyProvisioned if another attempt committed it (after waiting for
     one still writing)."""
     try:
-        session.execute(sa.insert(models.ProvisionRequest).values(
-            request_key=key, project_id=project_id,
-            reservation_id=reservation_id, created_at=_utcnow()))
-        session.flush()
+        queries.insert_rows(session, models.ProvisionRequest, [{
+            'request_key': key, 'project_id': project_id,
+            'reservation_id': reservation_id, 'created_at': _utcnow()}])
     except db_exc.DBDuplicateEntry:
         raise AlreadyProvisioned()
 
