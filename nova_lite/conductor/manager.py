@@ -4,9 +4,10 @@ Thin by design: object indirection is answered here, workflows live in
 ``conductor/tasks`` (provision, build, ownership, lost_builds and
 lost_casts,
 migrate, live_migrate, resize_outcome, rebuild, evacuate, unshelve,
-shelve_offload, timeouts) and
+shelve_offload, timeouts),
 placement reports in
-``conductor/provider_report.py``.
+``conductor/provider_report.py`` and the admission of the builds
+``provision_instances`` starts in ``conductor/admission.py``.
 """
 
 import concurrent.futures
@@ -17,6 +18,7 @@ from oslo_service import periodic_task
 from oslo_utils import versionutils
 
 from nova_lite.compute import rpcapi as compute_rpcapi
+from nova_lite.conductor import admission
 from nova_lite.conductor import provider_report
 from nova_lite.conductor import rpcapi
 from nova_lite.conductor.tasks import build
@@ -69,6 +71,8 @@ class ConductorManager(manager.Manager):
         self._build_pool = concurrent.futures.ThreadPoolExecutor(
             max_workers=conf_messaging.executor_thread_pool_size(CONF),
             thread_name_prefix='build')
+        # Bounds what waits in that pool ([conductor] max_pending_builds).
+        self._admission = admission.Admission()
         self.reset()
 
     def reset(self):
@@ -155,18 +159,31 @@ class ConductorManager(manager.Manager):
         return instances
 
     def _start_build(self, context, instances, request_spec, owned):
-        """Queue the build of what provision_instances just created; it
-        runs once the call has answered. Marked as worked on from now, so
-        this process's lost-build check never takes a queued build for a
-        lost cast; a conductor that dies with builds queued loses them as
-        it would lose casts it took, and they are re-driven."""
+        """Queue the build of what provision_instances just created, once
+        the builds ahead of it leave room (see admission.py); it runs
+        once the call has answered. Marked as worked on from now, so
+        this process's lost-build check never takes a waiting or queued
+        build for a lost cast; a conductor that dies with builds queued
+        loses them as it would lose casts it took, and they are
+        re-driven."""
         marker = ownership.working(i.uuid for i in instances)
         marker.__enter__()
+        count = len(instances)
+        admitted = False
         try:
+            if not self._admission.admit(count):
+                LOG.debug('Build of %s admitted after waiting %s s: %d '
+                          'instance(s) pending', ', '.join(
+                              i.uuid for i in instances),
+                          CONF.conductor.build_admission_timeout,
+                          self._admission.pending)
+            admitted = True
             return self._build_pool.submit(
                 self._run_build, marker, context, instances, request_spec,
                 owned)
-        except Exception:
+        except BaseException:
+            if admitted:
+                self._admission.release(count)
             marker.__exit__(None, None, None)
             raise
 
@@ -182,6 +199,7 @@ class ConductorManager(manager.Manager):
             LOG.exception('Build of %s failed unexpectedly',
                           ', '.join(i.uuid for i in instances))
         finally:
+            self._admission.release(len(instances))
             marker.__exit__(None, None, None)
 
     def cleanup_host(self):

@@ -127,6 +127,31 @@ conductor_opts = [
                     'or revertResize whose migration has been confirming '
                     'or reverting this long, with nothing recorded on its '
                     'action, is run by the conductor that finds it.'),
+    cfg.IntOpt('max_pending_builds', mutable=True,
+               default=16, min=0,
+               help='Servers one conductor process may have accepted for '
+                    'building and not yet cast to a compute. A server '
+                    'create beyond that waits, after its records and quota '
+                    'are written and before it is answered, until builds '
+                    'leave (in the order the creates arrived), so that '
+                    'creates sent faster than servers can be built slow '
+                    'down to the pace of the builds instead of queueing '
+                    'inside the conductor, where every server waits '
+                    'longer for ACTIVE. Counted by each conductor worker '
+                    'for itself. A request for more servers than this '
+                    'waits until the process has none pending. '
+                    'Reschedules and re-driven builds never wait. 0 '
+                    'admits every create at once.'),
+    cfg.FloatOpt('build_admission_timeout', mutable=True,
+                 default=5, min=0,
+                 help='Seconds a server create waits for max_pending_builds '
+                      'before it is admitted anyway (its servers exist '
+                      'already; they are built after those ahead of them). '
+                      'While waiting the create holds one of the '
+                      'conductor\'s RPC threads (executor_thread_pool_size). '
+                      'Keep it well under the API\'s [api] '
+                      'provision_attempt_timeout, after which the API sends '
+                      'the create again.'),
     cfg.IntOpt('workers',
                default=1, min=1,
                help='Conductor worker processes, forked once the '

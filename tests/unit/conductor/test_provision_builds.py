@@ -95,3 +95,48 @@ def test_an_earlier_attempts_servers_are_not_built_again(manager):
     assert provision.provision.call_args[0][-1] == 'req-1'
     manager.cleanup_host()
     assert manager.tasks == []
+
+
+def test_a_create_waits_while_the_builds_ahead_fill_the_conductor(
+        manager, conf):
+    """[conductor] max_pending_builds: the second create of two servers
+    answers only once the first's build left; its records are marked as
+    worked on while it waits."""
+    conf.config(max_pending_builds=2, build_admission_timeout=10,
+                group='conductor')
+    _provision(manager, True)
+    answered = threading.Event()
+    thread = threading.Thread(
+        target=lambda: (_provision(manager, True), answered.set()),
+        daemon=True)
+    thread.start()
+    assert not answered.wait(0.3)
+    assert len(manager.tasks) == 1
+    assert all(ownership.is_active(u) for u in UUIDS)
+    manager.release.set()
+    assert answered.wait(5)
+    thread.join(5)
+    manager.cleanup_host()
+    assert len(manager.tasks) == 2
+    assert manager._admission.pending == 0
+
+
+def test_a_create_is_answered_after_the_admission_timeout(manager, conf):
+    conf.config(max_pending_builds=2, build_admission_timeout=0.2,
+                group='conductor')
+    _provision(manager, True)
+    with mock.patch.object(conductor_manager.LOG, 'debug') as log:
+        assert _provision(manager, True) is manager.made
+    assert log.call_count == 1
+    assert manager._admission.pending == 4
+    manager.release.set()
+    manager.cleanup_host()
+    assert manager._admission.pending == 0
+
+
+def test_a_failed_build_leaves_room(manager, monkeypatch):
+    monkeypatch.setattr(build, 'BuildTask', mock.Mock(
+        side_effect=RuntimeError('boom')))
+    _provision(manager, True)
+    manager.cleanup_host()
+    assert manager._admission.pending == 0
