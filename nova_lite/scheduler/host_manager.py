@@ -156,6 +156,13 @@ class HostManager:
             notes, self._instance_notes = self._instance_notes, {}
         return notes
 
+    def _drop_instance_notes(self, uuids):
+        """Take the instance notes of the nodes ``uuids`` (about to be
+        re-read) out of the pending ones; returns them."""
+        with self._dirty_lock:
+            return {uuid: self._instance_notes.pop(uuid) for uuid in uuids
+                    if uuid in self._instance_notes}
+
     def _apply_instance_notes(self, notes, reread):
         """Apply the instance notes to the states of their nodes, but for
         the nodes just re-read (``reread``: the read is newer than the
@@ -212,12 +219,15 @@ class HostManager:
 
     def _load_all(self, ctxt, collect_young):
         pending = self._take_dirty()
+        # The load reads every instance after these notes arrived.
+        pending_instances = self._take_instance_notes()
         try:
             services = self._load_services(ctxt, collect_young)
             aggregates = self.loader.aggregates(ctxt)
             batches = self._node_batches(ctxt)
         except Exception:
             self.mark_dirty(pending, pending)
+            self.note_instance_states(pending_instances)
             raise
         with self.lock:
             self._set_services(services)
@@ -245,6 +255,7 @@ class HostManager:
                 collect_young()
         except Exception:
             self.mark_dirty(pending, pending)
+            self.note_instance_states(pending_instances)
             raise
         with self.lock:
             self._states = states
@@ -287,6 +298,15 @@ class HostManager:
         uuids = set(uuids)
         if not uuids:
             return
+        # Their instances are read after these notes arrived.
+        dropped = self._drop_instance_notes(uuids)
+        try:
+            self._refresh(ctxt, uuids)
+        except Exception:
+            self.note_instance_states(dropped)
+            raise
+
+    def _refresh(self, ctxt, uuids):
         nodes = getattr(self.loader, 'compute_node_rows',
                         self.loader.compute_nodes)(ctxt, uuids)
         found = {node.uuid for node in nodes}

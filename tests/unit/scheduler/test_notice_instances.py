@@ -133,3 +133,19 @@ def test_without_the_instance_list_the_counts_move_by_the_change():
     assert not state.apply_instance_states({I1: ('active', None)})
     assert not state.apply_instance_states({I2: ('error', None)})
     assert state.num_io_ops == 3
+
+
+@pytest.mark.parametrize('read', ['refresh', 'load_all'])
+def test_notes_pending_before_a_read_are_not_applied_over_it(manager,
+                                                             loader, read):
+    """A re-read of a node (a lost claim's, the catch-up's) or a full load
+    reads its instances after the notes pending then arrived."""
+    loader.instances_[U[0]] = [_instance(I1, 'active'),
+                               _instance(I2, 'active')]
+    manager.note_instance_states({U[0]: {I2: ('active', 'rebuilding',
+                                              10.0)}})
+    if read == 'refresh':
+        manager.refresh(None, [U[0]])
+    else:
+        manager.load_all(None)
+    assert _io_ops(manager, U[0]) == 0
