@@ -364,3 +364,24 @@ def test_an_instances_new_state_is_applied_without_a_reread(ctxt, sched,
     instance.display_name = 'renamed'
     instance.save()
     assert sched.instance_notices == []
+
+
+def test_a_scheduler_that_lost_an_instances_state_converges(ctxt, sched,
+                                                           node):
+    """An instance's state moves no generation: a scheduler that lost its
+    notice keeps the old state until the compute's periodic update saves
+    the node's new stats (io_workload), which the catch-up finds by the
+    node's update time even when that notice is lost too."""
+    instance = _instance(ctxt, node)
+    instance.vm_state, instance.task_state = 'building', 'spawning'
+    instance.save()
+    assert sched.states()[node.uuid].num_io_ops == 1
+    sched.deaf = True
+    instance.vm_state, instance.task_state = 'active', None
+    instance.save()
+    assert sched.states()[node.uuid].num_io_ops == 1
+    assert sched.manager.catch_up(ctxt) == set()
+    node.stats = {'num_instances': '1', 'io_workload': '0'}
+    node.save()
+    assert sched.manager.catch_up(ctxt) == {node.uuid}
+    assert sched.states()[node.uuid].num_io_ops == 0
