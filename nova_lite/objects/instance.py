@@ -6,6 +6,7 @@ two actors racing on one instance find out instead of overwriting each
 other.
 """
 
+import calendar
 import types
 
 from oslo_serialization import jsonutils
@@ -21,6 +22,7 @@ from nova_lite.objects import base
 from nova_lite.objects import fields
 from nova_lite.objects import flavor as flavor_obj
 from nova_lite.objects import instance_fault
+from nova_lite.placement import changes as scheduler_changes
 
 # Attributes loaded only when asked for with expected_attrs.
 OPTIONAL_ATTRS = ('fault',)
@@ -258,7 +260,9 @@ class Instance(base.NovaLiteObject, base.NovaLitePersistentObject):
     @staticmethod
     @db_api.writer
     def _save_in_db(context, uuid, values, expected_task_state,
-                    expected_vm_state):
+                    expected_vm_state, noted=None):
+        """``noted``: (node uuid, vm_state, task_state) to tell the
+        schedulers of once the save commits (``_noted_state``)."""
         model = models.Instance
         if context.session.get_bind().dialect.name == 'mysql':
             # DATETIME keeps whole seconds there: stamp what it will keep.
@@ -274,6 +278,10 @@ class Instance(base.NovaLiteObject, base.NovaLitePersistentObject):
             query = query.where(_state_in(rows.vm_state, expected_vm_state))
         query = query.values(queries.by_column(model, values))
         if context.session.execute(query).rowcount == 1:
+            if noted is not None:
+                scheduler_changes.note_instance(
+                    context.session, noted[0], uuid, noted[1], noted[2],
+                    _stamp(values['updated_at']))
             return values['updated_at']
         row = context.session.scalars(sa.select(model).filter_by(
             uuid=uuid, deleted=0)).first()
@@ -304,8 +312,22 @@ class Instance(base.NovaLiteObject, base.NovaLitePersistentObject):
         # conditional on nobody having moved it meanwhile): no read back.
         self.updated_at = self._save_in_db(
             self._context, self.uuid, values, expected_task_state,
-            expected_vm_state)
+            expected_vm_state, self._noted_state(values))
         self.obj_reset_changes(recursive=True)
+
+    def _noted_state(self, values):
+        """(node uuid, vm_state, task_state) when this save changes the
+        states of an instance on a compute node: the schedulers count
+        its I/O ops there (building, an I/O-heavy task) and are told
+        with the change notices, None otherwise."""
+        if 'vm_state' not in values and 'task_state' not in values:
+            return None
+        fields_ = ('compute_node_uuid', 'vm_state', 'task_state')
+        if not all(self.obj_attr_is_set(name) for name in fields_):
+            return None
+        if not self.compute_node_uuid:
+            return None
+        return tuple(getattr(self, name) for name in fields_)
 
     @base.remotable
     def save_offloaded(self, expected_task_state):
@@ -340,6 +362,11 @@ class Instance(base.NovaLiteObject, base.NovaLitePersistentObject):
         """
         from nova_lite.conductor.tasks import destroy as destroy_task
         return destroy_task.destroy(self._context, self)
+
+
+def _stamp(when):
+    """A naive UTC datetime as seconds since the epoch."""
+    return calendar.timegm(when.timetuple()) + when.microsecond / 1e6
 
 
 def _state_in(column, expected):

@@ -40,9 +40,11 @@ SERVICE_VERSION_HISTORY = (
     # conductor RPC 1.8 (a restarted compute has its lost moves settled),
     # compute RPC 1.10 and conductor RPC 1.9 (a revert frees the
     # destination once its VM is gone), conductor RPC 1.10 (a compute's
-    # receipt of a build and its first save in one cast).
+    # receipt of a build and its first save in one cast), scheduler RPC
+    # 1.2 (notices carry the provider generations their writers know),
+    # scheduler RPC 1.3 (notices carry instances' new vm and task states).
     {'compute_rpc': '1.10', 'conductor_rpc': '1.10',
-     'scheduler_rpc': '1.1'},
+     'scheduler_rpc': '1.3'},
 )
 
 

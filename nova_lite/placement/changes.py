@@ -10,7 +10,25 @@ uuids go out in one ``update_provider_states`` fanout; a rollback drops
 them. A new writer that goes through these layers cannot forget to tell
 the schedulers, and no caller sends notices by hand.
 
-The publisher is a callable ``(provider_uuids, aggregate_uuids)``. By
+A writer that knows the generation it moved a provider to
+(``generation.bump``) notes it: a scheduler whose state of that host is
+already at it (its own claim's notice) need not re-read it. A provider
+noted without one in the same transaction, or in the same batch of the
+sender thread (``touch``, the compute node and service records, a new
+provider), is unknown and always re-read; two known ones merge to the
+newer.
+
+An instance's save that changes its vm_state or task_state on a node
+notes it too (``note_instance``): the notice carries, per node, the
+instance's new (vm_state, task_state) and the time of the save, which a
+scheduler applies to its state of that node in memory (its I/O ops, the
+instances filters see) without re-reading the host. A later note of the
+same instance replaces an earlier one.
+
+The publisher is a callable ``(provider_uuids, aggregate_uuids,
+generations, instances)``: the {uuid: generation} of the providers
+known, and {node uuid: {instance uuid: (vm_state, task_state,
+stamp)}} of the instances noted (``note_instance``). By
 default it queues the notice for a sender thread that casts it to the
 schedulers, once this process has an RPC transport, and does nothing
 without one (a command-line tool): a
@@ -35,6 +53,7 @@ from nova_lite import rpc
 LOG = logging.getLogger(__name__)
 
 _KEY = 'nova_lite.scheduler_changes'
+_INSTANCES_KEY = 'nova_lite.scheduler_instance_changes'
 
 _publisher = None
 # (transport, SchedulerAPI): a new transport (tests re-initialise it)
@@ -53,16 +72,66 @@ def set_publisher(publisher):
     return previous
 
 
-def note(session, providers=(), aggregates=()):
+def note(session, providers=(), aggregates=(), generations=None):
     """Record, in ``session``'s transaction, that these providers (or
     compute nodes, which share their uuids) and host aggregates changed;
-    published once it commits."""
+    published once it commits. ``generations``: {uuid: generation} of
+    the providers the writer knows the new generation of."""
     providers, aggregates = set(providers), set(aggregates)
     if not providers and not aggregates:
         return
-    pending = session.info.setdefault(_KEY, (set(), set()))
-    pending[0].update(providers)
+    pending = session.info.setdefault(_KEY, ({}, set()))
+    merge(pending[0], notes_of(providers, generations))
     pending[1].update(aggregates)
+
+
+def note_instance(session, node_uuid, instance_uuid, vm_state, task_state,
+                  stamp):
+    """Record, in ``session``'s transaction, that the instance
+    ``instance_uuid`` on the compute node ``node_uuid`` is now in
+    ``vm_state`` and ``task_state``, as of ``stamp`` (its updated_at, in
+    seconds): published with the rest once it commits."""
+    if not node_uuid:
+        return
+    pending = session.info.setdefault(_INSTANCES_KEY, {})
+    merge_instances(pending, {node_uuid: {
+        instance_uuid: (vm_state, task_state, stamp)}})
+
+
+def merge_instances(into, notes):
+    """Merge the instance notes ``notes`` into ``into`` (both {node
+    uuid: {instance uuid: (vm_state, task_state, stamp)}}): the later
+    stamp of an instance wins, the later note on a tie."""
+    for node, instances in notes.items():
+        known_here = into.setdefault(node, {})
+        for uuid, note_ in instances.items():
+            before = known_here.get(uuid)
+            if before is None or before[2] <= note_[2]:
+                known_here[uuid] = tuple(note_)
+
+
+def notes_of(providers, generations):
+    """{uuid: generation, None when unknown} of ``providers``."""
+    generations = generations or {}
+    return {uuid: generations.get(uuid) for uuid in providers}
+
+
+def merge(into, notes):
+    """Merge the provider notes ``notes`` into ``into`` (both {uuid:
+    generation or None}): unknown wins, else the newer generation."""
+    for uuid, generation in notes.items():
+        if uuid not in into:
+            into[uuid] = generation
+        elif into[uuid] is not None:
+            into[uuid] = (None if generation is None
+                          else max(into[uuid], generation))
+
+
+def known(notes):
+    """{uuid: generation} of the provider notes whose generation is
+    known."""
+    return {uuid: generation for uuid, generation in notes.items()
+            if generation is not None}
 
 
 def note_provider_ids(session, provider_ids):
@@ -87,8 +156,10 @@ def note_host(session, host):
 @event.listens_for(orm.Session, 'after_commit')
 def _after_commit(session):
     pending = session.info.pop(_KEY, None)
-    if pending is not None:
-        publish(*pending)
+    instances = session.info.pop(_INSTANCES_KEY, None)
+    if pending is not None or instances:
+        notes, aggregates = pending or ({}, set())
+        publish(set(notes), aggregates, known(notes), instances)
 
 
 @event.listens_for(orm.Session, 'after_transaction_end')
@@ -98,29 +169,36 @@ def _after_end(session, transaction):
     # notes stay with the rest: a spurious notice costs one re-read.
     if transaction.parent is None:
         session.info.pop(_KEY, None)
+        session.info.pop(_INSTANCES_KEY, None)
 
 
-def publish(providers, aggregates=()):
+def publish(providers, aggregates=(), generations=None, instances=None):
     """Tell the schedulers; never raises (a lost notice is caught up
-    with later, a failed write is not what the writer should see)."""
+    with later, a failed write is not what the writer should see).
+    ``generations``: {uuid: generation} of the providers known;
+    ``instances``: the instance notes (see ``note_instance``)."""
     providers, aggregates = set(providers), set(aggregates)
-    if not providers and not aggregates:
+    instances = {node: dict(notes) for node, notes in
+                 (instances or {}).items() if notes}
+    if not providers and not aggregates and not instances:
         return
+    generations = known(notes_of(providers, generations))
     try:
-        (_publisher or _cast)(providers, aggregates)
+        (_publisher or _cast)(providers, aggregates, generations, instances)
     except Exception:
         LOG.warning('Could not tell the schedulers that providers %s and '
                     'aggregates %s changed; they catch up later',
                     sorted(providers), sorted(aggregates), exc_info=True)
 
 
-def _cast(providers, aggregates):
+def _cast(providers, aggregates, generations, instances):
     """Hand the notice to this process's sender thread: the writer (a
     scheduler's claim holds its decision lock) does not wait for the
     broker, and notices queued meanwhile go out as one fanout."""
     if rpc.TRANSPORT is None:
         return
-    _sender().put((providers, aggregates))
+    _sender().put((notes_of(providers, generations), aggregates,
+                   instances))
 
 
 def _sender():
@@ -136,18 +214,21 @@ def _sender():
 
 def _send_forever(pending):
     while True:
-        providers, aggregates = pending.get()
+        notes, aggregates, instances = pending.get()
         while not pending.empty():
-            more_providers, more_aggregates = pending.get()
-            providers |= more_providers
+            more_notes, more_aggregates, more_instances = pending.get()
+            merge(notes, more_notes)
             aggregates |= more_aggregates
+            merge_instances(instances, more_instances)
         transport = rpc.TRANSPORT
         if transport is None:
             continue
+        providers = set(notes)
         try:
             _scheduler_api(transport).update_provider_states(
                 nl_context.get_admin_context(), providers,
-                aggregate_uuids=aggregates)
+                aggregate_uuids=aggregates, generations=known(notes),
+                instance_states=instances)
         except Exception:
             LOG.warning('Could not tell the schedulers that providers %s '
                         'and aggregates %s changed; they catch up later',

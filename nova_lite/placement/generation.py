@@ -26,7 +26,8 @@ def bump(session, provider_id, provider_uuid, expected):
     if result.rowcount != 1:
         raise exception.ClaimConflict(uuid=provider_uuid,
                                       generation=expected)
-    changes.note(session, [provider_uuid])
+    changes.note(session, [provider_uuid],
+                 generations={provider_uuid: expected + 1})
     return expected + 1
 
 

@@ -13,7 +13,11 @@ incrementally:
   ``apply_notices``): their compute nodes, services, provider summaries
   and instances. A notice may also carry the uuid of a host aggregate
   that changed: that aggregate is re-read and the zone and aggregates of
-  its old and new hosts follow;
+  its old and new hosts follow. A notice may also carry instances' new
+  vm and task states on their nodes (an instance saved ACTIVE, a move's
+  task states): those are applied to the nodes' states in memory, not
+  re-read (``note_instance_states``), so a host's I/O ops fall when its
+  builds end even when nothing else about it is re-read;
 * compute services (heartbeats going silent, which no write tells of)
   re-read every ``min(report_interval, 5)`` seconds by a periodic task,
   off the decision path (``sync_services``), reading only the services
@@ -47,6 +51,7 @@ from oslo_utils import timeutils
 
 from nova_lite import availability_zones
 from nova_lite.conf import CONF
+from nova_lite.placement import changes
 from nova_lite.scheduler import host_compact
 from nova_lite.scheduler import host_loader
 from nova_lite.scheduler import host_services
@@ -69,6 +74,10 @@ _changed_hosts = host_services.changed_hosts
 # Upper bound on how stale the service (up/disabled) view may be.
 _MAX_SERVICE_CACHE_SECONDS = 5
 
+# How many instances' last applied notice stamps are kept: notices of
+# one instance arrive out of order within moments, not hours.
+_STAMPS_KEPT = 10000
+
 
 class HostManager:
     """Holds {compute node uuid: HostState}.
@@ -86,7 +95,15 @@ class HostManager:
         self._states = {}
         # The same states, in the same order, as columns.
         self.population = population_mod.Population(owned=True)
-        self._dirty = set()
+        # {uuid: the generation its notices told, None when any did not}
+        self._dirty = {}
+        # {node uuid: {instance uuid: (vm_state, task_state, stamp)}}
+        # noticed, applied with the dirty providers.
+        self._instance_notes = {}
+        # {instance uuid: the stamp of the state last applied}, the
+        # newest _STAMPS_KEPT: a notice that arrives after a newer one of
+        # the same instance (from another writer process) is ignored.
+        self._stamps = {}
         self._dirty_lock = threading.Lock()
         # Held while notices taken from _dirty are being applied, so a
         # request does not decide on a view another request has taken
@@ -110,16 +127,77 @@ class HostManager:
 
     # Change notices
 
-    def mark_dirty(self, uuids):
+    def mark_dirty(self, uuids, generations=None):
         """Record that these providers changed; reloaded before the next
-        request is decided. Cheap and never blocked by a decision."""
+        request is decided. Cheap and never blocked by a decision.
+        ``generations``: {uuid: generation} the writer knew it moved a
+        provider to; a host whose state is already at it is not re-read
+        (``apply_notices``)."""
+        generations = generations or {}
         with self._dirty_lock:
-            self._dirty.update(uuids)
+            for uuid in uuids:
+                _merge_note(self._dirty, uuid, generations.get(uuid))
+
+    def note_instance_states(self, notes):
+        """Record instances' new states ({node uuid: {instance uuid:
+        (vm_state, task_state, stamp)}}), applied to the nodes' states
+        before the next request is decided. Cheap and never blocked by a
+        decision."""
+        with self._dirty_lock:
+            changes.merge_instances(self._instance_notes, notes)
 
     def _take_dirty(self):
         with self._dirty_lock:
-            dirty, self._dirty = self._dirty, set()
+            dirty, self._dirty = self._dirty, {}
         return dirty
+
+    def _take_instance_notes(self):
+        with self._dirty_lock:
+            notes, self._instance_notes = self._instance_notes, {}
+        return notes
+
+    def _drop_instance_notes(self, uuids):
+        """Take the instance notes of the nodes ``uuids`` (about to be
+        re-read) out of the pending ones; returns them."""
+        with self._dirty_lock:
+            return {uuid: self._instance_notes.pop(uuid) for uuid in uuids
+                    if uuid in self._instance_notes}
+
+    def _apply_instance_notes(self, notes, reread):
+        """Apply the instance notes to the states of their nodes, but for
+        the nodes just re-read (``reread``: the read is newer than the
+        notes) and the instances whose newer state was applied already.
+        Under the lock."""
+        stamps = self._stamps
+        for node, instances in notes.items():
+            state = self._states.get(node)
+            if state is None or node in reread:
+                continue
+            fresh = {}
+            for uuid, (vm_state, task_state, stamp) in instances.items():
+                if stamps.get(uuid, stamp) > stamp:
+                    continue
+                stamps.pop(uuid, None)
+                stamps[uuid] = stamp
+                fresh[uuid] = (vm_state, task_state)
+            if fresh:
+                state.apply_instance_states(fresh)
+        while len(stamps) > _STAMPS_KEPT:
+            del stamps[next(iter(stamps))]
+
+    def _to_read(self, dirty):
+        """The dirty uuids to re-read: all but the hosts whose state is
+        at least at the generation their notices told.
+
+        Such a state's generation was set by this scheduler's own
+        successful compare-and-swap claim (made on a state equal to the
+        database at the generation expected) or by a re-read, which reads
+        the generation before the usages and instances: either way the
+        state reflects every change up to it.
+        """
+        states = self._states
+        return {uuid for uuid, generation in dirty.items()
+                if not _at_least(states.get(uuid), generation)}
 
     # Loading
 
@@ -141,12 +219,15 @@ class HostManager:
 
     def _load_all(self, ctxt, collect_young):
         pending = self._take_dirty()
+        # The load reads every instance after these notes arrived.
+        pending_instances = self._take_instance_notes()
         try:
             services = self._load_services(ctxt, collect_young)
             aggregates = self.loader.aggregates(ctxt)
             batches = self._node_batches(ctxt)
         except Exception:
-            self.mark_dirty(pending)
+            self.mark_dirty(pending, pending)
+            self.note_instance_states(pending_instances)
             raise
         with self.lock:
             self._set_services(services)
@@ -173,7 +254,8 @@ class HostManager:
                 del nodes, provider_summaries, instances, listed
                 collect_young()
         except Exception:
-            self.mark_dirty(pending)
+            self.mark_dirty(pending, pending)
+            self.note_instance_states(pending_instances)
             raise
         with self.lock:
             self._states = states
@@ -216,19 +298,29 @@ class HostManager:
         uuids = set(uuids)
         if not uuids:
             return
+        # Their instances are read after these notes arrived.
+        dropped = self._drop_instance_notes(uuids)
+        try:
+            self._refresh(ctxt, uuids)
+        except Exception:
+            self.note_instance_states(dropped)
+            raise
+
+    def _refresh(self, ctxt, uuids):
         nodes = getattr(self.loader, 'compute_node_rows',
                         self.loader.compute_nodes)(ctxt, uuids)
         found = {node.uuid for node in nodes}
         # Not set(self._states): at 100,000 hosts copying it costs more
         # than the rest of a notice's re-read.
         others = {uuid for uuid in uuids - found if uuid not in self._states}
+        # The providers before the instances on them (their
+        # allocations): a state then reflects every change up to its
+        # generation, which a notice's generation is compared with
+        # (_to_read).
+        provider_summaries = self.loader.summaries(ctxt, found)
         instances = self.loader.instances(ctxt, found)
         services = self._read_services_of(ctxt,
                                           {node.host for node in nodes})
-        # The providers last: a claim compares their generation, so the
-        # less time between reading it and claiming, the fewer claims a
-        # concurrent change makes lose.
-        provider_summaries = self.loader.summaries(ctxt, found)
         aggregates = self.loader.aggregates(ctxt, others) if others else []
         with self.lock:
             if services:
@@ -474,15 +566,22 @@ class HostManager:
         return self.population
 
     def apply_notices(self, ctxt):
-        """Re-read the providers marked dirty (reads without the lock)."""
+        """Re-read the providers marked dirty (reads without the lock),
+        then apply the instances' states noticed to the other nodes."""
         with self._refresh_lock:
             dirty = self._take_dirty()
-            if dirty:
+            notes = self._take_instance_notes()
+            stale = self._to_read(dirty)
+            if stale:
                 try:
-                    self.refresh(ctxt, dirty)
+                    self.refresh(ctxt, stale)
                 except Exception:
-                    self.mark_dirty(dirty)
+                    self.mark_dirty(dirty, dirty)
+                    self.note_instance_states(notes)
                     raise
+            if notes:
+                with self.lock:
+                    self._apply_instance_notes(notes, stale)
 
     # Catching up with lost notices
 
@@ -537,6 +636,24 @@ class _Batches:
             batch = {uuid: uuid for uuid in uuids[start:start + self.size]}
             yield (read_nodes(ctxt, batch), loader.summaries(ctxt, batch),
                    loader.instances(ctxt, batch), batch)
+
+
+def _merge_note(dirty, uuid, generation):
+    """Note ``generation`` (None: unknown) of ``uuid`` in ``dirty``:
+    unknown wins, else the newer (as placement's changes merge them)."""
+    if uuid not in dirty:
+        dirty[uuid] = generation
+    elif dirty[uuid] is not None:
+        dirty[uuid] = (None if generation is None
+                       else max(dirty[uuid], generation))
+
+
+def _at_least(state, generation):
+    """Whether ``state`` is at ``generation`` or later (False when
+    either is unknown)."""
+    return (generation is not None and state is not None
+            and state.generation is not None
+            and state.generation >= generation)
 
 
 def _summary_of(node, provider_summaries):

@@ -486,6 +486,37 @@ class HostState:
             self._update_devices()
         self._changed()
 
+    def apply_instance_states(self, states):
+        """Apply instances' new states ({uuid: (vm_state, task_state)},
+        from change notices) to those of them on this node, and recount
+        what depends on them (num_io_ops). Returns whether any changed.
+        Without the instance list (counts from the compute's stats), the
+        I/O ops move by the changes of the instances this scheduler
+        added."""
+        if not self._packed:
+            return False
+        instances = host_compact.unpack_instances(self._packed,
+                                                  HostInstance)
+        io_ops, changed = 0, False
+        for index, instance in enumerate(instances):
+            new = states.get(instance.uuid)
+            if new is None or (instance.vm_state,
+                               instance.task_state) == tuple(new):
+                continue
+            now = instance._replace(vm_state=new[0], task_state=new[1])
+            instances[index] = now
+            io_ops += now.is_io_op - instance.is_io_op
+            changed = True
+        if not changed:
+            return False
+        self._packed = host_compact.pack_instances(instances)
+        if self._instances_known:
+            self._recount()
+        else:
+            self.num_io_ops = max(0, self.num_io_ops + io_ops)
+        self._changed()
+        return True
+
     def _append_new(self, instance):
         """Append ``instance`` to the packed instances and count it, when
         its uuid is new and every uuid is packed as bytes (without

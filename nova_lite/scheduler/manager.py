@@ -93,14 +93,22 @@ class SchedulerManager(manager.Manager):
         self.host_manager.refresh(context, [host_state.uuid])
 
     def update_provider_states(self, context, provider_uuids,
-                               aggregate_uuids=None):
+                               aggregate_uuids=None, generations=None,
+                               instance_states=None):
         """Note that these providers (and host aggregates) changed (fanout
         cast, no reply). A 1.0 sender lists aggregates among the providers;
         HostManager.refresh re-reads a uuid that is no compute node as an
-        aggregate either way.
+        aggregate either way. ``generations`` (1.2): {uuid: generation}
+        of the providers whose new generation the writer knew.
+        ``instance_states`` (1.3): {node uuid: {instance uuid: (vm_state,
+        task_state, stamp)}} of instances saved in a new state, applied
+        to those nodes' states without re-reading them.
         """
-        self.host_manager.mark_dirty(list(provider_uuids)
-                                     + list(aggregate_uuids or ()))
+        self.host_manager.mark_dirty(
+            list(provider_uuids) + list(aggregate_uuids or ()),
+            generations)
+        if instance_states:
+            self.host_manager.note_instance_states(instance_states)
 
     @periodic_task.periodic_task(spacing=5, run_immediately=False)
     def _sync_services(self, context):

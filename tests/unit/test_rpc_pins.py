@@ -38,8 +38,8 @@ def test_version_gives_the_objects_of_the_oldest_release_speaking_it(conf):
     conf.config(scheduler='1.1', group='upgrade_levels')
     assert rpc_pins.Pin('scheduler').resolve() == (
         '1.1', releases.get('bramble')['objects'])
-    conf.config(scheduler='1.2', group='upgrade_levels')
-    assert rpc_pins.Pin('scheduler').resolve() == ('1.2', None)
+    conf.config(scheduler='1.4', group='upgrade_levels')
+    assert rpc_pins.Pin('scheduler').resolve() == ('1.4', None)
 
 
 def test_bad_value_is_a_clear_error(conf):

@@ -325,6 +325,29 @@ def test_aggregate_notices_fold_into_providers_for_acorn(wire, conf):
         '1.0', {'provider_uuids': ['a1', 'p1']})
 
 
+def test_notice_generations_go_only_to_schedulers_taking_1_2(wire, conf):
+    """A scheduler pinned to 1.1 gets exactly the notice it always got
+    (it re-reads every provider); the generations of uuids not among
+    the providers are not sent."""
+    api = scheduler_rpcapi.SchedulerAPI()
+    ctxt = nl_context.get_admin_context()
+    generations = {'p1': 4, 'other': 9}
+    api.update_provider_states(ctxt, ['p1', 'p2'], aggregate_uuids=['a1'],
+                               generations=generations)
+    conf.config(scheduler='1.1', group='upgrade_levels')
+    api.update_provider_states(ctxt, ['p1', 'p2'], aggregate_uuids=['a1'],
+                               generations=generations)
+    api.update_provider_states(ctxt, ['p1'], generations=generations)
+    (_, new), (_, pinned), (_, plain) = wire.sent
+    assert (new['version'], new['args']) == ('1.2', {
+        'provider_uuids': ['p1', 'p2'], 'aggregate_uuids': ['a1'],
+        'generations': {'p1': 4}})
+    assert (pinned['version'], pinned['args']) == ('1.1', {
+        'provider_uuids': ['p1', 'p2'], 'aggregate_uuids': ['a1']})
+    assert (plain['version'], plain['args']) == ('1.0', {
+        'provider_uuids': ['p1']})
+
+
 def test_a_message_the_pin_forbids_names_method_and_pin(wire, conf):
     conf.config(scheduler='acorn', group='upgrade_levels')
     client = scheduler_rpcapi.SchedulerAPI().client
@@ -524,3 +547,32 @@ def test_a_receipt_can_be_a_call(wire, conf):
     assert (message['method'], message['version']) == ('build_received',
                                                        '1.6')
     assert wire.waits == [True]
+
+
+def test_instance_states_go_only_to_schedulers_taking_1_3(wire, conf):
+    """A scheduler pinned below 1.3 cannot apply instances' states: it is
+    told to re-read their nodes instead (with the generations it takes),
+    and a notice of instance states alone still reaches it."""
+    api = scheduler_rpcapi.SchedulerAPI()
+    ctxt = nl_context.get_admin_context()
+    states = {'n1': {'i1': ('active', None, 12.5)}, 'n2': {}}
+    api.update_provider_states(ctxt, ['p1'], generations={'p1': 4},
+                               instance_states=states)
+    api.update_provider_states(ctxt, [], instance_states=states)
+    conf.config(scheduler='1.2', group='upgrade_levels')
+    api.update_provider_states(ctxt, ['p1'], generations={'p1': 4},
+                               instance_states=states)
+    conf.config(scheduler='acorn', group='upgrade_levels')
+    api.update_provider_states(ctxt, [], instance_states=states)
+    api.update_provider_states(ctxt, [], instance_states={'n2': {}})
+    (_, new), (_, alone), (_, pinned), (_, acorn) = wire.sent
+    assert (new['version'], new['args']) == ('1.3', {
+        'provider_uuids': ['p1'], 'generations': {'p1': 4},
+        'instance_states': {'n1': {'i1': ['active', None, 12.5]}}})
+    assert (alone['version'], alone['args']) == ('1.3', {
+        'provider_uuids': [],
+        'instance_states': {'n1': {'i1': ['active', None, 12.5]}}})
+    assert (pinned['version'], pinned['args']) == ('1.2', {
+        'provider_uuids': ['n1', 'p1'], 'generations': {'p1': 4}})
+    assert (acorn['version'], acorn['args']) == ('1.0', {
+        'provider_uuids': ['n1']})

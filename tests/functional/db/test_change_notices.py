@@ -8,6 +8,7 @@ generations, re-reading only what changed.
 """
 
 import datetime
+from unittest import mock
 
 from oslo_utils import timeutils
 from oslo_utils import uuidutils
@@ -38,12 +39,18 @@ class Scheduler:
         self.ctxt = ctxt
         self.manager = host_manager.HostManager()
         self.notices = []
+        self.instance_notices = []
         self.deaf = False
 
-    def __call__(self, providers, aggregates):
+    def __call__(self, providers, aggregates, generations=None,
+                 instances=None):
         self.notices.append(set(providers) | set(aggregates))
+        self.instance_notices.append(instances or {})
         if not self.deaf:
-            self.manager.mark_dirty(set(providers) | set(aggregates))
+            self.manager.mark_dirty(set(providers) | set(aggregates),
+                                    generations)
+            if instances:
+                self.manager.note_instance_states(instances)
 
     def states(self):
         return {s.uuid: s for s in self.manager.get_host_states(self.ctxt)}
@@ -308,3 +315,73 @@ def test_a_scheduler_that_lost_notices_catches_up(ctxt, sched, node):
 @db_api.writer
 def _sql(context, statement):
     context.session.execute(statement)
+
+
+def test_the_notice_of_a_schedulers_own_claim_reads_nothing(ctxt, sched,
+                                                             node):
+    """The claim's notice carries the generation it set: a scheduler whose
+    state already has it (consumed after its claim) re-reads nothing; a
+    claim by another writer is re-read."""
+    state = sched.states()[node.uuid]
+    new = allocations.claim(ctxt, uuidutils.generate_uuid(), 'p', 'u',
+                            {node.uuid: {'MEMORY_MB': 1024}},
+                            {node.uuid: state.generation})
+    state.consume({'MEMORY_MB': 1024}, new[node.uuid])
+    assert sched.heard() == {node.uuid}
+    read = sched.manager.refresh = mock.Mock()
+    sched.states()
+    read.assert_not_called()
+    allocations.claim(ctxt, uuidutils.generate_uuid(), 'p', 'u',
+                      {node.uuid: {'MEMORY_MB': 512}})
+    sched.states()
+    read.assert_called_once_with(ctxt, {node.uuid})
+
+
+def test_an_instances_new_state_is_applied_without_a_reread(ctxt, sched,
+                                                            node):
+    """A build saved ACTIVE (or a task state set) on a node: its notice
+    carries the instance's new states, which the scheduler applies to its
+    state of the node (I/O ops) without re-reading it; a save that
+    changes no state tells nothing."""
+    instance = _instance(ctxt, node)
+    instance.vm_state, instance.task_state = 'building', 'spawning'
+    instance.save()
+    sched.heard()
+    assert sched.states()[node.uuid].num_io_ops == 1
+    sched.instance_notices.clear()
+    read = sched.manager.refresh = mock.Mock()
+    instance.vm_state, instance.task_state = 'active', None
+    instance.save()
+    [notice] = sched.instance_notices
+    assert {uuid: state[:2] for uuid, state in notice[node.uuid].items()} \
+        == {instance.uuid: ('active', None)}
+    assert sched.states()[node.uuid].num_io_ops == 0
+    instance.task_state = 'rebuilding'
+    instance.save()
+    assert sched.states()[node.uuid].num_io_ops == 1
+    read.assert_not_called()
+    sched.instance_notices.clear()
+    instance.display_name = 'renamed'
+    instance.save()
+    assert sched.instance_notices == []
+
+
+def test_a_scheduler_that_lost_an_instances_state_converges(ctxt, sched,
+                                                           node):
+    """An instance's state moves no generation: a scheduler that lost its
+    notice keeps the old state until the compute's periodic update saves
+    the node's new stats (io_workload), which the catch-up finds by the
+    node's update time even when that notice is lost too."""
+    instance = _instance(ctxt, node)
+    instance.vm_state, instance.task_state = 'building', 'spawning'
+    instance.save()
+    assert sched.states()[node.uuid].num_io_ops == 1
+    sched.deaf = True
+    instance.vm_state, instance.task_state = 'active', None
+    instance.save()
+    assert sched.states()[node.uuid].num_io_ops == 1
+    assert sched.manager.catch_up(ctxt) == set()
+    node.stats = {'num_instances': '1', 'io_workload': '0'}
+    node.save()
+    assert sched.manager.catch_up(ctxt) == {node.uuid}
+    assert sched.states()[node.uuid].num_io_ops == 0

@@ -137,7 +137,8 @@ def test_a_lost_cast_to_a_compute_that_is_down_ends_in_error(ctxt):
     scheduler_api, compute_api = _apis()
     heard = []
     previous = changes.set_publisher(
-        lambda providers, aggregates: heard.append(set(providers)))
+        lambda providers, aggregates, generations, instances: heard.append(
+            set(providers)))
     try:
         assert lost_casts.settle(ctxt, scheduler_api, compute_api, 5) == {
             inst.uuid: 'failed'}

@@ -75,7 +75,7 @@ def conductor(monkeypatch):
     saved = []
 
     def save_in_db(context, uuid, values, expected_task_state,
-                   expected_vm_state):
+                   expected_vm_state, noted=None):
         if expected_task_state == 'deleting':
             raise exception.UnexpectedTaskStateError(
                 instance_uuid=uuid, expected=expected_task_state,

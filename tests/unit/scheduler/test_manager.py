@@ -190,3 +190,12 @@ def test_services_are_synced_by_a_periodic_task(conf):
     mgr._sync_services(None)
     states = {s.host: s for s in mgr.host_manager.get_host_states(None)}
     assert not states['h1'].service_up and states['h2'].service_up
+
+
+def test_update_provider_states_passes_on_the_generations():
+    mgr = _manager(_loader())
+    mgr.host_manager.mark_dirty = mock.Mock()
+    mgr.update_provider_states(None, [U[0]], aggregate_uuids=[U[1]],
+                               generations={U[0]: 3})
+    mgr.host_manager.mark_dirty.assert_called_once_with(
+        [U[0], U[1]], {U[0]: 3})
