@@ -41,6 +41,7 @@ Nothing here reads the database or the bus: claims go through a
 ``claims.Claimer`` and refreshes through a callback.
 """
 
+import functools
 import random
 import time
 
@@ -53,6 +54,7 @@ from nova_lite import objects
 from nova_lite.objects import fields
 from nova_lite.scheduler import filters
 from nova_lite.scheduler import host_state as host_state_mod
+from nova_lite.scheduler import kept_masks
 from nova_lite.scheduler import pipelines
 from nova_lite.scheduler import population as population_mod
 from nova_lite.scheduler import selections
@@ -101,23 +103,46 @@ class PlacementStep(filters.BaseHostFilter):
                 if host.resource_shortfall(resources) is None]
 
     def filter_population(self, population, spec_obj):
-        passed = True
+        checks = []
         for rc, amount in self.resources.items():
             res = population.resource(rc)
             if res is None:
                 return np.zeros(population.size, bool)
-            # free is -inf where the class is absent.
-            fits = res.free >= amount
-            if _units_may_refuse(population, rc, res, amount):
-                fits &= (res.min_unit <= amount) & (res.max_unit >= amount)
-            if res.odd_steps:
-                fits &= np.remainder(amount, res.step_size) == 0
-            passed = fits & passed
-        return passed
+            checks.append((rc, amount,
+                           _units_may_refuse(population, rc, res, amount),
+                           bool(res.odd_steps)))
+        # Which checks apply is decided over every row; with that, a
+        # row's answer depends on its resource columns alone: kept from
+        # one decision to the next with the same checks.
+        checks = tuple(sorted(checks))
+        return kept_masks.answer(population, ('placement', checks),
+                                 functools.partial(_fits, population, checks))
 
     def rejection_reason(self, host_state, spec_obj):
         short = host_state.resource_shortfall(self.resources)
         return None if short is None else 'lack %s' % short
+
+
+def _fits(population, checks, rows=None):
+    """Whether the resources of ``checks`` ((rc, amount, whether to check
+    min_unit and max_unit, whether to check step_size)) fit, for the rows
+    of ``rows`` (an index array; None: every row)."""
+    passed = True
+    for rc, amount, units, steps in checks:
+        res = population.resource(rc)
+        free, min_unit, max_unit, step_size = (
+            res.free, res.min_unit, res.max_unit, res.step_size)
+        if rows is not None:
+            free, min_unit, max_unit, step_size = (
+                free[rows], min_unit[rows], max_unit[rows], step_size[rows])
+        # free is -inf where the class is absent.
+        fits = free >= amount
+        if units:
+            fits &= (min_unit <= amount) & (max_unit >= amount)
+        if steps:
+            fits &= np.remainder(amount, step_size) == 0
+        passed = fits & passed
+    return passed
 
 
 def _units_may_refuse(population, rc, res, amount):
