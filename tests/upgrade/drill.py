@@ -73,15 +73,19 @@ class Cluster:
     def _host_conf(self, host):
         return os.path.join(self.workdir, '%s.conf' % host)
 
-    def start(self, side, role, name, pinned, port=None):
+    def start(self, side, role, name, pinned, port=None, host=None):
         """Start daemon ``name`` (role: conductor|scheduler|compute|api)
-        from ``side``; wait until it is READY."""
+        from ``side``, as service ``host`` if given; wait until it is
+        READY."""
         argv = [side.script('nova-lite-%s' % role),
                 '--config-file', self.common]
         if pinned:
             argv += ['--config-file', self.pins]
         if role == 'compute':
             argv += ['--config-file', self._host_conf(name)]
+        elif host is not None:
+            _write(self._host_conf(host), {'DEFAULT': {'host': host}})
+            argv += ['--config-file', self._host_conf(host)]
         if port is not None:
             listen = os.path.join(self.workdir, 'api-%d.conf' % port)
             _write(listen, {'DEFAULT': {'osapi_compute_listen_port': port}})
@@ -216,11 +220,18 @@ class Drill:
 
     def _swap(self, role, name, pinned, side, overlap):
         """Replace daemon ``name``: start the new one first when both may
-        consume the same queue (conductor, scheduler), else stop first."""
+        consume the same queue (conductor, scheduler), else stop first.
+
+        The one started first runs as another service host, as a second
+        machine would: under the same host it would take over the old
+        one's service record, so an ``auto`` pin would rise (its version
+        the only one left) while the old daemon still consumes the
+        topic's messages. The old record stays until it is seen down."""
         c = self.cluster
         if overlap:
             old_daemon = c.daemons.pop(name)
-            c.start(side, role, name, pinned)
+            c.start(side, role, name, pinned,
+                    host='%s-%s' % (name, side.label))
             c.daemons['%s-retiring' % name] = old_daemon
             c.stop('%s-retiring' % name)
         else:
