@@ -34,18 +34,24 @@ schedulers, once this process has an RPC transport, and does nothing
 without one (a command-line tool): a
 scheduler that misses a notice that way, or through a lost message,
 still converges at its next catch-up (``[scheduler]
-host_state_resync_interval``). Tests set their own with ``set_publisher``.
+host_state_resync_interval``). Tests set their own with
+``set_publisher``. The sender thread holds the first notice it takes
+for ``[scheduler] change_notice_delay`` and sends everything queued by
+then as one fanout: each notice costs every scheduler a message, and a
+steady stream of boots would otherwise send one or two per boot.
 """
 
 import os
 import queue
 import threading
+import time
 
 from oslo_log import log as logging
 import sqlalchemy as sa
 from sqlalchemy import event
 from sqlalchemy import orm
 
+from nova_lite.conf import CONF
 from nova_lite import context as nl_context
 from nova_lite.db import models
 from nova_lite import rpc
@@ -215,6 +221,8 @@ def _sender():
 def _send_forever(pending):
     while True:
         notes, aggregates, instances = pending.get()
+        # Hold the first: what commits meanwhile leaves with it.
+        time.sleep(CONF.scheduler.change_notice_delay)
         while not pending.empty():
             more_notes, more_aggregates, more_instances = pending.get()
             merge(notes, more_notes)
