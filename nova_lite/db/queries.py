@@ -8,6 +8,9 @@ import functools
 
 from oslo_db import exception as db_exc
 import sqlalchemy as sa
+from sqlalchemy.dialects import mysql
+from sqlalchemy.dialects import postgresql
+from sqlalchemy.dialects import sqlite
 from sqlalchemy import orm
 
 
@@ -38,6 +41,24 @@ def insert(session, row, on_duplicate):
     except db_exc.DBDuplicateEntry as error:
         raise on_duplicate(error)
     return row
+
+
+def insert_unless_present(session, table, values, unique):
+    """INSERT ``values`` into ``table`` unless a row with the same
+    ``unique`` columns (a unique constraint) is there already: one
+    statement where a look and an insert took two, and no duplicate-key
+    error from a concurrent writer of the same row."""
+    dialect = session.get_bind().dialect.name
+    if dialect == 'mysql':
+        # MySQL has no DO NOTHING: a no-op update of the key it met.
+        statement = mysql.insert(table).values(**values)
+        statement = statement.on_duplicate_key_update(
+            {unique[0]: statement.inserted[unique[0]]})
+    else:
+        insert = (postgresql if dialect == 'postgresql' else sqlite).insert
+        statement = insert(table).values(**values).on_conflict_do_nothing(
+            index_elements=unique)
+    session.execute(statement)
 
 
 def _columns(model):

@@ -18,6 +18,7 @@ import sqlalchemy as sa
 
 from nova_lite.db import api as db_api
 from nova_lite.db import models
+from nova_lite.db import queries
 from nova_lite import exception
 from nova_lite.placement import generation
 from nova_lite.placement import providers
@@ -43,10 +44,10 @@ def check_amount(uuid, resource_class, inv, used, amount):
 
 
 def _provider_rows(session, uuids):
+    table = models.ResourceProvider.__table__
     rows = session.execute(
-        sa.select(models.ResourceProvider.uuid, models.ResourceProvider.id,
-                  models.ResourceProvider.generation).where(
-            models.ResourceProvider.uuid.in_(sorted(uuids)))).all()
+        sa.select(table.c.uuid, table.c.id, table.c.generation).where(
+            table.c.uuid.in_(sorted(uuids)))).all()
     found = {row.uuid: row for row in rows}
     missing = set(uuids) - set(found)
     if missing:
@@ -63,12 +64,9 @@ def _usages(session, provider_id):
 
 
 def _ensure_consumer(session, consumer_uuid, project_id, user_id):
-    exists = session.scalar(sa.select(models.Consumer.id).filter_by(
-        uuid=consumer_uuid))
-    if exists is None:
-        session.execute(sa.insert(models.Consumer.__table__).values(
-            uuid=consumer_uuid, project_id=project_id, user_id=user_id,
-            generation=0))
+    queries.insert_unless_present(session, models.Consumer.__table__, {
+        'uuid': consumer_uuid, 'project_id': project_id,
+        'user_id': user_id, 'generation': 0}, unique=['uuid'])
 
 
 def _remove(session, consumer_uuid):
@@ -85,28 +83,53 @@ def _remove(session, consumer_uuid):
     return touched
 
 
-def _claim(session, consumer_uuid, project_id, user_id, requests,
-           expected_generations):
+def _checked_swaps(session, requests):
+    """({uuid: provider id}, {uuid: new generation}): each provider's
+    capacity checked against its inventories and usages, then its
+    generation read here swapped."""
     rows = _provider_rows(session, requests)
-    new_generations = {}
-    allocations = []
+    ids, new_generations = {}, {}
     for uuid in sorted(requests):
         row = rows[uuid]
-        if expected_generations is None:
-            expected = row.generation
-            inventories = providers._inventories(session, row.id)
-            used = _usages(session, row.id)
-            for rc, amount in requests[uuid].items():
-                check_amount(uuid, rc, inventories.get(rc), used.get(rc, 0),
-                             amount)
-        else:
-            expected = expected_generations[uuid]
+        inventories = providers._inventories(session, row.id)
+        used = _usages(session, row.id)
+        for rc, amount in requests[uuid].items():
+            check_amount(uuid, rc, inventories.get(rc), used.get(rc, 0),
+                         amount)
+        ids[uuid] = row.id
         new_generations[uuid] = generation.bump(session, row.id, uuid,
-                                                expected)
-        allocations.extend(
-            {'resource_provider_id': row.id, 'consumer_id': consumer_uuid,
-             'resource_class': rc, 'used': amount}
-            for rc, amount in sorted(requests[uuid].items()))
+                                                row.generation)
+    return ids, new_generations
+
+
+def _expected_swaps(session, requests, expected_generations):
+    """As ``_checked_swaps``, with no capacity check and the caller's
+    generations (the scheduler checked capacity at those): where the
+    dialect returns rows from an UPDATE, one statement per provider."""
+    if not session.get_bind().dialect.update_returning:
+        rows = _provider_rows(session, requests)
+        return ({uuid: row.id for uuid, row in rows.items()},
+                {uuid: generation.bump(session, rows[uuid].id, uuid,
+                                       expected_generations[uuid])
+                 for uuid in sorted(requests)})
+    ids = {uuid: generation.bump_by_uuid(session, uuid,
+                                         expected_generations[uuid])
+           for uuid in sorted(requests)}
+    return ids, {uuid: expected_generations[uuid] + 1 for uuid in ids}
+
+
+def _claim(session, consumer_uuid, project_id, user_id, requests,
+           expected_generations):
+    if expected_generations is None:
+        ids, new_generations = _checked_swaps(session, requests)
+    else:
+        ids, new_generations = _expected_swaps(session, requests,
+                                               expected_generations)
+    allocations = [
+        {'resource_provider_id': ids[uuid], 'consumer_id': consumer_uuid,
+         'resource_class': rc, 'used': amount}
+        for uuid in sorted(requests)
+        for rc, amount in sorted(requests[uuid].items())]
     # Plain inserts: a claim is on the hot path of every boot, and the
     # ORM's unit of work costs more than the statements themselves.
     if allocations:

@@ -31,6 +31,29 @@ def bump(session, provider_id, provider_uuid, expected):
     return expected + 1
 
 
+def bump_by_uuid(session, provider_uuid, expected):
+    """``bump`` for a provider known by its uuid alone, in one statement
+    that returns the provider's id (the dialect must return rows from an
+    UPDATE: ``dialect.update_returning``). Returns the id. Raises
+    ClaimConflict, or ResourceProviderNotFound when there is no such
+    provider."""
+    table = models.ResourceProvider.__table__
+    provider_id = session.scalar(
+        sa.update(table)
+        .where(table.c.uuid == provider_uuid,
+               table.c.generation == expected)
+        .values(generation=expected + 1).returning(table.c.id))
+    if provider_id is None:
+        if session.scalar(sa.select(table.c.id).where(
+                table.c.uuid == provider_uuid)) is None:
+            raise exception.ResourceProviderNotFound(uuid=provider_uuid)
+        raise exception.ClaimConflict(uuid=provider_uuid,
+                                      generation=expected)
+    changes.note(session, [provider_uuid],
+                 generations={provider_uuid: expected + 1})
+    return provider_id
+
+
 def _is_conflict(exc):
     # A lost generation race, or a shared row (a new trait or aggregate)
     # that a concurrent writer created first, as two computes reporting

@@ -112,6 +112,53 @@ def test_claim_with_stale_generation_conflicts_and_writes_nothing(ctxt):
     assert summaries.get_summaries(ctxt, [uuid])[uuid].usages['VCPU'] == 1
 
 
+def test_an_expected_claim_on_an_unknown_provider_writes_nothing(ctxt):
+    uuid = _provider(ctxt)
+    gen = _generation(ctxt, uuid)
+    unknown = uuidutils.generate_uuid()
+    # The known provider sorts first or last: either way nothing stays.
+    with pytest.raises(exception.ResourceProviderNotFound) as caught:
+        allocations.claim(ctxt, 'c1', 'p', 'u',
+                          {uuid: {'VCPU': 1}, unknown: {'VCPU': 1}},
+                          expected_generations={uuid: gen, unknown: 0})
+    assert caught.value.kwargs['uuid'] == unknown
+    assert allocations.get_for_consumer(ctxt, 'c1') == {}
+    assert _generation(ctxt, uuid) == gen
+
+
+def test_a_conflict_on_the_second_provider_undoes_the_first(ctxt):
+    first, second = sorted([_provider(ctxt, 'n1'), _provider(ctxt, 'n2')])
+    gens = {first: _generation(ctxt, first),
+            second: _generation(ctxt, second)}
+    with pytest.raises(exception.ClaimConflict):
+        allocations.claim(ctxt, 'c1', 'p', 'u',
+                          {first: {'VCPU': 1}, second: {'VCPU': 1}},
+                          expected_generations=dict(
+                              gens, **{second: gens[second] - 1}))
+    assert allocations.get_for_consumer(ctxt, 'c1') == {}
+    assert {uuid: _generation(ctxt, uuid) for uuid in gens} == gens
+    claimed = allocations.claim(ctxt, 'c1', 'p', 'u',
+                                {first: {'VCPU': 1}, second: {'VCPU': 2}},
+                                expected_generations=gens)
+    assert claimed == {uuid: gen + 1 for uuid, gen in gens.items()}
+    assert allocations.get_for_consumer(ctxt, 'c1') == {
+        first: {'VCPU': 1}, second: {'VCPU': 2}}
+
+
+def test_a_consumer_claims_again_after_its_allocations_moved(ctxt):
+    """The consumer row is written once, whichever claim comes first."""
+    first, second = _provider(ctxt, 'n1'), _provider(ctxt, 'n2')
+    allocations.claim(ctxt, 'c1', 'p', 'u', {first: {'VCPU': 1}},
+                      expected_generations={first: _generation(ctxt,
+                                                               first)})
+    allocations.replace(ctxt, 'c1', 'p', 'u', {second: {'VCPU': 1}})
+    allocations.claim(ctxt, 'c1', 'p', 'u', {first: {'VCPU': 2}},
+                      expected_generations={first: _generation(ctxt,
+                                                               first)})
+    assert allocations.get_for_consumer(ctxt, 'c1') == {
+        first: {'VCPU': 2}, second: {'VCPU': 1}}
+
+
 def test_remove_releases_and_bumps_generation(ctxt):
     uuid = _provider(ctxt)
     allocations.claim(ctxt, 'c1', 'p', 'u', {uuid: {'VCPU': 3}})
