@@ -7,6 +7,7 @@ the config files); rules not overridden keep their defaults.
 """
 
 import threading
+import time
 
 from oslo_config import cfg
 from oslo_log import log as logging
@@ -20,6 +21,25 @@ LOG = logging.getLogger(__name__)
 
 _ENFORCER = None
 _LOCK = threading.Lock()
+# Seconds between two looks for a changed policy file.
+RELOAD_CHECK_INTERVAL = 1.0
+
+
+class _Enforcer(policy.Enforcer):
+    """oslo.policy's enforcer, looking for a changed policy file at most
+    every ``RELOAD_CHECK_INTERVAL`` seconds rather than at every check:
+    each look searched the config directories for the file and walked
+    every registered rule, a tenth of the API's CPU for a server create.
+    An operator's edit still applies without a restart, within the
+    interval."""
+
+    _next_look = 0.0
+
+    def load_rules(self, force_reload=False):
+        now = time.monotonic()
+        if force_reload or not self.rules or now >= self._next_look:
+            super().load_rules(force_reload=force_reload)
+            self._next_look = now + RELOAD_CHECK_INTERVAL
 
 
 def reset():
@@ -37,7 +57,7 @@ def init(policy_file=None, rules=None, default_rule=None, use_conf=True,
     global _ENFORCER
     with _LOCK:
         if _ENFORCER is None:
-            enforcer = policy.Enforcer(
+            enforcer = _Enforcer(
                 CONF, policy_file=policy_file, rules=rules,
                 default_rule=default_rule, use_conf=use_conf)
             enforcer.suppress_deprecation_warnings = (

@@ -87,6 +87,29 @@ def test_operator_override(tmp_path, conf):
     assert policy.authorize(MEMBER, 'os_compute_api:servers:delete', OWN)
 
 
+def test_an_edited_policy_file_applies_after_the_reload_interval(
+        tmp_path, conf, monkeypatch):
+    rules = tmp_path / 'policy.yaml'
+    rules.write_text('"os_compute_api:servers:create": "role:member"\n')
+    policy.init()  # registers [oslo_policy]
+    conf.config(group='oslo_policy', policy_file=str(rules))
+    policy.reset()
+    clock = [1000.0]
+    monkeypatch.setattr(policy.time, 'monotonic', lambda: clock[0])
+    action = 'os_compute_api:servers:create'
+    assert policy.authorize(MEMBER, action, OWN)
+    rules.write_text('"os_compute_api:servers:create": "role:admin"\n')
+    later = os.stat(rules).st_mtime + 5
+    os.utime(rules, (later, later))
+    # Not looked for yet: the file's old rule holds ...
+    clock[0] += policy.RELOAD_CHECK_INTERVAL / 2
+    assert policy.authorize(MEMBER, action, OWN)
+    # ... until the interval is over.
+    clock[0] += policy.RELOAD_CHECK_INTERVAL
+    assert not policy.authorize(MEMBER, action, OWN, fatal=False)
+    assert policy.authorize(ADMIN, action, OWN)
+
+
 def test_every_rule_is_documented_and_unique():
     rules = policies.list_rules()
     names = [r.name for r in rules]
