@@ -48,17 +48,23 @@ def insert_unless_present(session, table, values, unique):
     ``unique`` columns (a unique constraint) is there already: one
     statement where a look and an insert took two, and no duplicate-key
     error from a concurrent writer of the same row."""
-    dialect = session.get_bind().dialect.name
+    session.execute(_insert_unless_present(
+        session.get_bind().dialect.name, table, tuple(sorted(values)),
+        tuple(unique)), values)
+
+
+@functools.cache
+def _insert_unless_present(dialect, table, columns, unique):
+    # Built once per shape: building it cost more than running it.
+    values = {column: sa.bindparam(column) for column in columns}
     if dialect == 'mysql':
         # MySQL has no DO NOTHING: a no-op update of the key it met.
-        statement = mysql.insert(table).values(**values)
-        statement = statement.on_duplicate_key_update(
+        statement = mysql.insert(table).values(values)
+        return statement.on_duplicate_key_update(
             {unique[0]: statement.inserted[unique[0]]})
-    else:
-        insert = (postgresql if dialect == 'postgresql' else sqlite).insert
-        statement = insert(table).values(**values).on_conflict_do_nothing(
-            index_elements=unique)
-    session.execute(statement)
+    insert = (postgresql if dialect == 'postgresql' else sqlite).insert
+    return insert(table).values(values).on_conflict_do_nothing(
+        index_elements=list(unique))
 
 
 def _columns(model):
@@ -96,15 +102,24 @@ def insert_rows(session, model, rows, returning=None):
     columns = dict(_columns(model))
     params = [{columns[key].key: value for key, value in row.items()}
               for row in rows]
-    statement = sa.insert(model.__table__)
+    statement = _insert_statement(model, tuple(returning or ()))
     if not returning:
         session.execute(statement, params)
         return []
-    statement = statement.returning(
-        *[columns[key].label(key) for key in returning])
     if session.get_bind().dialect.insert_executemany_returning:
         return session.execute(statement, params).all()
     return [session.execute(statement, one).one() for one in params]
+
+
+@functools.cache
+def _insert_statement(model, returning):
+    # Built once: the boot's inserts run it with fresh parameters.
+    statement = sa.insert(model.__table__)
+    if not returning:
+        return statement
+    columns = dict(_columns(model))
+    return statement.returning(
+        *[columns[key].label(key) for key in returning])
 
 
 @functools.cache

@@ -4,6 +4,8 @@ An instance keeps a copy of the flavor it was built with, so deleting or
 changing a flavor never changes a running server.
 """
 
+import functools
+
 import sqlalchemy as sa
 
 from nova_lite.db import api as db_api
@@ -12,6 +14,19 @@ from nova_lite.db import queries
 from nova_lite import exception
 from nova_lite.objects import base
 from nova_lite.objects import fields
+
+@functools.cache
+def _select_by(column):
+    """The flavor and its extra specs where ``column`` is the bound
+    ``b_value``: built once per column, as every boot reads a flavor."""
+    table = models.Flavor.__table__
+    specs = models.FlavorExtraSpec.__table__
+    return sa.select(
+        table, specs.c.key.label('spec_key'),
+        specs.c.value.label('spec_value')).select_from(table.outerjoin(
+            specs, specs.c.flavor_id == table.c.id)).where(
+        table.c[column] == sa.bindparam('b_value'))
+
 
 _SORT_KEYS = ('flavorid', 'name', 'memory_mb', 'vcpus', 'root_gb',
               'ephemeral_gb', 'swap', 'id', 'created_at')
@@ -58,14 +73,8 @@ class Flavor(base.NovaLiteObject, base.NovaLiteTimestampObject):
         ``value``; FlavorNotFound. One Core statement: the ORM's read of
         the same rows with a joined load took several times its CPU, and
         the API reads a flavor for every boot."""
-        table = models.Flavor.__table__
-        specs = models.FlavorExtraSpec.__table__
-        rows = context.session.execute(
-            sa.select(table, specs.c.key.label('spec_key'),
-                      specs.c.value.label('spec_value'))
-            .select_from(table.outerjoin(
-                specs, specs.c.flavor_id == table.c.id))
-            .where(table.c[column] == value)).all()
+        rows = context.session.execute(_select_by(column),
+                                       {'b_value': value}).all()
         if not rows:
             raise exception.FlavorNotFound(flavor_id=value)
         return rows[0], {row.spec_key: row.spec_value for row in rows

@@ -7,6 +7,7 @@ other.
 """
 
 import calendar
+import functools
 import types
 
 from oslo_serialization import jsonutils
@@ -154,7 +155,10 @@ class Instance(base.NovaLiteObject, base.NovaLitePersistentObject):
 
     @staticmethod
     def _from_db_object(context, instance, row, expected_attrs=None,
-                        fault=None):
+                        fault=None, parsed=()):
+        """Fill ``instance`` from ``row``; ``parsed``: the JSON columns
+        (flavors, metadata) whose values ``instance`` holds already, as
+        one just written from them does: kept, not parsed back."""
         skip = _FLAVOR_ATTRS + ('metadata', 'fault', 'deleted',
                                 'trusted_certs')
         base.set_all_from_db(instance, row, skip=skip)
@@ -163,10 +167,13 @@ class Instance(base.NovaLiteObject, base.NovaLitePersistentObject):
         instance.deleted = bool(row.deleted)
         for attr in _FLAVOR_ATTRS:
             value = getattr(row, attr)
-            setattr(instance, attr, flavor_obj.Flavor.obj_from_primitive(
-                jsonutils.loads(value)) if value else None)
-        instance.metadata = (jsonutils.loads(row.metadata_)
-                             if row.metadata_ else {})
+            if attr not in parsed:
+                setattr(instance, attr,
+                        flavor_obj.Flavor.obj_from_primitive(
+                            jsonutils.loads(value)) if value else None)
+        if 'metadata' not in parsed:
+            instance.metadata = (jsonutils.loads(row.metadata_)
+                                 if row.metadata_ else {})
         if 'fault' in (expected_attrs or ()):
             instance.fault = fault
         instance._context = context
@@ -254,8 +261,12 @@ class Instance(base.NovaLiteObject, base.NovaLitePersistentObject):
                                        returning=('uuid', 'id')))
         for instance, row in zip(instances, rows, strict=True):
             row['id'] = ids[row['uuid']]
-            cls._from_db_object(instance._context, instance,
-                                types.SimpleNamespace(**row))
+            # What it was written from is what it holds: the flavor and
+            # metadata need no parsing back (every boot writes one).
+            cls._from_db_object(
+                instance._context, instance, types.SimpleNamespace(**row),
+                parsed=[attr for attr in _FLAVOR_ATTRS + ('metadata',)
+                        if instance.obj_attr_is_set(attr)])
 
     @staticmethod
     @db_api.writer
@@ -267,17 +278,19 @@ class Instance(base.NovaLiteObject, base.NovaLitePersistentObject):
         if context.session.get_bind().dialect.name == 'mysql':
             # DATETIME keeps whole seconds there: stamp what it will keep.
             values['updated_at'] = values['updated_at'].replace(microsecond=0)
-        # Core, on the table (``queries.by_column``): every build saves.
-        rows = model.__table__.c
-        query = sa.update(model.__table__).where(rows.uuid == uuid,
-                                                 rows.deleted == 0)
-        if expected_task_state is not None:
-            query = query.where(_state_in(rows.task_state,
-                                          expected_task_state))
-        if expected_vm_state is not None:
-            query = query.where(_state_in(rows.vm_state, expected_vm_state))
-        query = query.values(queries.by_column(model, values))
-        if context.session.execute(query).rowcount == 1:
+        values = queries.by_column(model, values)
+        params = {'b_' + name: value for name, value in values.items()}
+        params['b_uuid'] = uuid
+        shapes = []
+        for name, expected in (('task_state', expected_task_state),
+                               ('vm_state', expected_vm_state)):
+            listed, none = _expected(expected)
+            if listed:
+                params['b_expected_' + name] = listed
+            shapes.append(None if expected is None
+                          else (bool(listed), none))
+        query = _save_statement(tuple(sorted(values)), *shapes)
+        if context.session.execute(query, params).rowcount == 1:
             if noted is not None:
                 scheduler_changes.note_instance(
                     context.session, noted[0], uuid, noted[1], noted[2],
@@ -369,14 +382,45 @@ def _stamp(when):
     return calendar.timegm(when.timetuple()) + when.microsecond / 1e6
 
 
-def _state_in(column, expected):
+def _expected(expected):
+    """([the states expected], whether None, no state, is one of them)
+    of an expected state or list of states."""
     if not isinstance(expected, (list, tuple, set)):
         expected = [expected]
-    values = [v for v in expected if v is not None]
+    return [v for v in expected if v is not None], None in expected
+
+
+def _state_in(column, expected):
+    values, none = _expected(expected)
     clauses = [column.in_(values)] if values else []
-    if None in expected:
+    if none:
         clauses.append(column.is_(None))
     return sa.or_(*clauses)
+
+
+@functools.cache
+def _save_statement(columns, task_state, vm_state):
+    """The UPDATE of a save of ``columns``, expecting ``task_state`` and
+    ``vm_state`` (None: any; else (any of a list, or None)), built once
+    per shape with bound parameters: Core, on the table
+    (``queries.by_column``), and built once, as every build saves and
+    building an UPDATE costs several times running it."""
+    table = models.Instance.__table__
+    rows = table.c
+    query = sa.update(table).where(rows.uuid == sa.bindparam('b_uuid'),
+                                   rows.deleted == 0)
+    for name, shape in (('task_state', task_state), ('vm_state', vm_state)):
+        if shape is None:
+            continue
+        listed, none = shape
+        clauses = [rows[name].in_(sa.bindparam('b_expected_' + name,
+                                               expanding=True))
+                   ] if listed else []
+        if none:
+            clauses.append(rows[name].is_(None))
+        query = query.where(sa.or_(*clauses))
+    return query.values({column: sa.bindparam('b_' + column)
+                         for column in columns})
 
 
 def _apply_read_deleted(query, context, model=models.Instance):

@@ -31,19 +31,26 @@ def bump(session, provider_id, provider_uuid, expected):
     return expected + 1
 
 
+# Every boot's claim runs it: built once (building costs more than
+# running it).
+_TABLE = models.ResourceProvider.__table__
+_BUMP_BY_UUID = sa.update(_TABLE).where(
+    _TABLE.c.uuid == sa.bindparam('b_uuid'),
+    _TABLE.c.generation == sa.bindparam('b_expected')).values(
+    generation=sa.bindparam('b_next')).returning(_TABLE.c.id)
+
+
 def bump_by_uuid(session, provider_uuid, expected):
     """``bump`` for a provider known by its uuid alone, in one statement
     that returns the provider's id (the dialect must return rows from an
     UPDATE: ``dialect.update_returning``). Returns the id. Raises
     ClaimConflict, or ResourceProviderNotFound when there is no such
     provider."""
-    table = models.ResourceProvider.__table__
-    provider_id = session.scalar(
-        sa.update(table)
-        .where(table.c.uuid == provider_uuid,
-               table.c.generation == expected)
-        .values(generation=expected + 1).returning(table.c.id))
+    provider_id = session.scalar(_BUMP_BY_UUID, {
+        'b_uuid': provider_uuid, 'b_expected': expected,
+        'b_next': expected + 1})
     if provider_id is None:
+        table = models.ResourceProvider.__table__
         if session.scalar(sa.select(table.c.id).where(
                 table.c.uuid == provider_uuid)) is None:
             raise exception.ResourceProviderNotFound(uuid=provider_uuid)

@@ -195,16 +195,33 @@ def _handed_off(model):
 
 
 # The compare-and-swaps are Core statements on the table (see
-# ``queries.by_column``): one per boot at least, on the hot path.
+# ``queries.by_column``), built once with bound parameters: one runs for
+# every boot, and building an UPDATE costs several times running it.
 _TABLE = models.Instance.__table__
 
 
-@db_api.writer
-def _swap(context, uuid, condition, owner):
+def _swap_statement(condition):
     rows = _TABLE.c
-    result = context.session.execute(sa.update(_TABLE).where(
-        rows.uuid == uuid, _with_conductors(rows), condition).values(
-        build_owner=owner))
+    return sa.update(_TABLE).where(
+        rows.uuid == sa.bindparam('b_uuid'), _with_conductors(rows),
+        condition).values(build_owner=sa.bindparam('b_owner'))
+
+
+_TAKE_FRESH = _swap_statement(sa.and_(
+    _TABLE.c.build_owner.is_not(None), sa.not_(_handed_off(_TABLE.c)),
+    _TABLE.c.build_owner.not_like(REDRIVEN + '%')))
+_TAKE_HANDED_BACK = _swap_statement(sa.or_(
+    _handed_off(_TABLE.c), _TABLE.c.build_owner.is_(None)))
+_HAND_OFF = _swap_statement(_TABLE.c.build_owner.in_(
+    [sa.bindparam('b_mine'), sa.bindparam('b_redriven')]))
+_CLAIM_LOST = _swap_statement(
+    _TABLE.c.build_owner == sa.bindparam('b_was'))
+
+
+@db_api.writer
+def _swap(context, statement, uuid, owner, **params):
+    result = context.session.execute(statement, dict(
+        params, b_uuid=uuid, b_owner=owner))
     return result.rowcount == 1
 
 
@@ -219,12 +236,7 @@ def take_fresh(context, uuid):
     """Take a fresh build's cast. 'untracked' if it has no owner, True if
     taken, False if it was re-driven or handed off already (the cast is a
     stale duplicate: drop it)."""
-    model = _TABLE.c
-    taken = _swap(context, uuid, sa.and_(
-        model.build_owner.is_not(None),
-        sa.not_(_handed_off(model)),
-        model.build_owner.not_like(REDRIVEN + '%')), token())
-    if taken:
+    if _swap(context, _TAKE_FRESH, uuid, token()):
         return True
     return 'untracked' if _owner_of(context, uuid) is None else False
 
@@ -232,20 +244,16 @@ def take_fresh(context, uuid):
 def take_handed_back(context, uuid):
     """Take a build a compute handed back (a reschedule). True if it is
     now ours; False if it is not tracked (nothing else moves it)."""
-    model = _TABLE.c
-    return _swap(context, uuid, sa.or_(_handed_off(model),
-                                       model.build_owner.is_(None)),
-                 token())
+    return _swap(context, _TAKE_HANDED_BACK, uuid, token())
 
 
 def hand_off(context, uuid, host):
     """Before the cast to compute ``host``: ours -> handed to ``host``,
     not acknowledged yet. False if another conductor re-drove it
     meanwhile (do not cast)."""
-    model = _TABLE.c
     mine = token()
-    return _swap(context, uuid, model.build_owner.in_(
-        [mine, REDRIVEN + mine]), HANDED_OFF + host)
+    return _swap(context, _HAND_OFF, uuid, HANDED_OFF + host,
+                 b_mine=mine, b_redriven=REDRIVEN + mine)
 
 
 @db_api.writer
@@ -283,8 +291,8 @@ def count_recast(context, uuid, host, recasts):
 def claim_lost(context, uuid, owner):
     """Re-drive a lost build: ``owner`` -> ours, marked re-driven. True
     for exactly one of the conductors racing for it."""
-    return _swap(context, uuid, _TABLE.c.build_owner == owner,
-                 REDRIVEN + token())
+    return _swap(context, _CLAIM_LOST, uuid, REDRIVEN + token(),
+                 b_was=owner)
 
 
 @db_api.reader

@@ -100,3 +100,15 @@ def test_a_start_changing_anything_else_is_refused(ctxt):
     start.vm_state = 'active'
     assert build_started.record(ctxt, start, 'c1') == 'ignored'
     assert tuple(_row(ctxt, inst.uuid))[::2] == (None, 'scheduling', '-c1')
+
+
+def test_a_host_name_is_matched_literally(ctxt):
+    # '_' and '%' are LIKE wildcards: c_1 must not take cX1's re-cast.
+    inst = owners._building(ctxt, '-cX1#2')
+    for host in ('c_1', 'c%'):
+        assert build_started.record(ctxt, _start(inst.uuid, host),
+                                    host) == 'ignored'
+    assert _row(ctxt, inst.uuid).build_owner == '-cX1#2'
+    literal = owners._building(ctxt, '-c_1#1')
+    assert build_started.record(ctxt, _start(literal.uuid, 'c_1'),
+                                'c_1') == 'started'
