@@ -29,6 +29,8 @@ from nova_lite.placement import changes as scheduler_changes
 OPTIONAL_ATTRS = ('fault',)
 # Flavors kept as Flavor primitives in JSON columns.
 _FLAVOR_ATTRS = ('flavor', 'old_flavor', 'new_flavor')
+# The fields of the row values whose attribute names differ.
+_FIELD_OF = {'metadata_': 'metadata'}
 # Fields of Instance 1.1 (locks, description, resize and shelve).
 _FIELDS_1_1 = ('locked', 'locked_by', 'locked_reason', 'description',
                'old_flavor', 'new_flavor', 'shelved_at', 'shelved_image_id',
@@ -155,23 +157,24 @@ class Instance(base.NovaLiteObject, base.NovaLitePersistentObject):
 
     @staticmethod
     def _from_db_object(context, instance, row, expected_attrs=None,
-                        fault=None, parsed=()):
-        """Fill ``instance`` from ``row``; ``parsed``: the JSON columns
-        (flavors, metadata) whose values ``instance`` holds already, as
-        one just written from them does: kept, not parsed back."""
+                        fault=None, kept=()):
+        """Fill ``instance`` from ``row``; ``kept``: the fields whose
+        values ``instance`` holds already, as one just written from them
+        does: kept, not set (or their JSON parsed) again."""
         skip = _FLAVOR_ATTRS + ('metadata', 'fault', 'deleted',
-                                'trusted_certs')
+                                'trusted_certs') + tuple(kept)
         base.set_all_from_db(instance, row, skip=skip)
-        instance.trusted_certs = (jsonutils.loads(row.trusted_certs)
-                                  if row.trusted_certs else None)
+        if 'trusted_certs' not in kept:
+            instance.trusted_certs = (jsonutils.loads(row.trusted_certs)
+                                      if row.trusted_certs else None)
         instance.deleted = bool(row.deleted)
         for attr in _FLAVOR_ATTRS:
             value = getattr(row, attr)
-            if attr not in parsed:
+            if attr not in kept:
                 setattr(instance, attr,
                         flavor_obj.Flavor.obj_from_primitive(
                             jsonutils.loads(value)) if value else None)
-        if 'metadata' not in parsed:
+        if 'metadata' not in kept:
             instance.metadata = (jsonutils.loads(row.metadata_)
                                  if row.metadata_ else {})
         if 'fault' in (expected_attrs or ()):
@@ -251,22 +254,23 @@ class Instance(base.NovaLiteObject, base.NovaLitePersistentObject):
         one Core INSERT (not through a remote conductor: the
         conductor's provisioning writes them), naming ``build_owner``
         on their rows if given; each ends as ``create`` leaves it."""
-        rows = []
+        rows, written = [], []
         for instance in instances:
             values = instance._new_values()
+            # The fields written from the object hold what the row holds
+            # (every boot writes one: they are not set, nor their JSON
+            # parsed, back); the others take the row's defaults.
+            written.append([_FIELD_OF.get(name, name) for name in values])
             if build_owner is not None:
                 values['build_owner'] = build_owner
             rows.append(queries.with_defaults(models.Instance, values))
         ids = dict(queries.insert_rows(session, models.Instance, rows,
                                        returning=('uuid', 'id')))
-        for instance, row in zip(instances, rows, strict=True):
+        for instance, row, kept in zip(instances, rows, written,
+                                       strict=True):
             row['id'] = ids[row['uuid']]
-            # What it was written from is what it holds: the flavor and
-            # metadata need no parsing back (every boot writes one).
-            cls._from_db_object(
-                instance._context, instance, types.SimpleNamespace(**row),
-                parsed=[attr for attr in _FLAVOR_ATTRS + ('metadata',)
-                        if instance.obj_attr_is_set(attr)])
+            cls._from_db_object(instance._context, instance,
+                                types.SimpleNamespace(**row), kept=kept)
 
     @staticmethod
     @db_api.writer
