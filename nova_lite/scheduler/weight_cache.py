@@ -122,6 +122,15 @@ class _Column:
         values = self._clamped(np.array(weigher.weight(*(
             population.column(name)[rows] for name in weigher.reads)),
             dtype=float))
+        # Most rows re-read keep this weigher's weight (a claim moves the
+        # free RAM, not the hypervisor version): only those whose weight
+        # moved are written, and only they unsettle the sort. NaN never
+        # equals itself, so a row holding one is always written.
+        moved = values != self.raw[rows]
+        if not moved.all():
+            rows, values = rows[moved], values[moved]
+            if not len(rows):
+                return True
         self.raw[rows] = values
         if self.nan or np.isnan(values).any():
             self.nan = bool(np.isnan(self.raw).any())
@@ -140,6 +149,12 @@ class _Column:
         there is none."""
         order, stale = self.order, self.stale
         count = len(order)
+        # Most often the very first row is among them: looked at alone,
+        # it spares the array operations of a walk.
+        if count:
+            row = order[-1] if from_end else order[0]
+            if among[row] and not stale[row]:
+                return self.raw[row]
         done, step = 0, FIRST_WALK
         while done < count:
             if from_end:

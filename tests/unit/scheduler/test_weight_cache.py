@@ -209,3 +209,36 @@ def test_unit_bounds_kept_answer_as_every_row():
                                 or max_unit.min() < amount)
             assert filter_scheduler._units_may_refuse(
                 rows, 'VCPU', res, amount) == expected
+
+
+def test_rows_whose_weight_stayed_do_not_unsettle_the_sort(conf):
+    """A row re-read with the same raw weight leaves a weigher's sorted
+    rows settled; one whose weight moved is written and looked at apart,
+    and the extremes follow it."""
+    import numpy as np
+
+    from nova_lite.scheduler.weighers import ram
+    states = []
+    rng = random.Random(5)
+    while len(states) < 4:
+        states, _aggregates = random_fleet.fleet(rng)
+    population = population_mod.Population(states, owned=True)
+    weigher = ram.RAMWeigher()
+    column = weight_cache._column(population, weigher)
+    among = population.mask().copy()
+    column.extremes(among)
+    # Re-read with nothing moved (a notice repeating what is known).
+    population.mark_changed(states[0])
+    population.sync()
+    column = weight_cache._column(population, weigher)
+    assert len(column.stale_rows) == 0
+    # Its free RAM moves above every other host's.
+    states[1].free_ram_mb = max(s.free_ram_mb for s in states) + 1024
+    population.mark_changed(states[1])
+    population.sync()
+    column = weight_cache._column(population, weigher)
+    row = population.row_of(states[1])
+    assert list(column.stale_rows) == [row]
+    assert column.raw[row] == states[1].free_ram_mb
+    expected = np.maximum(population.column('free_ram_mb')[among], 0)
+    assert column.extremes(among) == (expected.min(), expected.max())
