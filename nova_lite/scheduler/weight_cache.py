@@ -54,6 +54,15 @@ RESORT_AT_LEAST = 512
 # at each step).
 FIRST_WALK = 64
 _NO_ROWS = np.zeros(0, dtype=np.intp)
+# What np.ndim answers 0 for without asking it (it costs a dispatch,
+# several times per weigher and decision).
+_SCALARS = (float, int, np.generic)
+
+
+def _ndim(value):
+    if isinstance(value, _SCALARS):
+        return 0
+    return np.ndim(value)
 
 
 class _Entry:
@@ -112,11 +121,13 @@ class _Column:
         if (self.hosts is not population.hosts
                 or self.size != population.size):
             return False
+        if self.position == population.change_position():
+            return True
         rows = changed_rows(population, self.position)
         if rows is None:
             return False
         self.position = population.change_position()
-        if not len(rows) or np.ndim(self.raw) == 0:
+        if not len(rows) or _ndim(self.raw) == 0:
             return True
         weigher = self.weigher
         values = self._clamped(np.array(weigher.weight(*(
@@ -249,7 +260,7 @@ def _plan(weigher_objs, population, spec_obj, among):
             multiplier = weigher.multiplier_population(population)
             if multiplier is None:
                 return None
-            if (np.ndim(multiplier) == 0 and np.isfinite(multiplier)
+            if (_ndim(multiplier) == 0 and np.isfinite(multiplier)
                     and multiplier == 0):
                 continue
             column = _column(population, weigher)
@@ -262,8 +273,8 @@ def _plan(weigher_objs, population, spec_obj, among):
             multiplier = weigher.multiplier_population(population)
         if raw is None or multiplier is None:
             return None
-        scalar = np.ndim(multiplier) == 0 and np.isfinite(multiplier)
-        if np.ndim(raw) == 0 or (scalar and multiplier == 0):
+        scalar = _ndim(multiplier) == 0 and np.isfinite(multiplier)
+        if _ndim(raw) == 0 or (scalar and multiplier == 0):
             if scalar:
                 # fast_path.weigh_part: it adds nothing.
                 continue
@@ -289,7 +300,7 @@ def _bounds(plan, rows, among):
 def _key(plan, bounds):
     return tuple(
         (id(weigher), low, high,
-         multiplier if scalar or np.ndim(multiplier) == 0
+         multiplier if scalar or _ndim(multiplier) == 0
          else id(multiplier))
         for (weigher, _raw, multiplier, scalar), (low, high)
         in zip(plan, bounds, strict=True))
@@ -308,7 +319,7 @@ def combine(plan, bounds, rows):
             if scalar:
                 continue
             norm = np.zeros(len(rows))
-        fast_path.scale(norm, multiplier if np.ndim(multiplier) == 0
+        fast_path.scale(norm, multiplier if _ndim(multiplier) == 0
                         else np.take(multiplier, rows))
         np.add(total, norm, out=total)
     return total
