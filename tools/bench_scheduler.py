@@ -292,14 +292,18 @@ class Loader:
                            ('MEMORY_MB', flavor.memory_mb),
                            ('DISK_GB', flavor.root_gb)):
             summary.usages[rc] = max(0, summary.usages[rc] + sign * amount)
-        self._changed[index] = (summary, instances)
+        # Kept whole, the node too (the same as made afresh): a read of a
+        # changed node returns the rows a database would, without making
+        # its records again from its random numbers (see _current).
+        self._changed[index] = (node, summary, instances)
         if index in self._batch:
             self._batch = {}
 
     def _current(self, index):
-        node, summary, instances = self._records(index)
-        summary, instances = self._changed.get(index, (summary, instances))
-        return node, summary, instances
+        changed = self._changed.get(index)
+        if changed is not None:
+            return changed
+        return self._records(index)
 
     def compute_nodes(self, ctxt, uuids=None):
         return self._read(uuids, 0, _node_object)
