@@ -91,7 +91,7 @@ class _Column:
     """
 
     __slots__ = ('weigher', 'hosts', 'size', 'position', 'raw', 'nan',
-                 'order', 'stale', 'stale_rows')
+                 'order', 'stale', 'stale_rows', 'reach')
 
     def __init__(self, weigher, population):
         self.weigher = weigher
@@ -105,6 +105,9 @@ class _Column:
         self.nan = np.ndim(raw) != 0 and bool(np.isnan(self.raw).any())
         self.order = self.stale = None
         self.stale_rows = _NO_ROWS
+        # Per end (lowest, highest): how far into the sorted rows the
+        # last walk went, the first stretch of the next one.
+        self.reach = [FIRST_WALK, FIRST_WALK]
 
     def _clamped(self, values):
         # What fast_path.clamp makes of each value.
@@ -166,7 +169,11 @@ class _Column:
             row = order[-1] if from_end else order[0]
             if among[row] and not stale[row]:
                 return self.raw[row]
-        done, step = 0, FIRST_WALK
+        # A walk starts with a stretch as long as the last one needed:
+        # on a large fleet the lightest hosts are often full, and the
+        # first request's rows thousands of rows in (one pass over them
+        # costs less than doubling up to them).
+        done, step = 0, self.reach[from_end]
         while done < count:
             if from_end:
                 part = order[max(0, count - done - step):count - done][::-1]
@@ -174,7 +181,9 @@ class _Column:
                 part = order[done:done + step]
             found = among[part] & ~stale[part]
             if found.any():
-                return self.raw[part[int(found.argmax())]]
+                at = int(found.argmax())
+                self.reach[from_end] = max(FIRST_WALK, done + at + 1)
+                return self.raw[part[at]]
             done += step
             step *= 2
         return None

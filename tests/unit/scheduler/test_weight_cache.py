@@ -242,3 +242,33 @@ def test_rows_whose_weight_stayed_do_not_unsettle_the_sort(conf):
     assert column.raw[row] == states[1].free_ram_mb
     expected = np.maximum(population.column('free_ram_mb')[among], 0)
     assert column.extremes(among) == (expected.min(), expected.max())
+
+
+@pytest.mark.parametrize('walk', [1, 2, 64])
+def test_walks_find_the_extremes_of_any_rows(conf, walk):
+    """Each walk starts with a stretch as long as the last one needed:
+    rows far in, then near the ends, then anywhere, the extremes are
+    those of the rows asked about."""
+    import numpy as np
+
+    from nova_lite.scheduler.weighers import ram
+    rng = random.Random(11)
+    with mock.patch.object(weight_cache, 'FIRST_WALK', walk):
+        for _fleet in range(20):
+            states, _aggregates = random_fleet.fleet(rng)
+            population = population_mod.Population(states, owned=True)
+            column = weight_cache._Column(ram.RAMWeigher(), population)
+            raw = np.maximum(population.column('free_ram_mb'), 0)
+            order = np.argsort(raw, kind='stable')
+            for _request in range(10):
+                among = np.zeros(population.size, bool)
+                if rng.random() < 0.5:
+                    # Only rows from the middle of the sorted ones.
+                    low = rng.randint(0, population.size - 1)
+                    among[order[low:rng.randint(low + 1,
+                                                population.size)]] = True
+                else:
+                    among[rng.sample(range(population.size),
+                                     rng.randint(1, population.size))] = True
+                assert column.extremes(among) == (raw[among].min(),
+                                                  raw[among].max())
