@@ -326,12 +326,17 @@ class RankedHosts:
     sliced; ``shuffle_ties`` and ``pick_from`` apply
     ``shuffle_best_same_weighed_hosts`` and ``host_subset_size`` exactly
     as the per-host path does (same ``rng`` calls).
+
+    ``weights`` is written to as levels are taken, so it is copied
+    first, unless ``handed_over`` says the caller made it for this
+    ranking alone (a copy of a large fleet's weights costs as much as
+    finding a level).
     """
 
-    def __init__(self, population, rows, weights):
+    def __init__(self, population, rows, weights, handed_over=False):
         self.population = population
         self.rows = rows
-        self._left = weights.copy()
+        self._left = weights if handed_over else weights.copy()
         self._remaining = len(rows)
         self._pending = np.empty(0, np.intp)
         self._order = []

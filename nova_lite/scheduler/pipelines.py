@@ -164,8 +164,10 @@ class PopulationPipeline:
         """RankedHosts of ``pool``, after shuffle and subset."""
         opts = CONF.filter_scheduler
         rows = pool.nonzero()[0]
-        weights = self._weights(weigher_objs, rows, spec_obj, pool)
-        ranked = fast_path.RankedHosts(self.population, rows, weights)
+        weights, handed_over = self._weights(weigher_objs, rows, spec_obj,
+                                             pool)
+        ranked = fast_path.RankedHosts(self.population, rows, weights,
+                                       handed_over)
         if opts.shuffle_best_same_weighed_hosts and len(rows):
             ranked.shuffle_ties(rng)
         subset = min(opts.host_subset_size, len(rows))
@@ -174,8 +176,11 @@ class PopulationPipeline:
         return ranked
 
     def _weights(self, weigher_objs, rows, spec_obj, pool):
+        """(the weights of ``rows``, whether they are made for the
+        caller alone: not also kept by a Reweigher)."""
         population, timings = self.population, self._timings
         weights = None
+        handed_over = True
         if self._incremental and self._reweigher is not None:
             weights = self._reweigher.reweigh(
                 weigher_objs, population, rows, spec_obj, timings, pool,
@@ -185,13 +190,14 @@ class PopulationPipeline:
             if self._index + 1 < self.instances:
                 weights, self._reweigher = increments.Reweigher.weigh(
                     weigher_objs, population, rows, spec_obj, timings, pool)
+                handed_over = self._reweigher is None
             else:
                 self._reweigher = None
                 weights = weight_cache.weigh(weigher_objs, population, rows,
                                              spec_obj, timings, pool)
         self._claimed = []
         self._stale = False
-        return weights
+        return weights, handed_over
 
     def consumed(self, host_state):
         """The core claimed on ``host_state`` (``HostState.consume``)."""

@@ -54,6 +54,15 @@ RESORT_AT_LEAST = 512
 # at each step).
 FIRST_WALK = 64
 _NO_ROWS = np.zeros(0, dtype=np.intp)
+# What np.ndim answers 0 for without asking it (it costs a dispatch,
+# several times per weigher and decision).
+_SCALARS = (float, int, np.generic)
+
+
+def _ndim(value):
+    if isinstance(value, _SCALARS):
+        return 0
+    return np.ndim(value)
 
 
 class _Entry:
@@ -82,7 +91,7 @@ class _Column:
     """
 
     __slots__ = ('weigher', 'hosts', 'size', 'position', 'raw', 'nan',
-                 'order', 'stale', 'stale_rows')
+                 'order', 'stale', 'stale_rows', 'reach')
 
     def __init__(self, weigher, population):
         self.weigher = weigher
@@ -96,6 +105,9 @@ class _Column:
         self.nan = np.ndim(raw) != 0 and bool(np.isnan(self.raw).any())
         self.order = self.stale = None
         self.stale_rows = _NO_ROWS
+        # Per end (lowest, highest): how far into the sorted rows the
+        # last walk went, the first stretch of the next one.
+        self.reach = [FIRST_WALK, FIRST_WALK]
 
     def _clamped(self, values):
         # What fast_path.clamp makes of each value.
@@ -112,16 +124,27 @@ class _Column:
         if (self.hosts is not population.hosts
                 or self.size != population.size):
             return False
+        if self.position == population.change_position():
+            return True
         rows = changed_rows(population, self.position)
         if rows is None:
             return False
         self.position = population.change_position()
-        if not len(rows) or np.ndim(self.raw) == 0:
+        if not len(rows) or _ndim(self.raw) == 0:
             return True
         weigher = self.weigher
         values = self._clamped(np.array(weigher.weight(*(
             population.column(name)[rows] for name in weigher.reads)),
             dtype=float))
+        # Most rows re-read keep this weigher's weight (a claim moves the
+        # free RAM, not the hypervisor version): only those whose weight
+        # moved are written, and only they unsettle the sort. NaN never
+        # equals itself, so a row holding one is always written.
+        moved = values != self.raw[rows]
+        if not moved.all():
+            rows, values = rows[moved], values[moved]
+            if not len(rows):
+                return True
         self.raw[rows] = values
         if self.nan or np.isnan(values).any():
             self.nan = bool(np.isnan(self.raw).any())
@@ -140,7 +163,17 @@ class _Column:
         there is none."""
         order, stale = self.order, self.stale
         count = len(order)
-        done, step = 0, FIRST_WALK
+        # Most often the very first row is among them: looked at alone,
+        # it spares the array operations of a walk.
+        if count:
+            row = order[-1] if from_end else order[0]
+            if among[row] and not stale[row]:
+                return self.raw[row]
+        # A walk starts with a stretch as long as the last one needed:
+        # on a large fleet the lightest hosts are often full, and the
+        # first request's rows thousands of rows in (one pass over them
+        # costs less than doubling up to them).
+        done, step = 0, self.reach[from_end]
         while done < count:
             if from_end:
                 part = order[max(0, count - done - step):count - done][::-1]
@@ -148,7 +181,9 @@ class _Column:
                 part = order[done:done + step]
             found = among[part] & ~stale[part]
             if found.any():
-                return self.raw[part[int(found.argmax())]]
+                at = int(found.argmax())
+                self.reach[from_end] = max(FIRST_WALK, done + at + 1)
+                return self.raw[part[at]]
             done += step
             step *= 2
         return None
@@ -234,7 +269,7 @@ def _plan(weigher_objs, population, spec_obj, among):
             multiplier = weigher.multiplier_population(population)
             if multiplier is None:
                 return None
-            if (np.ndim(multiplier) == 0 and np.isfinite(multiplier)
+            if (_ndim(multiplier) == 0 and np.isfinite(multiplier)
                     and multiplier == 0):
                 continue
             column = _column(population, weigher)
@@ -247,8 +282,8 @@ def _plan(weigher_objs, population, spec_obj, among):
             multiplier = weigher.multiplier_population(population)
         if raw is None or multiplier is None:
             return None
-        scalar = np.ndim(multiplier) == 0 and np.isfinite(multiplier)
-        if np.ndim(raw) == 0 or (scalar and multiplier == 0):
+        scalar = _ndim(multiplier) == 0 and np.isfinite(multiplier)
+        if _ndim(raw) == 0 or (scalar and multiplier == 0):
             if scalar:
                 # fast_path.weigh_part: it adds nothing.
                 continue
@@ -274,7 +309,7 @@ def _bounds(plan, rows, among):
 def _key(plan, bounds):
     return tuple(
         (id(weigher), low, high,
-         multiplier if scalar or np.ndim(multiplier) == 0
+         multiplier if scalar or _ndim(multiplier) == 0
          else id(multiplier))
         for (weigher, _raw, multiplier, scalar), (low, high)
         in zip(plan, bounds, strict=True))
@@ -293,7 +328,7 @@ def combine(plan, bounds, rows):
             if scalar:
                 continue
             norm = np.zeros(len(rows))
-        fast_path.scale(norm, multiplier if np.ndim(multiplier) == 0
+        fast_path.scale(norm, multiplier if _ndim(multiplier) == 0
                         else np.take(multiplier, rows))
         np.add(total, norm, out=total)
     return total

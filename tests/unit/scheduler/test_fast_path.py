@@ -211,6 +211,21 @@ def test_ranked_hosts_keep_row_order_between_equal_weights():
     assert [h.host for h in ranked] == ['h1', 'h3', 'h5', 'h4', 'h0', 'h2']
 
 
+def test_ranked_hosts_copy_weights_not_handed_over():
+    """Ranking marks the levels it took in its weights: the caller's are
+    left alone unless handed over (then they are used as they are)."""
+    hosts = [fakes.host('h%d' % i) for i in range(4)]
+    population = population_mod.Population(hosts)
+    weights = np.array([1.0, 3.0, 2.0, 3.0])
+    ranked = fast_path.RankedHosts(population, np.arange(4), weights)
+    assert [h.host for h in ranked] == ['h1', 'h3', 'h2', 'h0']
+    assert weights.tolist() == [1.0, 3.0, 2.0, 3.0]
+    ranked = fast_path.RankedHosts(population, np.arange(4), weights,
+                                   handed_over=True)
+    assert [h.host for h in ranked[:1]] == ['h1']
+    assert weights.tolist() == [1.0, -np.inf, 2.0, -np.inf]
+
+
 def test_times_are_logged_when_nothing_fits_too(caplog):
     caplog.set_level(logging.DEBUG, logger='nova_lite.scheduler.pipelines')
     scheduler = filter_scheduler.FilterScheduler([_Odd()], [ram.RAMWeigher()])

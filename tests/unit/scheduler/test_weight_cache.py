@@ -209,3 +209,66 @@ def test_unit_bounds_kept_answer_as_every_row():
                                 or max_unit.min() < amount)
             assert filter_scheduler._units_may_refuse(
                 rows, 'VCPU', res, amount) == expected
+
+
+def test_rows_whose_weight_stayed_do_not_unsettle_the_sort(conf):
+    """A row re-read with the same raw weight leaves a weigher's sorted
+    rows settled; one whose weight moved is written and looked at apart,
+    and the extremes follow it."""
+    import numpy as np
+
+    from nova_lite.scheduler.weighers import ram
+    states = []
+    rng = random.Random(5)
+    while len(states) < 4:
+        states, _aggregates = random_fleet.fleet(rng)
+    population = population_mod.Population(states, owned=True)
+    weigher = ram.RAMWeigher()
+    column = weight_cache._column(population, weigher)
+    among = population.mask().copy()
+    column.extremes(among)
+    # Re-read with nothing moved (a notice repeating what is known).
+    population.mark_changed(states[0])
+    population.sync()
+    column = weight_cache._column(population, weigher)
+    assert len(column.stale_rows) == 0
+    # Its free RAM moves above every other host's.
+    states[1].free_ram_mb = max(s.free_ram_mb for s in states) + 1024
+    population.mark_changed(states[1])
+    population.sync()
+    column = weight_cache._column(population, weigher)
+    row = population.row_of(states[1])
+    assert list(column.stale_rows) == [row]
+    assert column.raw[row] == states[1].free_ram_mb
+    expected = np.maximum(population.column('free_ram_mb')[among], 0)
+    assert column.extremes(among) == (expected.min(), expected.max())
+
+
+@pytest.mark.parametrize('walk', [1, 2, 64])
+def test_walks_find_the_extremes_of_any_rows(conf, walk):
+    """Each walk starts with a stretch as long as the last one needed:
+    rows far in, then near the ends, then anywhere, the extremes are
+    those of the rows asked about."""
+    import numpy as np
+
+    from nova_lite.scheduler.weighers import ram
+    rng = random.Random(11)
+    with mock.patch.object(weight_cache, 'FIRST_WALK', walk):
+        for _fleet in range(20):
+            states, _aggregates = random_fleet.fleet(rng)
+            population = population_mod.Population(states, owned=True)
+            column = weight_cache._Column(ram.RAMWeigher(), population)
+            raw = np.maximum(population.column('free_ram_mb'), 0)
+            order = np.argsort(raw, kind='stable')
+            for _request in range(10):
+                among = np.zeros(population.size, bool)
+                if rng.random() < 0.5:
+                    # Only rows from the middle of the sorted ones.
+                    low = rng.randint(0, population.size - 1)
+                    among[order[low:rng.randint(low + 1,
+                                                population.size)]] = True
+                else:
+                    among[rng.sample(range(population.size),
+                                     rng.randint(1, population.size))] = True
+                assert column.extremes(among) == (raw[among].min(),
+                                                  raw[among].max())
