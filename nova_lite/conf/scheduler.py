@@ -46,21 +46,23 @@ scheduler_opts = [
                     'start-up.'),
     cfg.FloatOpt('change_notice_delay',
                  default=0.05, min=0, max=5,
-                 help='Seconds a service holds a change notice for the '
+                 help='Seconds a service may hold a change notice for the '
                       'schedulers (the ``update_provider_states`` fanout '
-                      'placement, compute node, service, aggregate and '
-                      'instance state writes send once they commit) '
-                      'before it sends it, so that the changes committed '
-                      'meanwhile go out in the same fanout: at most one '
-                      'notice per this interval leaves each process. '
-                      'Every notice costs each scheduler a message to '
-                      'read; under a steady stream of boots a small delay '
-                      'saves most of them. A scheduler\'s own claims are '
-                      'in its host states at once whatever the delay; '
-                      'other schedulers see a change this much later, and '
-                      'a claim made meanwhile on the stale state fails its '
-                      'generation check and is decided again. 0 sends as '
-                      'soon as the sender is free.'),
+                      'sent once a write commits) that carries only the '
+                      'boots\' own stream: claims of allocations and '
+                      'instance state changes. Changes committed meanwhile '
+                      'go out in the same fanout; every notice costs each '
+                      'scheduler a message to read, and under a steady '
+                      'stream of boots this saves most of them. Any other '
+                      'change (a service disabled, inventories, traits, '
+                      'aggregates, the resources a delete frees) is sent at '
+                      'once, with whatever waits. A scheduler\'s own '
+                      'claims are in its host states at once whatever the '
+                      'delay; other schedulers see a claim this much '
+                      'later, and a claim made meanwhile on the older '
+                      'state fails its generation check and is decided '
+                      'again. 0 sends every notice as soon as the sender is '
+                      'free.'),
     # Prefilters (nova_lite/scheduler/request_filter.py): they narrow the
     # hosts by traits and placement aggregates before the filters run.
     cfg.BoolOpt('query_placement_for_availability_zone',

@@ -97,8 +97,8 @@ def _checked_swaps(session, requests):
             check_amount(uuid, rc, inventories.get(rc), used.get(rc, 0),
                          amount)
         ids[uuid] = row.id
-        new_generations[uuid] = generation.bump(session, row.id, uuid,
-                                                row.generation)
+        new_generations[uuid] = generation.bump(
+            session, row.id, uuid, row.generation, claimed=True)
     return ids, new_generations
 
 
@@ -110,7 +110,8 @@ def _expected_swaps(session, requests, expected_generations):
         rows = _provider_rows(session, requests)
         return ({uuid: row.id for uuid, row in rows.items()},
                 {uuid: generation.bump(session, rows[uuid].id, uuid,
-                                       expected_generations[uuid])
+                                       expected_generations[uuid],
+                                       claimed=True)
                  for uuid in sorted(requests)})
     ids = {uuid: generation.bump_by_uuid(session, uuid,
                                          expected_generations[uuid])

@@ -35,10 +35,16 @@ without one (a command-line tool): a
 scheduler that misses a notice that way, or through a lost message,
 still converges at its next catch-up (``[scheduler]
 host_state_resync_interval``). Tests set their own with
-``set_publisher``. The sender thread holds the first notice it takes
-for ``[scheduler] change_notice_delay`` and sends everything queued by
-then as one fanout: each notice costs every scheduler a message, and a
-steady stream of boots would otherwise send one or two per boot.
+``set_publisher``.
+
+The boots' own stream of notes (their claims' generations,
+``claimed=True``, and their instances' states) may wait: the sender
+thread holds such a notice for up to ``[scheduler]
+change_notice_delay`` and sends everything queued by then as one
+fanout, since each notice costs every scheduler a message and a steady
+stream of boots would otherwise send one or two per boot. Any other
+change (a service disabled, traits, inventories, aggregates, a delete's
+freed resources) is sent at once, with whatever waits.
 """
 
 import os
@@ -60,6 +66,8 @@ LOG = logging.getLogger(__name__)
 
 _KEY = 'nova_lite.scheduler_changes'
 _INSTANCES_KEY = 'nova_lite.scheduler_instance_changes'
+# Set when the transaction noted something that must not wait.
+_PROMPT_KEY = 'nova_lite.scheduler_changes_prompt'
 
 _publisher = None
 # (transport, SchedulerAPI): a new transport (tests re-initialise it)
@@ -78,14 +86,18 @@ def set_publisher(publisher):
     return previous
 
 
-def note(session, providers=(), aggregates=(), generations=None):
+def note(session, providers=(), aggregates=(), generations=None,
+         claimed=False):
     """Record, in ``session``'s transaction, that these providers (or
     compute nodes, which share their uuids) and host aggregates changed;
     published once it commits. ``generations``: {uuid: generation} of
-    the providers the writer knows the new generation of."""
+    the providers the writer knows the new generation of; ``claimed``:
+    the change is a claim's (it may wait, see above)."""
     providers, aggregates = set(providers), set(aggregates)
     if not providers and not aggregates:
         return
+    if not claimed:
+        session.info[_PROMPT_KEY] = True
     pending = session.info.setdefault(_KEY, ({}, set()))
     merge(pending[0], notes_of(providers, generations))
     pending[1].update(aggregates)
@@ -163,9 +175,11 @@ def note_host(session, host):
 def _after_commit(session):
     pending = session.info.pop(_KEY, None)
     instances = session.info.pop(_INSTANCES_KEY, None)
+    prompt = session.info.pop(_PROMPT_KEY, False)
     if pending is not None or instances:
         notes, aggregates = pending or ({}, set())
-        publish(set(notes), aggregates, known(notes), instances)
+        publish(set(notes), aggregates, known(notes), instances,
+                prompt=prompt)
 
 
 @event.listens_for(orm.Session, 'after_transaction_end')
@@ -176,13 +190,16 @@ def _after_end(session, transaction):
     if transaction.parent is None:
         session.info.pop(_KEY, None)
         session.info.pop(_INSTANCES_KEY, None)
+        session.info.pop(_PROMPT_KEY, None)
 
 
-def publish(providers, aggregates=(), generations=None, instances=None):
+def publish(providers, aggregates=(), generations=None, instances=None,
+            prompt=True):
     """Tell the schedulers; never raises (a lost notice is caught up
     with later, a failed write is not what the writer should see).
     ``generations``: {uuid: generation} of the providers known;
-    ``instances``: the instance notes (see ``note_instance``)."""
+    ``instances``: the instance notes (see ``note_instance``);
+    ``prompt``: False if the notice may wait (see above)."""
     providers, aggregates = set(providers), set(aggregates)
     instances = {node: dict(notes) for node, notes in
                  (instances or {}).items() if notes}
@@ -190,21 +207,24 @@ def publish(providers, aggregates=(), generations=None, instances=None):
         return
     generations = known(notes_of(providers, generations))
     try:
-        (_publisher or _cast)(providers, aggregates, generations, instances)
+        if _publisher is not None:
+            _publisher(providers, aggregates, generations, instances)
+        else:
+            _cast(providers, aggregates, generations, instances, prompt)
     except Exception:
         LOG.warning('Could not tell the schedulers that providers %s and '
                     'aggregates %s changed; they catch up later',
                     sorted(providers), sorted(aggregates), exc_info=True)
 
 
-def _cast(providers, aggregates, generations, instances):
+def _cast(providers, aggregates, generations, instances, prompt=True):
     """Hand the notice to this process's sender thread: the writer (a
     scheduler's claim holds its decision lock) does not wait for the
     broker, and notices queued meanwhile go out as one fanout."""
     if rpc.TRANSPORT is None:
         return
     _sender().put((notes_of(providers, generations), aggregates,
-                   instances))
+                   instances, prompt))
 
 
 def _sender():
@@ -220,14 +240,7 @@ def _sender():
 
 def _send_forever(pending):
     while True:
-        notes, aggregates, instances = pending.get()
-        # Hold the first: what commits meanwhile leaves with it.
-        time.sleep(CONF.scheduler.change_notice_delay)
-        while not pending.empty():
-            more_notes, more_aggregates, more_instances = pending.get()
-            merge(notes, more_notes)
-            aggregates |= more_aggregates
-            merge_instances(instances, more_instances)
+        notes, aggregates, instances, prompt = _batch(pending)
         transport = rpc.TRANSPORT
         if transport is None:
             continue
@@ -242,6 +255,26 @@ def _send_forever(pending):
                         'and aggregates %s changed; they catch up later',
                         sorted(providers), sorted(aggregates),
                         exc_info=True)
+
+
+def _batch(pending):
+    """The next notice to send, merged from the queue: a notice that may
+    wait is held up to ``[scheduler] change_notice_delay`` for what
+    comes after it; a prompt one, first or arriving meanwhile, ends the
+    wait. What is queued by then goes with it."""
+    notes, aggregates, instances, prompt = pending.get()
+    deadline = time.monotonic() + CONF.scheduler.change_notice_delay
+    while True:
+        wait = 0 if prompt else deadline - time.monotonic()
+        try:
+            more = (pending.get(timeout=wait) if wait > 0
+                    else pending.get_nowait())
+        except queue.Empty:
+            return notes, aggregates, instances, prompt
+        merge(notes, more[0])
+        aggregates |= more[1]
+        merge_instances(instances, more[2])
+        prompt = prompt or more[3]
 
 
 def _scheduler_api(transport):

@@ -9,14 +9,15 @@ from nova_lite import exception
 from nova_lite.placement import changes
 
 
-def bump(session, provider_id, provider_uuid, expected):
+def bump(session, provider_id, provider_uuid, expected, claimed=False):
     """Increment the generation of a provider if it is still ``expected``.
 
     Returns the new generation. Raises ClaimConflict when another writer
     moved it first; the caller's transaction must then be rolled back and
     its decision made again on fresh state. Every change to a provider
     moves its generation through here or ``touch``, which is where the
-    schedulers' notice of it is noted (``changes``).
+    schedulers' notice of it is noted (``changes``). ``claimed``: for a
+    claim of allocations (its notice may wait, see ``changes``).
     """
     result = session.execute(
         sa.update(models.ResourceProvider)
@@ -27,7 +28,8 @@ def bump(session, provider_id, provider_uuid, expected):
         raise exception.ClaimConflict(uuid=provider_uuid,
                                       generation=expected)
     changes.note(session, [provider_uuid],
-                 generations={provider_uuid: expected + 1})
+                 generations={provider_uuid: expected + 1},
+                 claimed=claimed)
     return expected + 1
 
 
@@ -41,9 +43,9 @@ _BUMP_BY_UUID = sa.update(_TABLE).where(
 
 
 def bump_by_uuid(session, provider_uuid, expected):
-    """``bump`` for a provider known by its uuid alone, in one statement
-    that returns the provider's id (the dialect must return rows from an
-    UPDATE: ``dialect.update_returning``). Returns the id. Raises
+    """``bump`` of a claim for a provider known by its uuid alone, in one
+    statement that returns the provider's id (the dialect must return
+    rows from an UPDATE: ``dialect.update_returning``). Returns the id. Raises
     ClaimConflict, or ResourceProviderNotFound when there is no such
     provider."""
     provider_id = session.scalar(_BUMP_BY_UUID, {
@@ -57,7 +59,7 @@ def bump_by_uuid(session, provider_uuid, expected):
         raise exception.ClaimConflict(uuid=provider_uuid,
                                       generation=expected)
     changes.note(session, [provider_uuid],
-                 generations={provider_uuid: expected + 1})
+                 generations={provider_uuid: expected + 1}, claimed=True)
     return provider_id
 
 

@@ -1,8 +1,12 @@
 """The change-notice hook without a database: what it sends, and that
 it never fails a write."""
 
+import queue
 import threading
+import time
 from unittest import mock
+
+import pytest
 
 from nova_lite.placement import changes
 
@@ -142,3 +146,56 @@ def test_instance_notes_alone_are_published_and_coalesced(monkeypatch):
         (set(), {'n1': {'i1': ('building', None, 1)}}),
         ({'p1'}, {'n1': {'i1': ('active', None, 3)},
                   'n2': {'i2': ('active', None, 2)}})]
+
+
+def _notice(notes, aggregates=(), prompt=False):
+    return dict(notes), set(aggregates), {}, prompt
+
+
+def _batched(pending, put_later=None):
+    """``changes._batch`` of ``pending``, ``put_later`` put 20 ms in;
+    returns (its result, the seconds it took)."""
+    if put_later is not None:
+        threading.Timer(0.02, pending.put, [put_later]).start()
+    start = time.monotonic()
+    return changes._batch(pending), time.monotonic() - start
+
+
+def test_a_claims_notice_waits_for_the_claims_after_it(conf):
+    conf.config(group='scheduler', change_notice_delay=0.3)
+    pending = queue.SimpleQueue()
+    pending.put(_notice({'p1': 3}))
+    (notes, aggregates, _, prompt), took = _batched(
+        pending, _notice({'p2': 1, 'p1': 4}))
+    assert notes == {'p1': 4, 'p2': 1} and not prompt
+    assert took >= 0.29
+
+
+def test_a_prompt_notice_ends_the_wait_and_takes_the_waiting_along(conf):
+    conf.config(group='scheduler', change_notice_delay=5)
+    pending = queue.SimpleQueue()
+    pending.put(_notice({'p1': 3}))
+    (notes, aggregates, _, prompt), took = _batched(
+        pending, _notice({'p2': None}, ['a1'], prompt=True))
+    assert (notes, aggregates, prompt) == ({'p1': 3, 'p2': None}, {'a1'},
+                                           True)
+    assert took < 2
+    # First in the queue, it does not wait at all.
+    pending.put(_notice({'p3': None}, prompt=True))
+    (notes, _, _, prompt), took = _batched(pending)
+    assert notes == {'p3': None} and prompt and took < 2
+
+
+@pytest.mark.parametrize('claimed, prompt', [(True, False), (False, True)])
+def test_only_a_claim_s_notes_may_wait(monkeypatch, claimed, prompt):
+    published = []
+    monkeypatch.setattr(changes, 'publish',
+                        lambda *args, **kwargs: published.append(kwargs))
+    session = Session()
+    changes.note(session, ['p1'], generations={'p1': 2}, claimed=claimed)
+    changes.note_instance(session, 'n1', 'i1', 'active', None, 6.0)
+    changes._after_commit(session)
+    # Instance states alone wait too.
+    changes.note_instance(session, 'n1', 'i1', 'active', None, 7.0)
+    changes._after_commit(session)
+    assert published == [{'prompt': prompt}, {'prompt': False}]
