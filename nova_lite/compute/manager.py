@@ -276,9 +276,19 @@ class ComputeManager(manager.Manager):
 
     def prep_resize(self, context, instance, migration, flavor,
                     request_spec, host_list):
-        return self._run_move(context, instance, 'prep_resize',
-                              migration=migration, flavor=flavor,
-                              request_spec=request_spec, host_list=host_list)
+        # A conductor casts a prep no compute took up again
+        # (lost_actions.py); one that sat in this queue meanwhile is the
+        # same migration's, prepared once.
+        with self._instance_locks(instance.uuid):
+            if not self._ran.first_time(instance.uuid, migration.uuid,
+                                        'prep_resize'):
+                LOG.info('prep_resize of instance %s (migration %s) was '
+                         'sent again; it ran here already', instance.uuid,
+                         migration.uuid)
+                return False
+            return self.moves.prep_resize(
+                context, instance, migration=migration, flavor=flavor,
+                request_spec=request_spec, host_list=host_list)
 
     def resize_instance(self, context, instance, migration, flavor):
         return self._run_move(context, instance, 'resize_instance',

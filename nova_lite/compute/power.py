@@ -71,7 +71,8 @@ ACTIONS[CRASH_DUMP.method] = CRASH_DUMP
 
 class RanRequests:
     """The (instance, request id, method) of the actions this compute
-    ran lately. A conductor sends an action no compute started again
+    ran lately (a move's prep is keyed by its migration's uuid instead of
+    the request id). A conductor sends an action no compute started again
     (``conductor/tasks/lost_actions.py``); if this compute had the first
     cast after all (its start event was lost, or it sat in the queue),
     the second must not run the action twice."""

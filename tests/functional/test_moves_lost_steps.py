@@ -7,6 +7,9 @@ task_timeout`` (600 s here).
 * The ``resize_instance`` the destination cast after its prep is lost
   (the source was killed and its queue lost the cast): a conductor casts
   it again to the restarted source, and the resize completes.
+* The ``prep_resize`` the conductor cast is lost (the destination was
+  killed and its queue lost the cast): the conductor casts it again to
+  the restarted destination, and the resize completes.
 * The destination is killed in the middle of its prep and restarted: it
   says so as it starts, and the move is undone at once, with a fault.
 """
@@ -99,6 +102,30 @@ def test_a_resize_instance_the_source_lost_is_cast_again(deploy):
     assert status == 204, body
     deployment.wait_for(lambda: _server(deploy, uuid)['status'] == 'ACTIVE',
                         timeout=30, message='confirmed')
+
+
+def test_a_prep_the_destination_lost_is_cast_again(deploy):
+    uuid, source, dest = _boot(deploy)
+    deploy.kill(deploy.daemon(dest))
+    _resize(deploy, uuid)
+    # The conductor casts prep_resize to the dead destination, whose
+    # queue keeps it; the cast is then lost (as when the destination is
+    # killed as it takes it). The conductor lives on.
+    deployment.wait_for(lambda: _queued(deploy, 'compute.%s' % dest),
+                        timeout=30, message='prep_resize queued')
+    subprocess.run(['rabbitmqctl', '-q', 'purge_queue', '-p',
+                    deploy.vhost.name, 'compute.%s' % dest], check=True)
+    lost = time.monotonic()
+    deploy.start_daemon('nova-lite-compute', dest, _compute_conf(dest))
+
+    deployment.wait_for(
+        lambda: _server(deploy, uuid)['status'] == 'VERIFY_RESIZE',
+        timeout=BAR + 10, message='VERIFY_RESIZE')
+    assert time.monotonic() - lost < BAR
+    assert _server(deploy, uuid)['OS-EXT-SRV-ATTR:host'] == dest
+    assert _memory_mb(deploy, uuid) == 512
+    assert 'casting prep_resize again' in deploy.daemon(
+        'conductor').tail(400)
 
 
 def test_a_destination_killed_in_its_prep_undoes_the_move(deploy):

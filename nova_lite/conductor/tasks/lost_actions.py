@@ -29,6 +29,13 @@ whose action nobody took up:
   see ``ownership.py``, was killed before it cast the move to a
   compute): settled as a move whose compute is down (undone: the server
   stays where it was, ``move_timeouts.settle``);
+* one whose conductor cast ``prep_resize`` to the destination (its
+  ``conductor_migrate_server`` event ended in success) that no compute
+  took up since (the destination killed as it took the cast, or the
+  bus lost it): cast again to the destination, if it is up, without
+  alternates (a prep that fails there undoes the move). A destination
+  that got the first cast after all runs the prep once (it remembers
+  the migrations it prepared, see ``compute/manager.py``);
 * a move in ``resize_migrated`` (the source handed its VM over and
   marked the migration ``post-migrating``) whose destination never
   started the finish (no ``compute_finish_resize`` event): the source's
@@ -56,6 +63,7 @@ from oslo_log import log as logging
 from oslo_utils import timeutils
 
 from nova_lite.conductor.tasks import action_events
+from nova_lite.conductor.tasks import migrate
 from nova_lite.conductor.tasks import move_timeouts
 from nova_lite.conductor.tasks import ownership
 from nova_lite.conductor.tasks import timeouts
@@ -199,10 +207,14 @@ def _end_lost_move(context, compute_api, instance, moves_before, up):
     if migration is not None:
         if action is None:
             return None
-        if _prepared(context, action, migration):
+        events = action_events.events(context, action)
+        if _prepared(events, migration):
             return _resend_resize(context, compute_api, instance, migration,
                                   action, up)
-        return _end_orphaned_move(context, instance, action, migration)
+        if _prep_unanswered(events):
+            return _resend_prep(context, compute_api, instance, migration,
+                                action, up)
+        return _end_orphaned_move(context, instance, events, migration)
     if instance.updated_at.replace(tzinfo=None) >= moves_before:
         return None  # a conductor that far behind may still take it up
     what = action.action if action is not None else 'move'
@@ -226,10 +238,9 @@ def _end_lost_move(context, compute_api, instance, moves_before, up):
     return 'cleared'
 
 
-def _prepared(context, action, migration):
+def _prepared(events, migration):
     """Whether the move's destination finished its prep and the source
-    never started the resize."""
-    events = action_events.events(context, action)
+    never started the resize (``events``: the move's, oldest first)."""
     if any(event.event == 'compute_resize_instance' for event in events):
         return False
     preps = [event for event in events
@@ -237,6 +248,42 @@ def _prepared(context, action, migration):
     return bool(preps) and preps[-1].finish_time is not None and (
         preps[-1].result == instance_action.RESULT_SUCCESS and
         preps[-1].host == migration.dest_compute)
+
+
+def _prep_unanswered(events):
+    """Whether the conductor's newest step of the move ended with the
+    prep cast to the destination (its event finished in success) and no
+    compute started a step since."""
+    for event in reversed(events):
+        if event.event.startswith('compute_'):
+            return False
+        if event.event == migrate.EVENT:
+            return event.finish_time is not None and (
+                event.result == instance_action.RESULT_SUCCESS)
+    return False
+
+
+def _resend_prep(context, compute_api, instance, migration, action, up):
+    """Cast the prep again to the move's destination, without alternates
+    (they went with the lost cast): a prep that fails there undoes the
+    move."""
+    if migration.dest_compute not in up:
+        return None  # the down-compute check settles it
+    if not _stamp(instance):
+        return None
+    try:
+        spec = objects.RequestSpec.get_by_instance_uuid(context,
+                                                        instance.uuid)
+    except exception.RequestSpecNotFound:
+        spec = None
+    LOG.warning('Instance %s has been resize_prep since %s without its '
+                'destination %s starting the prep; casting prep_resize '
+                'again (request %s)', instance.uuid, since(instance),
+                migration.dest_compute, action.request_id)
+    compute_api.prep_resize(as_request(context, action), instance,
+                            migration, instance.new_flavor or instance.flavor,
+                            spec, [])
+    return 'cast'
 
 
 def _resend_resize(context, compute_api, instance, migration, action, up):
@@ -255,10 +302,10 @@ def _resend_resize(context, compute_api, instance, migration, action, up):
     return 'cast'
 
 
-def _end_orphaned_move(context, instance, action, migration):
+def _end_orphaned_move(context, instance, events, migration):
     """Settle a started move whose conductor died before a compute took
     it up; None while its conductor lives or a compute has it."""
-    if action_events.taken_up(context, action, 'compute_'):
+    if any(event.event.startswith('compute_') for event in events):
         return None
     owner = ownership.owner_of(context, instance.uuid)
     if not owner or owner.startswith(ownership.HANDED_OFF) or \

@@ -268,6 +268,58 @@ def test_a_resize_whose_source_is_down_is_left_to_its_check(ctxt):
     assert not compute_api.resize_instance.called
 
 
+def _prep_cast(ctxt, dest, steps, owner=None):
+    """A resize in resize_prep (migration pre-migrating, to ``dest``) 30 s
+    ago with ``steps``, oldest first: (event, host, finished) each."""
+    inst, request_id = _in_task(ctxt, 'c1', 'resize_prep', 30, 'resize')
+    migration = _to(ctxt, inst, dest, 'pre-migrating')
+    request = nl_context.RequestContext(user_id='u1', project_id='p1',
+                                        request_id=request_id)
+    for event, host, finished in steps:
+        objects.InstanceActionEvent.event_start(request, inst.uuid, event,
+                                                host=host)
+        if finished:
+            objects.InstanceActionEvent.event_finish(request, inst.uuid,
+                                                     event)
+    owners._update(ctxt, models.Instance, models.Instance.uuid == inst.uuid,
+                   {'build_owner': owner or ownership.token(),
+                    'updated_at': inst.updated_at})
+    return inst, migration, request_id
+
+
+def test_a_prep_the_destination_never_got_is_cast_again(ctxt):
+    """The conductor cast prep_resize and lives on; the destination was
+    killed as it took the cast (or the bus lost it): the server would
+    stay resize_prep until task_timeout."""
+    casts._compute(ctxt, 'c1')
+    casts._compute(ctxt, 'c2')
+    casts._compute(ctxt, 'c3', up=False)
+    sent = ('conductor_migrate_server', None, True)
+    lost, migration, request_id = _prep_cast(ctxt, 'c2', [sent])
+    # Handed back by c3 whose prep failed; the cast to c2 lost too.
+    again, _, _ = _prep_cast(ctxt, 'c2', [
+        sent, ('compute_prep_resize', 'c3', True), sent])
+    taken, _, _ = _prep_cast(ctxt, 'c2', [
+        sent, ('compute_prep_resize', 'c2', False)])
+    sending, _, _ = _prep_cast(ctxt, 'c2', [sent[:2] + (False,)])
+    dest_down, _, _ = _prep_cast(ctxt, 'c3', [sent])
+    compute_api = mock.Mock()
+    assert lost_actions.resend(ctxt, compute_api, 10) == {
+        lost.uuid: 'cast', again.uuid: 'cast'}
+    first, second = compute_api.prep_resize.call_args_list
+    sent_context, inst, sent_migration, flavor, spec, host_list = first[0]
+    assert (inst.uuid, sent_migration.uuid) == (lost.uuid, migration.uuid)
+    assert sent_context.request_id == request_id
+    assert flavor.flavorid == lost.flavor.flavorid
+    # Without alternates: they went with the lost cast.
+    assert (spec, host_list) == (None, [])
+    assert second[0][1].uuid == again.uuid
+    # Stamped: not again before another action_resend_after.
+    assert lost_actions.resend(ctxt, compute_api, 10) == {}
+    assert {_task(ctxt, inst) for inst in (lost, again, taken, sending,
+                                            dest_down)} == {'resize_prep'}
+
+
 def test_a_move_names_its_conductor_as_it_starts(ctxt, monkeypatch):
     monkeypatch.setattr(ownership, 'enabled', lambda context: True)
     inst, _ = _in_task(ctxt, 'c1', 'resize_prep', 0, 'resize')

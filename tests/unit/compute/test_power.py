@@ -192,3 +192,23 @@ def test_a_failed_crash_dump_is_a_fault_only(rec):
     assert rec.saves == [] and len(rec.faults) == 1
     assert rec.events[-1] == ('finish', 'compute_trigger_crash_dump',
                               'Error')
+
+
+def test_a_prep_sent_again_runs_once(rec):
+    """A conductor casts a prep no compute took up again
+    (lost_actions.py); a destination that had the first cast after all
+    prepares the migration once. Another migration's prep runs."""
+    manager = compute_manager.ComputeManager('host1')
+    instance = _instance(V.ACTIVE, T.RESIZE_PREP)
+    first, other = mock.Mock(uuid='m1'), mock.Mock(uuid='m2')
+    with mock.patch.object(manager.moves, 'prep_resize',
+                           return_value=True) as prep:
+        assert manager.prep_resize(CTXT, instance, first, 'f', 'spec',
+                                   ['chosen', 'alt'])
+        assert manager.prep_resize(CTXT, instance, first, 'f', None,
+                                   []) is False
+        assert manager.prep_resize(CTXT, instance, other, 'f', None, [])
+    assert [c.kwargs['migration'] for c in prep.call_args_list] == [
+        first, other]
+    assert prep.call_args_list[0].kwargs['host_list'] == ['chosen', 'alt']
+
