@@ -240,7 +240,7 @@ def _sender():
 
 def _send_forever(pending):
     while True:
-        notes, aggregates, instances, prompt = _batch(pending)
+        notes, aggregates, instances, _prompt = _batch(pending)
         transport = rpc.TRANSPORT
         if transport is None:
             continue

@@ -35,7 +35,12 @@ def deploy(request, module_tmp):
         conf={'conductor': {'build_timeout': 600,
                             'lost_build_check_interval': 1,
                             'build_timeout_check_interval': 2,
-                            'lost_cast_grace': GRACE}})
+                            'lost_cast_grace': GRACE,
+                            # Casts keep going to c1 while it restarts,
+                            # which takes seconds on a loaded machine;
+                            # the default 3 would end the builds in
+                            # ERROR after about 12 s here.
+                            'lost_cast_retries': 10}})
     try:
         d.image_id = d.register_image()
         status, _, body = d.admin_api.post('/flavors', {'flavor': {

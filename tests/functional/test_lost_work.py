@@ -42,7 +42,11 @@ def deploy(request, module_tmp):
         daemon_conf={'c1': {'DEFAULT': {'rpc_response_timeout': 2}}},
         conf={'conductor': {'build_timeout': 600,
                             'lost_build_check_interval': 2},
-              'api': {'provision_attempt_timeout': PROVISION_ATTEMPT}},
+              # The conductor that replaces a killed one may take
+              # seconds to consume on a loaded machine: attempts at a
+              # create are sent until then (the time bar still holds).
+              'api': {'provision_attempt_timeout': PROVISION_ATTEMPT,
+                      'write_attempts': 5}},
         check_exit=False) as d:
         d.image_id = d.register_image()
         conftest.add_flavors(d, {'tiny': {'ram': 256, 'vcpus': 1, 'disk': 1}})
