@@ -31,6 +31,7 @@ properties weighing by the request) the decision weighs in full.
 """
 
 import collections
+import math
 import time
 
 import numpy as np
@@ -54,6 +55,9 @@ RESORT_AT_LEAST = 512
 # at each step).
 FIRST_WALK = 64
 _NO_ROWS = np.zeros(0, dtype=np.intp)
+# _kind's answers: {(weigher class, its twins, its weigh_population):
+# (trusted, numbers)}.
+_KINDS = {}
 # What np.ndim answers 0 for without asking it (it costs a dispatch,
 # several times per weigher and decision).
 _SCALARS = (float, int, np.generic)
@@ -62,7 +66,22 @@ _SCALARS = (float, int, np.generic)
 def _ndim(value):
     if isinstance(value, _SCALARS):
         return 0
+    if type(value) is np.ndarray:
+        # A column: its own ndim, without np.ndim's dispatch.
+        return value.ndim
     return np.ndim(value)
+
+
+def _finite_number(value):
+    """Whether ``value`` is one finite number. math.isfinite answers a
+    Python or numpy number (or 0-d array) several times faster than the
+    np.isfinite ufunc, and the same; anything else is asked of numpy."""
+    if _ndim(value) != 0:
+        return False
+    try:
+        return math.isfinite(value)
+    except (TypeError, OverflowError):
+        return bool(np.isfinite(value))
 
 
 class _Entry:
@@ -252,6 +271,23 @@ def _numbers(weigher):
             is rules.NumbersWeigher.weigh_population)
 
 
+def _kind(weigher):
+    """(whether both of ``weigher``'s whole-population twins are
+    trusted, whether it is a NumbersWeigher): fixed by its class and its
+    twins, so asked once, not for each weigher at each decision."""
+    cls = type(weigher)
+    # Its weigh_population too: a class patched (tests) is asked again.
+    key = (cls, weigher.population_twins, weigher.multiplier_twins,
+           getattr(cls, 'weigh_population', None))
+    kind = _KINDS.get(key)
+    if kind is None:
+        kind = _KINDS[key] = (
+            fast_path.trusted(weigher, weigher.population_twins)
+            and fast_path.trusted(weigher, weigher.multiplier_twins),
+            _numbers(weigher))
+    return kind
+
+
 def _plan(weigher_objs, population, spec_obj, among):
     """[(weigher, its clamped raw weights of every row (a _Column) or
     None, multiplier (a number or one per row), whether that is one
@@ -259,18 +295,17 @@ def _plan(weigher_objs, population, spec_obj, among):
     None when one of them cannot be kept (see the module docstring)."""
     plan = []
     for weigher in weigher_objs:
-        if not (fast_path.trusted(weigher, weigher.population_twins)
-                and fast_path.trusted(weigher, weigher.multiplier_twins)):
+        trusted, numbers = _kind(weigher)
+        if not trusted:
             return None
         column = None
-        if _numbers(weigher):
+        if numbers:
             # Its raw weights are read without side effects: a
             # multiplier of 0.0 spares keeping them at all.
             multiplier = weigher.multiplier_population(population)
             if multiplier is None:
                 return None
-            if (_ndim(multiplier) == 0 and np.isfinite(multiplier)
-                    and multiplier == 0):
+            if _finite_number(multiplier) and multiplier == 0:
                 continue
             column = _column(population, weigher)
             raw = column.raw
@@ -282,7 +317,7 @@ def _plan(weigher_objs, population, spec_obj, among):
             multiplier = weigher.multiplier_population(population)
         if raw is None or multiplier is None:
             return None
-        scalar = _ndim(multiplier) == 0 and np.isfinite(multiplier)
+        scalar = _finite_number(multiplier)
         if _ndim(raw) == 0 or (scalar and multiplier == 0):
             if scalar:
                 # fast_path.weigh_part: it adds nothing.
