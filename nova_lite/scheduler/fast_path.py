@@ -220,7 +220,10 @@ def normalized(raw, low, high, out=None):
 def scale(norm, multiplier):
     """``norm`` times ``multiplier``, in place; skipped for a multiplier
     of one number 1.0, by which every float64 is its own product."""
-    if np.ndim(multiplier) == 0 and multiplier == 1.0:
+    # A Python float (the option's value) is told apart without
+    # np.ndim's dispatch.
+    if ((isinstance(multiplier, float) or np.ndim(multiplier) == 0)
+            and multiplier == 1.0):
         return
     np.multiply(norm, multiplier, out=norm)
 
