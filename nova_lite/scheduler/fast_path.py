@@ -220,7 +220,10 @@ def normalized(raw, low, high, out=None):
 def scale(norm, multiplier):
     """``norm`` times ``multiplier``, in place; skipped for a multiplier
     of one number 1.0, by which every float64 is its own product."""
-    if np.ndim(multiplier) == 0 and multiplier == 1.0:
+    # A Python float (the option's value) is told apart without
+    # np.ndim's dispatch.
+    if ((isinstance(multiplier, float) or np.ndim(multiplier) == 0)
+            and multiplier == 1.0):
         return
     np.multiply(norm, multiplier, out=norm)
 
@@ -341,12 +344,23 @@ class RankedHosts:
         self._pending = np.empty(0, np.intp)
         self._order = []
         self._first_level = None
-        if not np.isfinite(weights).all():
-            # -inf is the "taken" mark below: order such weights at once.
-            self._order = np.argsort(-weights, kind='stable').tolist()
-            self._remaining = 0
-            best = weights[self._order[0]] if self._order else None
-            self._first_level = int(np.count_nonzero(weights == best))
+        # The first level's weight, found with the finiteness check.
+        self._top = None
+        if len(weights):
+            # NaN and infinities show in the extremes (NaN wins both):
+            # two reductions, no mask of the rows.
+            lowest, highest = weights.min(), weights.max()
+            if np.isfinite(lowest) and np.isfinite(highest):
+                self._top = highest
+            else:
+                self._order_at_once(weights)
+
+    def _order_at_once(self, weights):
+        # -inf is the "taken" mark below: order such weights at once.
+        self._order = np.argsort(-weights, kind='stable').tolist()
+        self._remaining = 0
+        best = weights[self._order[0]] if self._order else None
+        self._first_level = int(np.count_nonzero(weights == best))
 
     def __len__(self):
         return len(self.rows)
@@ -355,7 +369,10 @@ class RankedHosts:
         if not self._remaining:
             return False
         left = self._left
-        value = left[int(np.argmax(left))]
+        # Every weight left is finite (taken ones are -inf): the max is
+        # the weight argmax would point at, found faster.
+        value, self._top = (left.max() if self._top is None
+                            else self._top), None
         level = np.flatnonzero(left == value)
         left[level] = -np.inf
         self._remaining -= len(level)

@@ -141,7 +141,7 @@ def _fits(population, checks, rows=None):
             fits &= (min_unit <= amount) & (max_unit >= amount)
         if steps:
             fits &= np.remainder(amount, step_size) == 0
-        passed = fits & passed
+        passed = population_mod.both(passed, fits)
     return passed
 
 

@@ -133,7 +133,9 @@ class PopulationPipeline:
 
     @staticmethod
     def count(pool):
-        return int(pool.sum())
+        # count_nonzero reads the bools as they are; sum() widens each to
+        # an integer first, several times slower on a large fleet.
+        return int(np.count_nonzero(pool))
 
     def filter(self, steps, pool, spec_obj, index, trace):
         population = self.population

@@ -407,6 +407,17 @@ AGGREGATE_PARTITIONS = population_aggregates.AGGREGATE_PARTITIONS
 aggregates_key = population_aggregates.aggregates_key
 
 
+def both(passed, rows):
+    """``passed & rows`` for bool rows, ``passed`` being True (no step
+    yet) or bool rows: ``True & rows`` takes numpy's slow path for a
+    Python scalar (about 100 us over 100,000 rows, 20 times an
+    array's), so the first term is copied instead (the result is the
+    caller's to keep, never a cached column)."""
+    if passed is True:
+        return np.array(rows, dtype=bool)
+    return passed & rows
+
+
 def host_name(host):
     return host.host
 

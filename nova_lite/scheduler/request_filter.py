@@ -34,6 +34,7 @@ from oslo_log import log as logging
 
 from nova_lite.conf import CONF
 from nova_lite.scheduler import filters
+from nova_lite.scheduler import population as population_mod
 
 LOG = logging.getLogger(__name__)
 
@@ -87,14 +88,16 @@ class Prefilter(filters.BaseHostFilter):
             return np.zeros(population.size, bool)
         passed = True
         for trait in self.required_traits:
-            passed = passed & _trait_column(population, trait)
+            passed = population_mod.both(
+                passed, _trait_column(population, trait))
         for trait in self.forbidden_traits:
-            passed = passed & ~_trait_column(population, trait)
+            passed = population_mod.both(
+                passed, ~_trait_column(population, trait))
         if self.member_of is not None or self.forbidden_aggregates:
-            passed = passed & population.evaluate(
+            passed = population_mod.both(passed, population.evaluate(
                 'provider_aggregates', _provider_aggregates,
                 self._aggregates_pass,
-                cache=(self.member_of, self.forbidden_aggregates))
+                cache=(self.member_of, self.forbidden_aggregates)))
         return passed
 
     def _aggregates_pass(self, host_state):

@@ -31,6 +31,7 @@ properties weighing by the request) the decision weighs in full.
 """
 
 import collections
+import math
 import time
 
 import numpy as np
@@ -54,6 +55,9 @@ RESORT_AT_LEAST = 512
 # at each step).
 FIRST_WALK = 64
 _NO_ROWS = np.zeros(0, dtype=np.intp)
+# _kind's answers: {(weigher class, its twins, its weigh_population):
+# (trusted, numbers)}.
+_KINDS = {}
 # What np.ndim answers 0 for without asking it (it costs a dispatch,
 # several times per weigher and decision).
 _SCALARS = (float, int, np.generic)
@@ -62,7 +66,22 @@ _SCALARS = (float, int, np.generic)
 def _ndim(value):
     if isinstance(value, _SCALARS):
         return 0
+    if type(value) is np.ndarray:
+        # A column: its own ndim, without np.ndim's dispatch.
+        return value.ndim
     return np.ndim(value)
+
+
+def _finite_number(value):
+    """Whether ``value`` is one finite number. math.isfinite answers a
+    Python or numpy number (or 0-d array) several times faster than the
+    np.isfinite ufunc, and the same; anything else is asked of numpy."""
+    if _ndim(value) != 0:
+        return False
+    try:
+        return math.isfinite(value)
+    except (TypeError, OverflowError):
+        return bool(np.isfinite(value))
 
 
 class _Entry:
@@ -124,12 +143,13 @@ class _Column:
         if (self.hosts is not population.hosts
                 or self.size != population.size):
             return False
-        if self.position == population.change_position():
+        now = population.change_position()
+        if self.position == now:
             return True
         rows = changed_rows(population, self.position)
         if rows is None:
             return False
-        self.position = population.change_position()
+        self.position = now
         if not len(rows) or _ndim(self.raw) == 0:
             return True
         weigher = self.weigher
@@ -139,14 +159,16 @@ class _Column:
         # Most rows re-read keep this weigher's weight (a claim moves the
         # free RAM, not the hypervisor version): only those whose weight
         # moved are written, and only they unsettle the sort. NaN never
-        # equals itself, so a row holding one is always written.
+        # equals itself, so a row holding one is always written. (On
+        # these few rows count_nonzero answers all() and any() in a fifth
+        # of their time: they go through Python-level wrappers.)
         moved = values != self.raw[rows]
-        if not moved.all():
+        if np.count_nonzero(moved) != len(moved):
             rows, values = rows[moved], values[moved]
             if not len(rows):
                 return True
         self.raw[rows] = values
-        if self.nan or np.isnan(values).any():
+        if self.nan or np.count_nonzero(np.isnan(values)):
             self.nan = bool(np.isnan(self.raw).any())
         if self.order is not None:
             fresh = rows[~self.stale[rows]]
@@ -180,8 +202,9 @@ class _Column:
             else:
                 part = order[done:done + step]
             found = among[part] & ~stale[part]
-            if found.any():
-                at = int(found.argmax())
+            # argmax points at the first True, or at 0 when there is none.
+            at = int(found.argmax())
+            if found[at]:
                 self.reach[from_end] = max(FIRST_WALK, done + at + 1)
                 return self.raw[part[at]]
             done += step
@@ -252,6 +275,23 @@ def _numbers(weigher):
             is rules.NumbersWeigher.weigh_population)
 
 
+def _kind(weigher):
+    """(whether both of ``weigher``'s whole-population twins are
+    trusted, whether it is a NumbersWeigher): fixed by its class and its
+    twins, so asked once, not for each weigher at each decision."""
+    cls = type(weigher)
+    # Its weigh_population too: a class patched (tests) is asked again.
+    key = (cls, weigher.population_twins, weigher.multiplier_twins,
+           getattr(cls, 'weigh_population', None))
+    kind = _KINDS.get(key)
+    if kind is None:
+        kind = _KINDS[key] = (
+            fast_path.trusted(weigher, weigher.population_twins)
+            and fast_path.trusted(weigher, weigher.multiplier_twins),
+            _numbers(weigher))
+    return kind
+
+
 def _plan(weigher_objs, population, spec_obj, among):
     """[(weigher, its clamped raw weights of every row (a _Column) or
     None, multiplier (a number or one per row), whether that is one
@@ -259,18 +299,17 @@ def _plan(weigher_objs, population, spec_obj, among):
     None when one of them cannot be kept (see the module docstring)."""
     plan = []
     for weigher in weigher_objs:
-        if not (fast_path.trusted(weigher, weigher.population_twins)
-                and fast_path.trusted(weigher, weigher.multiplier_twins)):
+        trusted, numbers = _kind(weigher)
+        if not trusted:
             return None
         column = None
-        if _numbers(weigher):
+        if numbers:
             # Its raw weights are read without side effects: a
             # multiplier of 0.0 spares keeping them at all.
             multiplier = weigher.multiplier_population(population)
             if multiplier is None:
                 return None
-            if (_ndim(multiplier) == 0 and np.isfinite(multiplier)
-                    and multiplier == 0):
+            if _finite_number(multiplier) and multiplier == 0:
                 continue
             column = _column(population, weigher)
             raw = column.raw
@@ -282,7 +321,7 @@ def _plan(weigher_objs, population, spec_obj, among):
             multiplier = weigher.multiplier_population(population)
         if raw is None or multiplier is None:
             return None
-        scalar = _ndim(multiplier) == 0 and np.isfinite(multiplier)
+        scalar = _finite_number(multiplier)
         if _ndim(raw) == 0 or (scalar and multiplier == 0):
             if scalar:
                 # fast_path.weigh_part: it adds nothing.
@@ -321,15 +360,18 @@ def combine(plan, bounds, rows):
     total = np.zeros(len(rows))
     for (_weigher, column, multiplier, scalar), (low, high) in zip(
             plan, bounds, strict=True):
-        # Clamped already (clamping is per value).
-        picked = np.take(column.raw, rows)
+        # Clamped already (clamping is per value). Indexing copies as
+        # np.take does, without its wrapper: most calls bring a few
+        # changed rows up to date, where the wrappers cost more than the
+        # arithmetic.
+        picked = column.raw[rows]
         norm = fast_path.normalized(picked, low, high, out=picked)
         if norm is None:
             if scalar:
                 continue
             norm = np.zeros(len(rows))
         fast_path.scale(norm, multiplier if _ndim(multiplier) == 0
-                        else np.take(multiplier, rows))
+                        else np.asarray(multiplier)[rows])
         np.add(total, norm, out=total)
     return total
 

@@ -36,3 +36,26 @@ def test_numa_properties_are_parsed_and_dropped_for_1_0():
     primitive = meta.obj_to_primitive(target_version='1.0')
     props = primitive['nova_lite_object.data']['properties']
     assert props['nova_lite_object.data'] == {'os_type': 'linux'}
+
+
+def test_to_dict_and_get_answer_as_obj_attr_is_set():
+    """to_dict and get ask for the set fields' attributes directly:
+    they must answer as obj_attr_is_set says, set, unset and reset."""
+    props = objects.ImageMetaProps.from_dict({
+        'os_distro': 'ubuntu', 'os_require_quiesce': 'yes',
+        'trait:CUSTOM_GPU': 'required'})
+    props.hw_numa_nodes = 2
+    expected = {name: getattr(props, name) for name in props.fields
+                if props.obj_attr_is_set(name)}
+    assert props.to_dict() == expected == {
+        'os_distro': 'ubuntu', 'os_require_quiesce': True,
+        'traits_required': ['CUSTOM_GPU'], 'hw_numa_nodes': 2}
+    for name in props.fields:
+        assert props.get(name, 'unset') == (
+            getattr(props, name) if props.obj_attr_is_set(name)
+            else 'unset')
+    props.obj_reset_changes()
+    del props.os_distro
+    assert 'os_distro' not in props.to_dict()
+    assert props.get('os_distro', 'x') == 'x'
+    assert objects.ImageMetaProps().to_dict() == {}

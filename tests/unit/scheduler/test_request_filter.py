@@ -4,6 +4,7 @@ rejection."""
 import os_traits
 import pytest
 
+from nova_lite.scheduler import population as population_mod
 from nova_lite.scheduler import request_filter
 
 from . import fake_hosts
@@ -172,3 +173,23 @@ def test_prefilters_run_in_nova_order(conf):
         'require_tenant_aggregate', 'map_az_to_placement_aggregate',
         'require_image_type_support', 'compute_status_filter',
         'isolate_aggregates', 'required_traits']
+
+
+def test_population_answer_leaves_the_trait_column_alone():
+    """A required trait's answer is the kept trait column's copy (the
+    first term of an AND is copied, not combined with True): writing
+    to it, as a pool is written to, must not change the next answer."""
+    hosts = [_host('a', traits=['CUSTOM_X']), _host('b'),
+             _host('c', traits=['CUSTOM_X'])]
+    population = population_mod.Population(hosts)
+    step = request_filter.Prefilter('x', required_traits=['CUSTOM_X'])
+    passed = step.filter_population(population, None)
+    assert passed.dtype == bool and list(passed) == [True, False, True]
+    passed[:] = False
+    assert list(step.filter_population(population, None)) == [
+        True, False, True]
+    both = request_filter.Prefilter(
+        'y', required_traits=['CUSTOM_X'], forbidden_traits=['CUSTOM_X'])
+    assert list(both.filter_population(population, None)) == [False] * 3
+    assert request_filter.Prefilter('z').filter_population(
+        population, None) is True

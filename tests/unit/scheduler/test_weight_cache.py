@@ -13,6 +13,7 @@ decisions likewise.
 import random
 from unittest import mock
 
+import numpy as np
 import pytest
 
 from nova_lite import exception
@@ -272,3 +273,32 @@ def test_walks_find_the_extremes_of_any_rows(conf, walk):
                                      rng.randint(1, population.size))] = True
                 assert column.extremes(among) == (raw[among].min(),
                                                   raw[among].max())
+
+
+def test_a_weighers_kind_follows_its_weigh_population():
+    """_kind keeps, per weigher class, whether its raw weight is read
+    from the host numbers alone; a class whose weigh_population is
+    replaced afterwards (a patch) is asked again, not served the kept
+    answer (which would keep weights its new method does not give)."""
+
+    class Free(rules.NumbersWeigher):
+        reads = ('free_ram_mb',)
+
+    weigher = Free()
+    assert weight_cache._kind(weigher) == (True, True)
+
+    def by_hand(self, population, spec_obj, among=None):
+        return None
+
+    with mock.patch.object(Free, 'weigh_population', by_hand):
+        assert weight_cache._kind(weigher) == (True, False)
+    assert weight_cache._kind(weigher) == (True, True)
+
+
+def test_finite_number_answers_as_numpy():
+    for value in (0.0, -1.5, 2, True, float('inf'), float('nan'),
+                  np.float64(3.0), np.float64('nan'), np.array(1.0),
+                  np.array(np.inf)):
+        assert weight_cache._finite_number(value) == bool(
+            np.isfinite(value)), value
+    assert not weight_cache._finite_number(np.array([1.0, 2.0]))
