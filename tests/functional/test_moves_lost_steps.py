@@ -73,29 +73,40 @@ def _queued(deploy, queue):
     return int(counts.get(queue, 0))
 
 
-def test_a_resize_instance_the_source_lost_is_cast_again(deploy):
-    uuid, source, dest = _boot(deploy)
-    deploy.kill(deploy.daemon(source))
+def _resize_losing_a_cast_to(deploy, uuid, host, what):
+    """Resize ``uuid`` with compute ``host`` killed, lose the cast
+    (``what``) its queue kept for it, and restart it; returns when the
+    cast was lost."""
+    deploy.kill(deploy.daemon(host))
     _resize(deploy, uuid)
-    # The destination prepares and casts resize_instance to the dead
-    # source, whose queue keeps it; the cast is then lost.
-    deployment.wait_for(lambda: _queued(deploy, 'compute.%s' % source),
-                        timeout=30, message='resize_instance queued')
+    deployment.wait_for(lambda: _queued(deploy, 'compute.%s' % host),
+                        timeout=30, message='%s queued' % what)
     subprocess.run(['rabbitmqctl', '-q', 'purge_queue', '-p',
-                    deploy.vhost.name, 'compute.%s' % source], check=True)
-    assert _prep(deploy, uuid, finished=True)
+                    deploy.vhost.name, 'compute.%s' % host], check=True)
     lost = time.monotonic()
-    deploy.start_daemon('nova-lite-compute', source, _compute_conf(source))
+    deploy.start_daemon('nova-lite-compute', host, _compute_conf(host))
+    return lost
 
+
+def _resized_within_the_bar(deploy, uuid, dest, lost, what):
+    """The resize reached VERIFY_RESIZE on ``dest`` within BAR of
+    ``lost``, after the conductor cast ``what`` again."""
     deployment.wait_for(
         lambda: _server(deploy, uuid)['status'] == 'VERIFY_RESIZE',
         timeout=BAR + 10, message='VERIFY_RESIZE')
     assert time.monotonic() - lost < BAR
-    server = _server(deploy, uuid)
-    assert server['OS-EXT-SRV-ATTR:host'] == dest
+    assert _server(deploy, uuid)['OS-EXT-SRV-ATTR:host'] == dest
     assert _memory_mb(deploy, uuid) == 512
-    assert 'casting resize_instance again' in deploy.daemon(
-        'conductor').tail(400)
+    assert 'casting %s again' % what in deploy.daemon('conductor').tail(400)
+
+
+def test_a_resize_instance_the_source_lost_is_cast_again(deploy):
+    uuid, source, dest = _boot(deploy)
+    # The destination prepares and casts resize_instance to the dead
+    # source, whose queue keeps it; the cast is then lost.
+    lost = _resize_losing_a_cast_to(deploy, uuid, source, 'resize_instance')
+    assert _prep(deploy, uuid, finished=True)
+    _resized_within_the_bar(deploy, uuid, dest, lost, 'resize_instance')
 
     status, _, body = deploy.api.post('/servers/%s/action' % uuid,
                                       {'confirmResize': None})
@@ -105,27 +116,12 @@ def test_a_resize_instance_the_source_lost_is_cast_again(deploy):
 
 
 def test_a_prep_the_destination_lost_is_cast_again(deploy):
-    uuid, source, dest = _boot(deploy)
-    deploy.kill(deploy.daemon(dest))
-    _resize(deploy, uuid)
+    uuid, _source, dest = _boot(deploy)
     # The conductor casts prep_resize to the dead destination, whose
     # queue keeps it; the cast is then lost (as when the destination is
     # killed as it takes it). The conductor lives on.
-    deployment.wait_for(lambda: _queued(deploy, 'compute.%s' % dest),
-                        timeout=30, message='prep_resize queued')
-    subprocess.run(['rabbitmqctl', '-q', 'purge_queue', '-p',
-                    deploy.vhost.name, 'compute.%s' % dest], check=True)
-    lost = time.monotonic()
-    deploy.start_daemon('nova-lite-compute', dest, _compute_conf(dest))
-
-    deployment.wait_for(
-        lambda: _server(deploy, uuid)['status'] == 'VERIFY_RESIZE',
-        timeout=BAR + 10, message='VERIFY_RESIZE')
-    assert time.monotonic() - lost < BAR
-    assert _server(deploy, uuid)['OS-EXT-SRV-ATTR:host'] == dest
-    assert _memory_mb(deploy, uuid) == 512
-    assert 'casting prep_resize again' in deploy.daemon(
-        'conductor').tail(400)
+    lost = _resize_losing_a_cast_to(deploy, uuid, dest, 'prep_resize')
+    _resized_within_the_bar(deploy, uuid, dest, lost, 'prep_resize')
 
 
 def test_a_destination_killed_in_its_prep_undoes_the_move(deploy):
