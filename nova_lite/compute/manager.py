@@ -270,8 +270,16 @@ class ComputeManager(manager.Manager):
 
     # Resize and cold migration (RPC 1.2): compute/moves.py does the work.
 
-    def _run_move(self, context, instance, step, **kwargs):
+    def _run_move(self, context, instance, step, once=None, **kwargs):
+        """``step`` of compute/moves.py under the instance's lock; with
+        ``once`` (a key), a step that ran here already under that key is
+        not run again (False)."""
         with self._instance_locks(instance.uuid):
+            if once is not None and not self._ran.first_time(
+                    instance.uuid, once, step):
+                LOG.info('%s of instance %s (%s) was sent again; it ran '
+                         'here already', step, instance.uuid, once)
+                return False
             return getattr(self.moves, step)(context, instance, **kwargs)
 
     def prep_resize(self, context, instance, migration, flavor,
@@ -279,16 +287,10 @@ class ComputeManager(manager.Manager):
         # A conductor casts a prep no compute took up again
         # (lost_actions.py); one that sat in this queue meanwhile is the
         # same migration's, prepared once.
-        with self._instance_locks(instance.uuid):
-            if not self._ran.first_time(instance.uuid, migration.uuid,
-                                        'prep_resize'):
-                LOG.info('prep_resize of instance %s (migration %s) was '
-                         'sent again; it ran here already', instance.uuid,
-                         migration.uuid)
-                return False
-            return self.moves.prep_resize(
-                context, instance, migration=migration, flavor=flavor,
-                request_spec=request_spec, host_list=host_list)
+        return self._run_move(context, instance, 'prep_resize',
+                              once=migration.uuid, migration=migration,
+                              flavor=flavor, request_spec=request_spec,
+                              host_list=host_list)
 
     def resize_instance(self, context, instance, migration, flavor):
         return self._run_move(context, instance, 'resize_instance',

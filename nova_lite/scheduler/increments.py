@@ -248,7 +248,7 @@ class Reweigher:
         that were in play)."""
         low, high = bounds
         multiplier = part.multiplier
-        scalar = np.ndim(multiplier) == 0 and np.isfinite(multiplier)
+        scalar = fast_path.finite_number(multiplier)
         with np.errstate(all='ignore'):
             norm = fast_path.normalized(part.raw, low, high)
             if norm is None:

@@ -31,7 +31,6 @@ properties weighing by the request) the decision weighs in full.
 """
 
 import collections
-import math
 import time
 
 import numpy as np
@@ -58,30 +57,9 @@ _NO_ROWS = np.zeros(0, dtype=np.intp)
 # _kind's answers: {(weigher class, its twins, its weigh_population):
 # (trusted, numbers)}.
 _KINDS = {}
-# What np.ndim answers 0 for without asking it (it costs a dispatch,
-# several times per weigher and decision).
-_SCALARS = (float, int, np.generic)
-
-
-def _ndim(value):
-    if isinstance(value, _SCALARS):
-        return 0
-    if type(value) is np.ndarray:
-        # A column: its own ndim, without np.ndim's dispatch.
-        return value.ndim
-    return np.ndim(value)
-
-
-def _finite_number(value):
-    """Whether ``value`` is one finite number. math.isfinite answers a
-    Python or numpy number (or 0-d array) several times faster than the
-    np.isfinite ufunc, and the same; anything else is asked of numpy."""
-    if _ndim(value) != 0:
-        return False
-    try:
-        return math.isfinite(value)
-    except (TypeError, OverflowError):
-        return bool(np.isfinite(value))
+# Asked several times per weigher and decision (see fast_path).
+_ndim = fast_path.ndim
+_finite_number = fast_path.finite_number
 
 
 class _Entry:
