@@ -174,12 +174,24 @@ def _deployment(args, workdir):
     computes = {'bench%d' % i: {'node_count': per_compute, 'vcpus': 64,
                                 'memory_mb': 262144, 'local_gb': 4000}
                 for i in range(args.computes)}
+    conf = {'DEFAULT': _daemon_defaults(args),
+            'conductor': {'workers': args.conductor_workers},
+            'api': {'workers': args.api_workers}}
+    for section, name, value in args.set:
+        conf.setdefault(section, {})[name] = value
     return deployment.Deployment(
-        workdir, backend=args.backend, computes=computes,
-        conf={'DEFAULT': _daemon_defaults(args),
-              'conductor': {'workers': args.conductor_workers},
-              'api': {'workers': args.api_workers}},
+        workdir, backend=args.backend, computes=computes, conf=conf,
         env=_daemon_env(args, workdir))
+
+
+def _option(text):
+    """``SECTION.NAME=VALUE`` -> (section, name, value)."""
+    where, sep, value = text.partition('=')
+    section, dot, name = where.rpartition('.')
+    if not (sep and dot and section and name):
+        raise argparse.ArgumentTypeError(
+            'expected SECTION.NAME=VALUE, got %r' % text)
+    return section, name, value
 
 
 def _measure(args, deploy):
@@ -363,6 +375,11 @@ def main():
                         help='boot against nova-lite-all (SQLite, the '
                              'in-process transport, one compute with '
                              '--nodes nodes) instead of the daemons')
+    parser.add_argument('--set', type=_option, action='append', default=[],
+                        metavar='SECTION.NAME=VALUE',
+                        help='an option of every daemon, for example '
+                             'scheduler.change_notice_delay=0.2 '
+                             '(repeatable; not with --all-in-one)')
     args = parser.parse_args()
     results = []
     run_one = run_all_in_one if args.all_in_one else run_once
