@@ -54,6 +54,8 @@ RESORT_AT_LEAST = 512
 # at each step).
 FIRST_WALK = 64
 _NO_ROWS = np.zeros(0, dtype=np.intp)
+# Changed rows up to this many are de-duplicated in Python.
+SMALL_CHANGES = 64
 # _kind's answers: {(weigher class, its twins, its weigh_population):
 # (trusted, numbers)}.
 _KINDS = {}
@@ -216,17 +218,26 @@ class _Column:
 def changed_rows(population, position):
     """The rows ``sync`` re-read since ``position``, sorted, once each (an
     index array), or None when forgotten; worked out once for every
-    reader at the same position."""
+    reader at the same position until the rows change again."""
     now = population.change_position()
     memo = getattr(population, '_weight_changed', None)
-    if memo is not None and memo[:2] == (position, now):
-        return memo[2]
-    changed = population.rows_changed_since(position)
-    rows = None
-    if changed is not None:
-        rows = np.unique(np.asarray(changed, dtype=np.intp))
-    population._weight_changed = (position, now, rows)
-    return rows
+    if memo is None or memo[0] != now:
+        # The kept masks and weights of a decision read from several
+        # positions (each request key last kept at its own).
+        memo = population._weight_changed = (now, {})
+    found = memo[1]
+    if position not in found:
+        changed = population.rows_changed_since(position)
+        found[position] = None if changed is None else _unique(changed)
+    return found[position]
+
+
+def _unique(rows):
+    """np.unique of ``rows`` (population rows): a few are sorted in
+    Python, where np.unique's wrappers cost three times the sort."""
+    if len(rows) <= SMALL_CHANGES:
+        return np.array(sorted(set(rows)), dtype=np.intp)
+    return np.unique(np.asarray(rows, dtype=np.intp))
 
 
 def _column(population, weigher):

@@ -302,3 +302,32 @@ def test_finite_number_answers_as_numpy():
         assert weight_cache._finite_number(value) == bool(
             np.isfinite(value)), value
     assert not weight_cache._finite_number(np.array([1.0, 2.0]))
+
+
+def test_changed_rows_are_np_uniques_answer():
+    """Few changed rows are de-duplicated in Python, many by numpy: the
+    same sorted index array either way."""
+    rng = random.Random(13)
+    for count in (0, 1, 2, 5, weight_cache.SMALL_CHANGES,
+                  weight_cache.SMALL_CHANGES + 1, 500):
+        rows = _Rows(1000)
+        rows.changes = [rng.randrange(1000) for _ in range(count)]
+        found = weight_cache.changed_rows(rows, 0)
+        expected = np.unique(np.asarray(rows.changes, dtype=np.intp))
+        assert found.dtype == expected.dtype
+        assert found.tolist() == expected.tolist()
+
+
+def test_changed_rows_kept_per_position_not_served_stale():
+    """Readers at several positions are each answered from the rows
+    changed since theirs; once more rows change, none is served what it
+    was answered before."""
+    rows = _Rows(10)
+    rows.changes = [4, 2, 4]
+    assert weight_cache.changed_rows(rows, 0).tolist() == [2, 4]
+    assert weight_cache.changed_rows(rows, 2).tolist() == [4]
+    assert weight_cache.changed_rows(rows, 0).tolist() == [2, 4]
+    rows.changes.append(7)
+    assert weight_cache.changed_rows(rows, 0).tolist() == [2, 4, 7]
+    assert weight_cache.changed_rows(rows, 2).tolist() == [4, 7]
+    assert weight_cache.changed_rows(rows, 4).tolist() == []
