@@ -20,6 +20,7 @@ from nova_lite import exception
 from nova_lite import objects
 from nova_lite.scheduler import filter_scheduler
 from nova_lite.scheduler import filters
+from nova_lite.scheduler import kept_ranking
 from nova_lite.scheduler import population as population_mod
 from nova_lite.scheduler import weight_cache
 from nova_lite.scheduler import weighers
@@ -118,12 +119,16 @@ def _sequences(conf, counts):
 
 @pytest.mark.parametrize('resort, walk', [(512, 64), (1, 1), (3, 2)])
 def test_kept_weights_choose_as_the_reference(conf, resort, walk):
-    """With the defaults, and with the weighers' rows sorted again after
-    every change or few and walked a row or two at a time."""
+    """With the defaults, and with the weighers' rows (and the kept
+    weights' rows, ranked from them) sorted again after every change or
+    few and walked a row or two at a time."""
     counts = {'kept': 0, 'kept after changes': 0}
     with mock.patch.object(weight_cache, 'RESORT_AT_LEAST', resort), \
             mock.patch.object(weight_cache, 'RESORT_SHARE', 0), \
-            mock.patch.object(weight_cache, 'FIRST_WALK', walk):
+            mock.patch.object(weight_cache, 'FIRST_WALK', walk), \
+            mock.patch.object(kept_ranking, 'RESORT_AT_LEAST', resort), \
+            mock.patch.object(kept_ranking, 'RESORT_SHARE', 0), \
+            mock.patch.object(kept_ranking, 'FIRST_WALK', walk):
         assert _sequences(conf, counts) == []
     # Most sequences found their weights kept, changed rows and all.
     assert counts['kept after changes'] > SEQUENCES
@@ -331,3 +336,33 @@ def test_changed_rows_kept_per_position_not_served_stale():
     assert weight_cache.changed_rows(rows, 0).tolist() == [2, 4, 7]
     assert weight_cache.changed_rows(rows, 2).tolist() == [4, 7]
     assert weight_cache.changed_rows(rows, 4).tolist() == []
+
+
+def test_kept_weights_not_all_finite_are_not_ranked_from():
+    """Weights holding NaN or an infinity are ranked by RankedHosts,
+    which orders them at once: the kept ranking serves only while every
+    kept weight is finite, as rewritten rows make it again."""
+    weights = np.array([1.0, 2.0, 3.0])
+    entry = weight_cache._Entry(None, 3, 0, weights, [])
+    assert entry.finite
+    entry.rewrite(np.array([1]), np.array([np.inf]))
+    assert not entry.finite
+    entry.rewrite(np.array([2]), np.array([np.nan]))
+    assert not entry.finite
+    entry.rewrite(np.array([1, 2]), np.array([0.5, 0.25]))
+    assert entry.finite
+    assert entry.total.tolist() == [1.0, 0.5, 0.25]
+
+
+def test_ranked_falls_back_when_a_kept_weight_is_not_finite():
+    population = mock.Mock(owned=True, size=weight_cache.MIN_ROWS)
+    entry = weight_cache._Entry(None, 3, 0, np.array([1.0, np.nan, 0.0]),
+                                [])
+    with mock.patch.object(weight_cache, '_kept', return_value=entry):
+        assert weight_cache.ranked([], population, np.ones(3, bool), None,
+                                   []) is None
+    entry.rewrite(np.array([1]), np.array([2.0]))
+    with mock.patch.object(weight_cache, '_kept', return_value=entry):
+        ranked = weight_cache.ranked([], population, np.ones(3, bool),
+                                     None, [])
+    assert ranked is not None and len(ranked) == 3
