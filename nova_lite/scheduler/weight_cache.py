@@ -209,10 +209,11 @@ class _Column:
             step *= 2
         return None
 
-    def extremes(self, among):
+    def extremes(self, among, low=True, high=True):
         """(lowest, highest) weight of the rows of ``among`` (a bool mask
-        over the rows, some marked), or None when the weights hold NaN
-        (the caller reads the rows)."""
+        over the rows, some marked), None for an end not asked for
+        (``low``, ``high``); None when the weights hold NaN (the caller
+        reads the rows)."""
         if self.nan:
             return None
         if self.order is None:
@@ -220,17 +221,29 @@ class _Column:
                 np.int32 if self.size < 2**31 else np.intp)
             self.stale = np.zeros(self.size, bool)
             self.stale_rows = _NO_ROWS
-        found = [value for value in (self._first(among, False),
-                                     self._first(among, True))
-                 if value is not None]
         stale = self.stale_rows
-        if len(stale):
-            values = self.raw[stale[among[stale]]]
-            if len(values):
-                found.extend((values.min(), values.max()))
-        if not found:
-            return None
-        return min(found), max(found)
+        values = self.raw[stale[among[stale]]] if len(stale) else stale
+        found = []
+        for wanted, from_end in ((low, False), (high, True)):
+            if not wanted:
+                found.append(None)
+                continue
+            value = self._end(among, from_end, values)
+            if value is None:
+                return None
+            found.append(value)
+        return tuple(found)
+
+    def _end(self, among, from_end, values):
+        """The lowest (or highest) weight of the rows of ``among``, the
+        weights of its rows changed since the sort being ``values``."""
+        first = self._first(among, from_end)
+        if not len(values):
+            return first
+        last = values.max() if from_end else values.min()
+        if first is None:
+            return last
+        return max(first, last) if from_end else min(first, last)
 
 
 def changed_rows(population, position):
@@ -345,7 +358,9 @@ def _bounds(plan, rows, among):
     mask; None: read from it), as ``fast_path.weigh_part`` finds them."""
     found = []
     for weigher, column, _multiplier, _scalar in plan:
-        extremes = column.extremes(among)
+        # An end the weigher's minval or maxval fixes is not walked to.
+        extremes = column.extremes(among, weigher.minval is None,
+                                   weigher.maxval is None)
         if extremes is None:
             if rows is None:
                 rows = np.flatnonzero(among)

@@ -278,6 +278,10 @@ def test_walks_find_the_extremes_of_any_rows(conf, walk):
                                      rng.randint(1, population.size))] = True
                 assert column.extremes(among) == (raw[among].min(),
                                                   raw[among].max())
+                assert column.extremes(among, low=False) == (
+                    None, raw[among].max())
+                assert column.extremes(among, high=False) == (
+                    raw[among].min(), None)
 
 
 def test_a_weighers_kind_follows_its_weigh_population():
@@ -366,3 +370,33 @@ def test_ranked_falls_back_when_a_kept_weight_is_not_finite():
         ranked = weight_cache.ranked([], population, np.ones(3, bool),
                                      None, [])
     assert ranked is not None and len(ranked) == 3
+
+
+def test_an_end_fixed_by_minval_is_not_walked_to(conf):
+    """CPUWeigher's minval is its low bound whatever the rows: the
+    bounds walk only to the highest weight, and are those of a full
+    weighing."""
+    from nova_lite.scheduler import fast_path
+    from nova_lite.scheduler.weighers import cpu
+    rng = random.Random(17)
+    states = []
+    while len(states) < 4:
+        states, _aggregates = random_fleet.fleet(rng)
+    population = population_mod.Population(states, owned=True)
+    weigher = cpu.CPUWeigher()
+    assert weigher.minval is not None and weigher.maxval is None
+    plan = [(weigher, weight_cache._column(population, weigher), 1.0, True)]
+    among = population.mask().copy()
+    walked = []
+    first = weight_cache._Column._first
+
+    def spied(self, among, from_end):
+        walked.append(from_end)
+        return first(self, among, from_end)
+
+    with mock.patch.object(weight_cache._Column, '_first', spied):
+        bounds = weight_cache._bounds(plan, None, among)
+    assert walked == [True]
+    raw = np.take(plan[0][1].raw, np.flatnonzero(among))
+    assert bounds == [fast_path.bounds(weigher,
+                                       *fast_path.clamp(weigher, raw))]
