@@ -163,7 +163,9 @@ class PopulationPipeline:
         return kept
 
     def rank(self, weigher_objs, pool, spec_obj, rng):
-        """RankedHosts of ``pool``, after shuffle and subset."""
+        """The ``fast_path.Ranking`` of ``pool``, after shuffle and
+        subset: from the kept weights when they serve, else RankedHosts
+        of the weights gathered."""
         opts = CONF.filter_scheduler
         ranked = self._kept_ranking(weigher_objs, pool, spec_obj)
         if ranked is None:
