@@ -349,14 +349,80 @@ def weigh(weigher_objs, population, rows, spec_obj, timings, among=None,
     return total
 
 
-class RankedHosts:
-    """The hosts of ``rows`` heaviest first by ``weights``; equal
-    weights keep the rows' order (the per-host handler's stable sort).
+class Ranking:
+    """Hosts heaviest first, ordered lazily a weight level at a time, as
+    they are iterated or sliced; equal weights keep the rows' order (the
+    per-host handler's stable sort). ``shuffle_ties`` and ``pick_from``
+    apply ``shuffle_best_same_weighed_hosts`` and ``host_subset_size``
+    exactly as the per-host path does (same ``rng`` calls).
 
-    Ordered lazily, a weight level at a time, as it is iterated or
-    sliced; ``shuffle_ties`` and ``pick_from`` apply
-    ``shuffle_best_same_weighed_hosts`` and ``host_subset_size`` exactly
-    as the per-host path does (same ``rng`` calls).
+    A subclass gives ``_next_level`` (the next level's items, in order,
+    to ``_take_level``; False when none is left), ``_host(item)`` and
+    ``__len__``.
+    """
+
+    def __init__(self):
+        self._pending = np.empty(0, np.intp)
+        self._order = []
+        self._first_level = None
+
+    def __len__(self):
+        raise NotImplementedError()
+
+    def _next_level(self):
+        raise NotImplementedError()
+
+    def _host(self, item):
+        raise NotImplementedError()
+
+    def _take_level(self, level):
+        if self._first_level is None:
+            self._first_level = len(level)
+        self._pending = level
+
+    def _ensure(self, count):
+        order = self._order
+        while len(order) < count:
+            if not len(self._pending) and not self._next_level():
+                break
+            need = count - len(order)
+            order.extend(self._pending[:need].tolist())
+            self._pending = self._pending[need:]
+
+    def shuffle_ties(self, rng):
+        """Shuffle the hosts sharing the best weight."""
+        self._ensure(1)
+        ties = self._first_level or 0
+        self._ensure(ties)
+        head = self._order[:ties]
+        rng.shuffle(head)
+        self._order[:ties] = head
+
+    def pick_from(self, subset, rng):
+        """Move a random one of the first ``subset`` to the front."""
+        self._ensure(subset)
+        self._order.insert(0, self._order.pop(rng.randrange(subset)))
+
+    def __iter__(self):
+        position = 0
+        while True:
+            self._ensure(position + 1)
+            if position >= len(self._order):
+                return
+            yield self._host(self._order[position])
+            position += 1
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            stop = len(self) if index.stop is None else index.stop
+            self._ensure(stop)
+            return [self._host(p) for p in self._order[index]]
+        self._ensure(index + 1)
+        return self._host(self._order[index])
+
+
+class RankedHosts(Ranking):
+    """The hosts of ``rows`` heaviest first by ``weights`` (a Ranking).
 
     ``weights`` is written to as levels are taken, so it is copied
     first, unless ``handed_over`` says the caller made it for this
@@ -365,13 +431,11 @@ class RankedHosts:
     """
 
     def __init__(self, population, rows, weights, handed_over=False):
+        super().__init__()
         self.population = population
         self.rows = rows
         self._left = weights if handed_over else weights.copy()
         self._remaining = len(rows)
-        self._pending = np.empty(0, np.intp)
-        self._order = []
-        self._first_level = None
         # The first level's weight, found with the finiteness check.
         self._top = None
         if len(weights):
@@ -404,50 +468,8 @@ class RankedHosts:
         level = np.flatnonzero(left == value)
         left[level] = -np.inf
         self._remaining -= len(level)
-        if self._first_level is None:
-            self._first_level = len(level)
-        self._pending = level
+        self._take_level(level)
         return True
-
-    def _ensure(self, count):
-        order = self._order
-        while len(order) < count:
-            if not len(self._pending) and not self._next_level():
-                break
-            need = count - len(order)
-            order.extend(self._pending[:need].tolist())
-            self._pending = self._pending[need:]
-
-    def shuffle_ties(self, rng):
-        """Shuffle the hosts sharing the best weight."""
-        self._ensure(1)
-        ties = self._first_level or 0
-        self._ensure(ties)
-        head = self._order[:ties]
-        rng.shuffle(head)
-        self._order[:ties] = head
-
-    def pick_from(self, subset, rng):
-        """Move a random one of the first ``subset`` to the front."""
-        self._ensure(subset)
-        self._order.insert(0, self._order.pop(rng.randrange(subset)))
 
     def _host(self, position):
         return self.population.hosts[self.rows[position]]
-
-    def __iter__(self):
-        position = 0
-        while True:
-            self._ensure(position + 1)
-            if position >= len(self._order):
-                return
-            yield self._host(self._order[position])
-            position += 1
-
-    def __getitem__(self, index):
-        if isinstance(index, slice):
-            stop = len(self.rows) if index.stop is None else index.stop
-            self._ensure(stop)
-            return [self._host(p) for p in self._order[index]]
-        self._ensure(index + 1)
-        return self._host(self._order[index])

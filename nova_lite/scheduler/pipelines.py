@@ -163,18 +163,38 @@ class PopulationPipeline:
         return kept
 
     def rank(self, weigher_objs, pool, spec_obj, rng):
-        """RankedHosts of ``pool``, after shuffle and subset."""
+        """The ``fast_path.Ranking`` of ``pool``, after shuffle and
+        subset: from the kept weights when they serve, else RankedHosts
+        of the weights gathered."""
         opts = CONF.filter_scheduler
-        rows = pool.nonzero()[0]
-        weights, handed_over = self._weights(weigher_objs, rows, spec_obj,
-                                             pool)
-        ranked = fast_path.RankedHosts(self.population, rows, weights,
-                                       handed_over)
-        if opts.shuffle_best_same_weighed_hosts and len(rows):
+        ranked = self._kept_ranking(weigher_objs, pool, spec_obj)
+        if ranked is None:
+            rows = pool.nonzero()[0]
+            weights, handed_over = self._weights(weigher_objs, rows,
+                                                 spec_obj, pool)
+            ranked = fast_path.RankedHosts(self.population, rows, weights,
+                                           handed_over)
+        if opts.shuffle_best_same_weighed_hosts and len(ranked):
             ranked.shuffle_ties(rng)
-        subset = min(opts.host_subset_size, len(rows))
+        subset = min(opts.host_subset_size, len(ranked))
         if subset > 1:
             ranked.pick_from(subset, rng)
+        return ranked
+
+    def _kept_ranking(self, weigher_objs, pool, spec_obj):
+        """The ranking of ``pool`` straight from weight_cache's kept
+        weights, when ``_weights`` would take them from there; else
+        None."""
+        if (self._index + 1 < self.instances
+                or (self._incremental and self._reweigher is not None)):
+            return None
+        del self._timings[:]
+        ranked = weight_cache.ranked(weigher_objs, self.population, pool,
+                                     spec_obj, self._timings)
+        if ranked is not None:
+            self._reweigher = None
+            self._claimed = []
+            self._stale = False
         return ranked
 
     def _weights(self, weigher_objs, rows, spec_obj, pool):

@@ -11,7 +11,8 @@ So the combined weight of every row of a Population is kept per
 *normalisation* (each weigher's low and high and its multiplier), the
 last few of them; a decision that finds its normalisation kept weighs
 again only the rows ``sync`` re-read since (claims, change notices),
-then gathers its filtered rows' weights. A decision with a
+then ranks its filtered rows by them (``kept_ranking``, without
+gathering them) or gathers their weights. A decision with a
 normalisation not kept weighs every row once and keeps it. Only a
 long-lived Population (``owned``: the host manager's) of ``MIN_ROWS``
 rows or more keeps weights. The arithmetic is ``fast_path.weigh``'s,
@@ -36,6 +37,7 @@ import time
 import numpy as np
 
 from nova_lite.scheduler import fast_path
+from nova_lite.scheduler import kept_ranking
 from nova_lite.scheduler.weighers import rules
 
 # Populations of fewer rows are weighed in full: below about 5,000 rows
@@ -54,6 +56,8 @@ RESORT_AT_LEAST = 512
 # at each step).
 FIRST_WALK = 64
 _NO_ROWS = np.zeros(0, dtype=np.intp)
+# Changed rows up to this many are de-duplicated in Python.
+SMALL_CHANGES = 64
 # _kind's answers: {(weigher class, its twins, its weigh_population):
 # (trusted, numbers)}.
 _KINDS = {}
@@ -66,7 +70,8 @@ class _Entry:
     """The combined weights of every row for one normalisation, as of
     ``position`` (``Population.change_position``) of ``hosts``."""
 
-    __slots__ = ('hosts', 'size', 'position', 'total', 'keep')
+    __slots__ = ('hosts', 'size', 'position', 'total', 'keep', 'finite',
+                 'sorted', 'weighers')
 
     def __init__(self, hosts, size, position, total, keep):
         self.hosts = hosts
@@ -75,6 +80,21 @@ class _Entry:
         self.total = total
         # What the key names by identity, held so that no id is reused.
         self.keep = keep
+        self.weighers = len(keep) // 2
+        # Whether every weight is finite (only then ranked by
+        # kept_ranking), and the rows sorted by weight once ranked.
+        self.finite = bool(np.isfinite(total).all())
+        self.sorted = None
+
+    def rewrite(self, rows, total):
+        """Write the weights ``total`` of ``rows`` (an index array)."""
+        self.total[rows] = total
+        if self.finite:
+            self.finite = bool(np.isfinite(total).all())
+        elif len(rows):
+            self.finite = bool(np.isfinite(self.total).all())
+        if self.sorted is not None and not self.sorted.rewritten(rows):
+            self.sorted = None
 
 
 class _Column:
@@ -189,10 +209,11 @@ class _Column:
             step *= 2
         return None
 
-    def extremes(self, among):
+    def extremes(self, among, low=True, high=True):
         """(lowest, highest) weight of the rows of ``among`` (a bool mask
-        over the rows, some marked), or None when the weights hold NaN
-        (the caller reads the rows)."""
+        over the rows, some marked), None for an end not asked for
+        (``low``, ``high``); None when the weights hold NaN (the caller
+        reads the rows)."""
         if self.nan:
             return None
         if self.order is None:
@@ -200,33 +221,54 @@ class _Column:
                 np.int32 if self.size < 2**31 else np.intp)
             self.stale = np.zeros(self.size, bool)
             self.stale_rows = _NO_ROWS
-        found = [value for value in (self._first(among, False),
-                                     self._first(among, True))
-                 if value is not None]
         stale = self.stale_rows
-        if len(stale):
-            values = self.raw[stale[among[stale]]]
-            if len(values):
-                found.extend((values.min(), values.max()))
-        if not found:
-            return None
-        return min(found), max(found)
+        values = self.raw[stale[among[stale]]] if len(stale) else stale
+        found = []
+        for wanted, from_end in ((low, False), (high, True)):
+            if not wanted:
+                found.append(None)
+                continue
+            value = self._end(among, from_end, values)
+            if value is None:
+                return None
+            found.append(value)
+        return tuple(found)
+
+    def _end(self, among, from_end, values):
+        """The lowest (or highest) weight of the rows of ``among``, the
+        weights of its rows changed since the sort being ``values``."""
+        first = self._first(among, from_end)
+        if not len(values):
+            return first
+        last = values.max() if from_end else values.min()
+        if first is None:
+            return last
+        return max(first, last) if from_end else min(first, last)
 
 
 def changed_rows(population, position):
     """The rows ``sync`` re-read since ``position``, sorted, once each (an
     index array), or None when forgotten; worked out once for every
-    reader at the same position."""
+    reader at the same position until the rows change again."""
     now = population.change_position()
     memo = getattr(population, '_weight_changed', None)
-    if memo is not None and memo[:2] == (position, now):
-        return memo[2]
-    changed = population.rows_changed_since(position)
-    rows = None
-    if changed is not None:
-        rows = np.unique(np.asarray(changed, dtype=np.intp))
-    population._weight_changed = (position, now, rows)
-    return rows
+    if memo is None or memo[0] != now:
+        # The kept masks and weights of a decision read from several
+        # positions (each request key last kept at its own).
+        memo = population._weight_changed = (now, {})
+    found = memo[1]
+    if position not in found:
+        changed = population.rows_changed_since(position)
+        found[position] = None if changed is None else _unique(changed)
+    return found[position]
+
+
+def _unique(rows):
+    """np.unique of ``rows`` (population rows): a few are sorted in
+    Python, where np.unique's wrappers cost three times the sort."""
+    if len(rows) <= SMALL_CHANGES:
+        return np.array(sorted(set(rows)), dtype=np.intp)
+    return np.unique(np.asarray(rows, dtype=np.intp))
 
 
 def _column(population, weigher):
@@ -313,11 +355,15 @@ def _plan(weigher_objs, population, spec_obj, among):
 
 def _bounds(plan, rows, among):
     """Each planned weigher's (low, high) over ``rows`` (``among`` as a
-    mask), as ``fast_path.weigh_part`` finds them."""
+    mask; None: read from it), as ``fast_path.weigh_part`` finds them."""
     found = []
     for weigher, column, _multiplier, _scalar in plan:
-        extremes = column.extremes(among)
+        # An end the weigher's minval or maxval fixes is not walked to.
+        extremes = column.extremes(among, weigher.minval is None,
+                                   weigher.maxval is None)
         if extremes is None:
+            if rows is None:
+                rows = np.flatnonzero(among)
             extremes = fast_path.clamp(weigher, np.take(column.raw, rows))
         found.append(fast_path.bounds(weigher, *extremes))
     return found
@@ -370,42 +416,76 @@ def _current(entry, population, plan, bounds):
         return False
     if len(rows):
         with np.errstate(all='ignore'):
-            entry.total[rows] = combine(plan, bounds, rows)
+            entry.rewrite(rows, combine(plan, bounds, rows))
     entry.position = population.change_position()
     return True
 
 
-def weigh(weigher_objs, population, rows, spec_obj, timings, among):
-    """``fast_path.weigh(weigher_objs, population, rows, spec_obj,
-    timings, among=among)``, from the kept weights when it can be."""
-    start = time.perf_counter()
-    plan = None
+def _kept(weigher_objs, population, among, count, spec_obj, rows=None):
+    """The _Entry of the weights of ``among``'s normalisation (a bool
+    mask over the rows, ``count`` of them marked; ``rows``, those rows,
+    when the caller has them), up to date, or None when these weighers'
+    weights are not kept (module docstring)."""
     # A population made for one request (not the host manager's, which
     # its hosts keep current) would keep weights for nothing; a small one
     # is weighed in full faster than its kept weights are looked up.
-    if (len(rows) > 1 and population.owned
-            and population.size >= MIN_ROWS):
-        plan = _plan(weigher_objs, population, spec_obj, among)
+    if (count <= 1 or not population.owned
+            or population.size < MIN_ROWS):
+        return None
+    plan = _plan(weigher_objs, population, spec_obj, among)
     if plan is None:
-        return fast_path.weigh(weigher_objs, population, rows, spec_obj,
-                               timings, among=among)
+        return None
     bounds = _bounds(plan, rows, among)
     key = _key(plan, bounds)
     entries = _entries(population)
     entry = entries.get(key)
     if entry is not None and _current(entry, population, plan, bounds):
         entries.move_to_end(key)
-    else:
-        size = population.size
-        with np.errstate(all='ignore'):
-            # Every row, those filtered out too (their weights are not
-            # read): a later decision's rows may be others.
-            total = combine(plan, bounds, np.arange(size))
-        entry = entries[key] = _Entry(
-            population.hosts, size, population.change_position(), total,
-            [item[0] for item in plan] + [item[2] for item in plan])
-        if len(entries) > ENTRIES:
-            entries.popitem(last=False)
-    timings.append(('kept weights of %d weighers' % len(plan),
+        return entry
+    size = population.size
+    with np.errstate(all='ignore'):
+        # Every row, those filtered out too (their weights are not
+        # read): a later decision's rows may be others.
+        total = combine(plan, bounds, np.arange(size))
+    entry = entries[key] = _Entry(
+        population.hosts, size, population.change_position(), total,
+        [item[0] for item in plan] + [item[2] for item in plan])
+    if len(entries) > ENTRIES:
+        entries.popitem(last=False)
+    return entry
+
+
+def _timed(timings, entry, start):
+    timings.append(('kept weights of %d weighers' % entry.weighers,
                     time.perf_counter() - start, True))
+
+
+def weigh(weigher_objs, population, rows, spec_obj, timings, among):
+    """``fast_path.weigh(weigher_objs, population, rows, spec_obj,
+    timings, among=among)``, from the kept weights when it can be."""
+    start = time.perf_counter()
+    entry = _kept(weigher_objs, population, among, len(rows), spec_obj,
+                  rows)
+    if entry is None:
+        return fast_path.weigh(weigher_objs, population, rows, spec_obj,
+                               timings, among=among)
+    _timed(timings, entry, start)
     return np.take(entry.total, rows)
+
+
+def ranked(weigher_objs, population, pool, spec_obj, timings):
+    """The ``fast_path.Ranking`` of the rows of ``pool`` (a bool mask
+    over the rows) by the kept weights, as ``fast_path.RankedHosts``
+    ranks the weights ``weigh`` gives them, without gathering them
+    (``kept_ranking``); None when they are not kept or not all finite
+    (the caller weighs them)."""
+    start = time.perf_counter()
+    count = int(np.count_nonzero(pool))
+    entry = _kept(weigher_objs, population, pool, count, spec_obj)
+    if entry is None or not entry.finite:
+        return None
+    if entry.sorted is None:
+        entry.sorted = kept_ranking.SortedRows(entry.total)
+    _timed(timings, entry, start)
+    return kept_ranking.KeptRanking(population, entry.total, entry.sorted,
+                                    pool, count)

@@ -20,6 +20,7 @@ from nova_lite import exception
 from nova_lite import objects
 from nova_lite.scheduler import filter_scheduler
 from nova_lite.scheduler import filters
+from nova_lite.scheduler import kept_ranking
 from nova_lite.scheduler import population as population_mod
 from nova_lite.scheduler import weight_cache
 from nova_lite.scheduler import weighers
@@ -118,12 +119,16 @@ def _sequences(conf, counts):
 
 @pytest.mark.parametrize('resort, walk', [(512, 64), (1, 1), (3, 2)])
 def test_kept_weights_choose_as_the_reference(conf, resort, walk):
-    """With the defaults, and with the weighers' rows sorted again after
-    every change or few and walked a row or two at a time."""
+    """With the defaults, and with the weighers' rows (and the kept
+    weights' rows, ranked from them) sorted again after every change or
+    few and walked a row or two at a time."""
     counts = {'kept': 0, 'kept after changes': 0}
     with mock.patch.object(weight_cache, 'RESORT_AT_LEAST', resort), \
             mock.patch.object(weight_cache, 'RESORT_SHARE', 0), \
-            mock.patch.object(weight_cache, 'FIRST_WALK', walk):
+            mock.patch.object(weight_cache, 'FIRST_WALK', walk), \
+            mock.patch.object(kept_ranking, 'RESORT_AT_LEAST', resort), \
+            mock.patch.object(kept_ranking, 'RESORT_SHARE', 0), \
+            mock.patch.object(kept_ranking, 'FIRST_WALK', walk):
         assert _sequences(conf, counts) == []
     # Most sequences found their weights kept, changed rows and all.
     assert counts['kept after changes'] > SEQUENCES
@@ -273,6 +278,10 @@ def test_walks_find_the_extremes_of_any_rows(conf, walk):
                                      rng.randint(1, population.size))] = True
                 assert column.extremes(among) == (raw[among].min(),
                                                   raw[among].max())
+                assert column.extremes(among, low=False) == (
+                    None, raw[among].max())
+                assert column.extremes(among, high=False) == (
+                    raw[among].min(), None)
 
 
 def test_a_weighers_kind_follows_its_weigh_population():
@@ -302,3 +311,92 @@ def test_finite_number_answers_as_numpy():
         assert weight_cache._finite_number(value) == bool(
             np.isfinite(value)), value
     assert not weight_cache._finite_number(np.array([1.0, 2.0]))
+
+
+def test_changed_rows_are_np_uniques_answer():
+    """Few changed rows are de-duplicated in Python, many by numpy: the
+    same sorted index array either way."""
+    rng = random.Random(13)
+    for count in (0, 1, 2, 5, weight_cache.SMALL_CHANGES,
+                  weight_cache.SMALL_CHANGES + 1, 500):
+        rows = _Rows(1000)
+        rows.changes = [rng.randrange(1000) for _ in range(count)]
+        found = weight_cache.changed_rows(rows, 0)
+        expected = np.unique(np.asarray(rows.changes, dtype=np.intp))
+        assert found.dtype == expected.dtype
+        assert found.tolist() == expected.tolist()
+
+
+def test_changed_rows_kept_per_position_not_served_stale():
+    """Readers at several positions are each answered from the rows
+    changed since theirs; once more rows change, none is served what it
+    was answered before."""
+    rows = _Rows(10)
+    rows.changes = [4, 2, 4]
+    assert weight_cache.changed_rows(rows, 0).tolist() == [2, 4]
+    assert weight_cache.changed_rows(rows, 2).tolist() == [4]
+    assert weight_cache.changed_rows(rows, 0).tolist() == [2, 4]
+    rows.changes.append(7)
+    assert weight_cache.changed_rows(rows, 0).tolist() == [2, 4, 7]
+    assert weight_cache.changed_rows(rows, 2).tolist() == [4, 7]
+    assert weight_cache.changed_rows(rows, 4).tolist() == []
+
+
+def test_kept_weights_not_all_finite_are_not_ranked_from():
+    """Weights holding NaN or an infinity are ranked by RankedHosts,
+    which orders them at once: the kept ranking serves only while every
+    kept weight is finite, as rewritten rows make it again."""
+    weights = np.array([1.0, 2.0, 3.0])
+    entry = weight_cache._Entry(None, 3, 0, weights, [])
+    assert entry.finite
+    entry.rewrite(np.array([1]), np.array([np.inf]))
+    assert not entry.finite
+    entry.rewrite(np.array([2]), np.array([np.nan]))
+    assert not entry.finite
+    entry.rewrite(np.array([1, 2]), np.array([0.5, 0.25]))
+    assert entry.finite
+    assert entry.total.tolist() == [1.0, 0.5, 0.25]
+
+
+def test_ranked_falls_back_when_a_kept_weight_is_not_finite():
+    population = mock.Mock(owned=True, size=weight_cache.MIN_ROWS)
+    entry = weight_cache._Entry(None, 3, 0, np.array([1.0, np.nan, 0.0]),
+                                [])
+    with mock.patch.object(weight_cache, '_kept', return_value=entry):
+        assert weight_cache.ranked([], population, np.ones(3, bool), None,
+                                   []) is None
+    entry.rewrite(np.array([1]), np.array([2.0]))
+    with mock.patch.object(weight_cache, '_kept', return_value=entry):
+        ranked = weight_cache.ranked([], population, np.ones(3, bool),
+                                     None, [])
+    assert ranked is not None and len(ranked) == 3
+
+
+def test_an_end_fixed_by_minval_is_not_walked_to(conf):
+    """CPUWeigher's minval is its low bound whatever the rows: the
+    bounds walk only to the highest weight, and are those of a full
+    weighing."""
+    from nova_lite.scheduler import fast_path
+    from nova_lite.scheduler.weighers import cpu
+    rng = random.Random(17)
+    states = []
+    while len(states) < 4:
+        states, _aggregates = random_fleet.fleet(rng)
+    population = population_mod.Population(states, owned=True)
+    weigher = cpu.CPUWeigher()
+    assert weigher.minval is not None and weigher.maxval is None
+    plan = [(weigher, weight_cache._column(population, weigher), 1.0, True)]
+    among = population.mask().copy()
+    walked = []
+    first = weight_cache._Column._first
+
+    def spied(self, among, from_end):
+        walked.append(from_end)
+        return first(self, among, from_end)
+
+    with mock.patch.object(weight_cache._Column, '_first', spied):
+        bounds = weight_cache._bounds(plan, None, among)
+    assert walked == [True]
+    raw = np.take(plan[0][1].raw, np.flatnonzero(among))
+    assert bounds == [fast_path.bounds(weigher,
+                                       *fast_path.clamp(weigher, raw))]
