@@ -33,7 +33,9 @@ _NO_ROWS = np.zeros(0, dtype=np.intp)
 class SortedRows:
     """The rows of ``weights`` sorted by weight, lightest first, and the
     rows rewritten since (``stale``, ``stale_rows``): their place in
-    ``order`` is no longer theirs."""
+    ``order`` is no longer theirs. Kept for the combined weights (ranked
+    here) and for each weigher's raw weights (``weight_cache``, which
+    walks them to the weigher's extremes)."""
 
     __slots__ = ('order', 'stale', 'stale_rows')
 

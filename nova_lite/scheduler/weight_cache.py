@@ -48,14 +48,10 @@ MIN_ROWS = 5000
 ENTRIES = 6
 # Weighers' raw weights kept per Population (each a float per row).
 COLUMNS = 32
-# A weigher's rows are sorted again by their raw weight once this many
-# of them changed since (a share of the rows, or at least so many).
-RESORT_SHARE = 1 / 64
-RESORT_AT_LEAST = 512
-# Rows looked at first when walking the sorted rows (then twice more
-# at each step).
+# Rows looked at first when walking a weigher's sorted rows to an
+# extreme (then twice more at each step). Its rows are sorted again by
+# their raw weight as kept_ranking.SortedRows says.
 FIRST_WALK = 64
-_NO_ROWS = np.zeros(0, dtype=np.intp)
 # Changed rows up to this many are de-duplicated in Python.
 SMALL_CHANGES = 64
 # _kind's answers: {(weigher class, its twins, its weigh_population):
@@ -108,7 +104,7 @@ class _Column:
     """
 
     __slots__ = ('weigher', 'hosts', 'size', 'position', 'raw', 'nan',
-                 'order', 'stale', 'stale_rows', 'reach')
+                 'sorted', 'reach')
 
     def __init__(self, weigher, population):
         self.weigher = weigher
@@ -120,8 +116,9 @@ class _Column:
         self.raw = raw if np.ndim(raw) == 0 else self._clamped(
             np.array(raw, dtype=float))
         self.nan = np.ndim(raw) != 0 and bool(np.isnan(self.raw).any())
-        self.order = self.stale = None
-        self.stale_rows = _NO_ROWS
+        # The rows sorted by raw weight (kept_ranking.SortedRows), made
+        # at the first walk.
+        self.sorted = None
         # Per end (lowest, highest): how far into the sorted rows the
         # last walk went, the first stretch of the next one.
         self.reach = [FIRST_WALK, FIRST_WALK]
@@ -168,20 +165,15 @@ class _Column:
         self.raw[rows] = values
         if self.nan or np.count_nonzero(np.isnan(values)):
             self.nan = bool(np.isnan(self.raw).any())
-        if self.order is not None:
-            fresh = rows[~self.stale[rows]]
-            self.stale[fresh] = True
-            self.stale_rows = np.concatenate((self.stale_rows, fresh))
-            if len(self.stale_rows) > max(RESORT_AT_LEAST,
-                                          self.size * RESORT_SHARE):
-                self.order = None
+        if self.sorted is not None and not self.sorted.rewritten(rows):
+            self.sorted = None
         return True
 
     def _first(self, among, from_end):
         """The weight of the first row of ``among`` not changed since the
         sort, walking from the lowest (or highest) weight; None when
         there is none."""
-        order, stale = self.order, self.stale
+        order, stale = self.sorted.order, self.sorted.stale
         count = len(order)
         # Most often the very first row is among them: looked at alone,
         # it spares the array operations of a walk.
@@ -216,12 +208,9 @@ class _Column:
         reads the rows)."""
         if self.nan:
             return None
-        if self.order is None:
-            self.order = np.argsort(self.raw, kind='stable').astype(
-                np.int32 if self.size < 2**31 else np.intp)
-            self.stale = np.zeros(self.size, bool)
-            self.stale_rows = _NO_ROWS
-        stale = self.stale_rows
+        if self.sorted is None:
+            self.sorted = kept_ranking.SortedRows(self.raw)
+        stale = self.sorted.stale_rows
         values = self.raw[stale[among[stale]]] if len(stale) else stale
         found = []
         for wanted, from_end in ((low, False), (high, True)):

@@ -123,9 +123,7 @@ def test_kept_weights_choose_as_the_reference(conf, resort, walk):
     weights' rows, ranked from them) sorted again after every change or
     few and walked a row or two at a time."""
     counts = {'kept': 0, 'kept after changes': 0}
-    with mock.patch.object(weight_cache, 'RESORT_AT_LEAST', resort), \
-            mock.patch.object(weight_cache, 'RESORT_SHARE', 0), \
-            mock.patch.object(weight_cache, 'FIRST_WALK', walk), \
+    with mock.patch.object(weight_cache, 'FIRST_WALK', walk), \
             mock.patch.object(kept_ranking, 'RESORT_AT_LEAST', resort), \
             mock.patch.object(kept_ranking, 'RESORT_SHARE', 0), \
             mock.patch.object(kept_ranking, 'FIRST_WALK', walk):
@@ -237,14 +235,14 @@ def test_rows_whose_weight_stayed_do_not_unsettle_the_sort(conf):
     population.mark_changed(states[0])
     population.sync()
     column = weight_cache._column(population, weigher)
-    assert len(column.stale_rows) == 0
+    assert len(column.sorted.stale_rows) == 0
     # Its free RAM moves above every other host's.
     states[1].free_ram_mb = max(s.free_ram_mb for s in states) + 1024
     population.mark_changed(states[1])
     population.sync()
     column = weight_cache._column(population, weigher)
     row = population.row_of(states[1])
-    assert list(column.stale_rows) == [row]
+    assert list(column.sorted.stale_rows) == [row]
     assert column.raw[row] == states[1].free_ram_mb
     expected = np.maximum(population.column('free_ram_mb')[among], 0)
     assert column.extremes(among) == (expected.min(), expected.max())
