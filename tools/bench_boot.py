@@ -381,6 +381,9 @@ def main():
                              'scheduler.change_notice_delay=0.2 '
                              '(repeatable; not with --all-in-one)')
     args = parser.parse_args()
+    if args.all_in_one and args.set:
+        parser.error('--set gives the daemons an option; nova-lite-all '
+                     'is configured by the tool (tools/boot_aio.py)')
     results = []
     run_one = run_all_in_one if args.all_in_one else run_once
     for run in range(args.runs):
