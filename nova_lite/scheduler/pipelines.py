@@ -164,16 +164,9 @@ class PopulationPipeline:
 
     def rank(self, weigher_objs, pool, spec_obj, rng):
         """The ``fast_path.Ranking`` of ``pool``, after shuffle and
-        subset: from the kept weights when they serve, else RankedHosts
-        of the weights gathered."""
+        subset."""
         opts = CONF.filter_scheduler
-        ranked = self._kept_ranking(weigher_objs, pool, spec_obj)
-        if ranked is None:
-            rows = pool.nonzero()[0]
-            weights, handed_over = self._weights(weigher_objs, rows,
-                                                 spec_obj, pool)
-            ranked = fast_path.RankedHosts(self.population, rows, weights,
-                                           handed_over)
+        ranked = self._ranking(weigher_objs, pool, spec_obj)
         if opts.shuffle_best_same_weighed_hosts and len(ranked):
             ranked.shuffle_ties(rng)
         subset = min(opts.host_subset_size, len(ranked))
@@ -181,45 +174,33 @@ class PopulationPipeline:
             ranked.pick_from(subset, rng)
         return ranked
 
-    def _kept_ranking(self, weigher_objs, pool, spec_obj):
-        """The ranking of ``pool`` straight from weight_cache's kept
-        weights, when ``_weights`` would take them from there; else
-        None."""
-        if (self._index + 1 < self.instances
-                or (self._incremental and self._reweigher is not None)):
-            return None
-        del self._timings[:]
-        ranked = weight_cache.ranked(weigher_objs, self.population, pool,
-                                     spec_obj, self._timings)
-        if ranked is not None:
-            self._reweigher = None
-            self._claimed = []
-            self._stale = False
-        return ranked
-
-    def _weights(self, weigher_objs, rows, spec_obj, pool):
-        """(the weights of ``rows``, whether they are made for the
-        caller alone: not also kept by a Reweigher)."""
+    def _ranking(self, weigher_objs, pool, spec_obj):
+        """The ranking of ``pool``: from the Reweigher's weights, the
+        claimed hosts weighed again, when it has them; else for a later
+        instance to come a new Reweigher's, and for the last (or only)
+        instance weight_cache's (from the kept weights when it can)."""
         population, timings = self.population, self._timings
-        weights = None
+        rows = weights = None
         handed_over = True
         if self._incremental and self._reweigher is not None:
+            rows = pool.nonzero()[0]
             weights = self._reweigher.reweigh(
                 weigher_objs, population, rows, spec_obj, timings, pool,
                 self._claimed)
-        if weights is None:
-            del timings[:]
-            if self._index + 1 < self.instances:
-                weights, self._reweigher = increments.Reweigher.weigh(
-                    weigher_objs, population, rows, spec_obj, timings, pool)
-                handed_over = self._reweigher is None
-            else:
-                self._reweigher = None
-                weights = weight_cache.weigh(weigher_objs, population, rows,
-                                             spec_obj, timings, pool)
         self._claimed = []
         self._stale = False
-        return weights, handed_over
+        if weights is None:
+            del timings[:]
+            if self._index + 1 >= self.instances:
+                self._reweigher = None
+                return weight_cache.rank(weigher_objs, population, pool,
+                                         spec_obj, timings)
+            if rows is None:
+                rows = pool.nonzero()[0]
+            weights, self._reweigher = increments.Reweigher.weigh(
+                weigher_objs, population, rows, spec_obj, timings, pool)
+            handed_over = self._reweigher is None
+        return fast_path.RankedHosts(population, rows, weights, handed_over)
 
     def consumed(self, host_state):
         """The core claimed on ``host_state`` (``HostState.consume``)."""

@@ -449,12 +449,19 @@ def _timed(timings, entry, start):
                     time.perf_counter() - start, True))
 
 
-def weigh(weigher_objs, population, rows, spec_obj, timings, among):
+# weigh's default: look the kept weights up.
+_LOOK_UP = object()
+
+
+def weigh(weigher_objs, population, rows, spec_obj, timings, among,
+          entry=_LOOK_UP):
     """``fast_path.weigh(weigher_objs, population, rows, spec_obj,
-    timings, among=among)``, from the kept weights when it can be."""
+    timings, among=among)``, from the kept weights when it can be
+    (``entry``: their _Entry or None, when the caller looked them up)."""
     start = time.perf_counter()
-    entry = _kept(weigher_objs, population, among, len(rows), spec_obj,
-                  rows)
+    if entry is _LOOK_UP:
+        entry = _kept(weigher_objs, population, among, len(rows),
+                      spec_obj, rows)
     if entry is None:
         return fast_path.weigh(weigher_objs, population, rows, spec_obj,
                                timings, among=among)
@@ -462,19 +469,23 @@ def weigh(weigher_objs, population, rows, spec_obj, timings, among):
     return np.take(entry.total, rows)
 
 
-def ranked(weigher_objs, population, pool, spec_obj, timings):
+def rank(weigher_objs, population, pool, spec_obj, timings):
     """The ``fast_path.Ranking`` of the rows of ``pool`` (a bool mask
-    over the rows) by the kept weights, as ``fast_path.RankedHosts``
-    ranks the weights ``weigh`` gives them, without gathering them
-    (``kept_ranking``); None when they are not kept or not all finite
-    (the caller weighs them)."""
+    over the rows): straight from the kept weights when they are kept
+    and all finite (``kept_ranking``, without gathering them), else
+    ``fast_path.RankedHosts`` of the weights ``weigh`` gives them (kept
+    or weighed afresh), the weights looked up once either way."""
     start = time.perf_counter()
     count = int(np.count_nonzero(pool))
     entry = _kept(weigher_objs, population, pool, count, spec_obj)
-    if entry is None or not entry.finite:
-        return None
-    if entry.sorted is None:
-        entry.sorted = kept_ranking.SortedRows(entry.total)
-    _timed(timings, entry, start)
-    return kept_ranking.KeptRanking(population, entry.total, entry.sorted,
-                                    pool, count)
+    if entry is not None and entry.finite:
+        if entry.sorted is None:
+            entry.sorted = kept_ranking.SortedRows(entry.total)
+        _timed(timings, entry, start)
+        return kept_ranking.KeptRanking(population, entry.total,
+                                        entry.sorted, pool, count)
+    rows = np.flatnonzero(pool)
+    weights = weigh(weigher_objs, population, rows, spec_obj, timings, pool,
+                    entry)
+    return fast_path.RankedHosts(population, rows, weights,
+                                 handed_over=True)

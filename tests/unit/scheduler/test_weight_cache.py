@@ -357,17 +357,21 @@ def test_kept_weights_not_all_finite_are_not_ranked_from():
 
 
 def test_ranked_falls_back_when_a_kept_weight_is_not_finite():
+    from nova_lite.scheduler import fast_path
     population = mock.Mock(owned=True, size=weight_cache.MIN_ROWS)
     entry = weight_cache._Entry(None, 3, 0, np.array([1.0, np.nan, 0.0]),
                                 [])
     with mock.patch.object(weight_cache, '_kept', return_value=entry):
-        assert weight_cache.ranked([], population, np.ones(3, bool), None,
-                                   []) is None
+        ranked = weight_cache.rank([], population, np.ones(3, bool), None,
+                                   [])
+    assert not isinstance(ranked, kept_ranking.KeptRanking)
+    assert isinstance(ranked, fast_path.RankedHosts) and len(ranked) == 3
     entry.rewrite(np.array([1]), np.array([2.0]))
     with mock.patch.object(weight_cache, '_kept', return_value=entry):
-        ranked = weight_cache.ranked([], population, np.ones(3, bool),
-                                     None, [])
-    assert ranked is not None and len(ranked) == 3
+        ranked = weight_cache.rank([], population, np.ones(3, bool),
+                                   None, [])
+    assert isinstance(ranked, kept_ranking.KeptRanking)
+    assert len(ranked) == 3
 
 
 def test_an_end_fixed_by_minval_is_not_walked_to(conf):
