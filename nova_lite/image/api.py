@@ -56,6 +56,14 @@ def reset():
         _backend.clear()
 
 
+def reads_database():
+    """Whether the configured backend reads nova_lite's own database, so
+    that a caller may read it inside a transaction it already holds.
+    False for a backend that does not say (a connection must not be held
+    across another service's answer)."""
+    return bool(getattr(backend(), 'reads_database', False))
+
+
 def get(context, image_id, cached=True):
     """The image ``image_id`` as the caller sees it; ImageNotFound.
 

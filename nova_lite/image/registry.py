@@ -259,6 +259,8 @@ def _after_marker(context, query, marker):
 class RegistryBackend:
     """The image API over this registry (see ``nova_lite.image.api``)."""
 
+    reads_database = True
+
     def get(self, context, image_id, cached=True):
         return get(context, image_id)
 

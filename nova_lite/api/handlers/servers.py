@@ -18,6 +18,7 @@ from nova_lite.api import server_states
 from nova_lite.api import validation
 from nova_lite.api import wsgi
 from nova_lite.compute import api as compute_api
+from nova_lite.db import api as db_api
 from nova_lite import exception
 from nova_lite.image import api as image_api
 from nova_lite import objects
@@ -66,6 +67,26 @@ def _image_for_build(context, image_ref):
         return image_api.get(context, image_id)
     except exception.ImageNotFound:
         raise exception.ImageNotFoundForBuild(image_id=image_id)
+
+
+def _records_for_build(context, server):
+    """(flavor, image) of a boot, after checking its key pair.
+
+    The checks keep Nova's order (key pair, flavor, then image: a request
+    wrong in several ways gets the first one's 400). With the image
+    registry in this database they share one reader transaction, a
+    checkout and a round trip fewer per boot; an image from another
+    service is read outside it, not while holding a connection.
+    """
+    def read():
+        _check_key_name(context, server.get('key_name'))
+        return (_flavor_for_build(context, server['flavorRef']),
+                _image_for_build(context, _image_ref(server)))
+
+    if not image_api.reads_database():
+        return read()
+    with db_api.reader.using(context):
+        return read()
 
 
 def _check_key_name(context, key_name):
@@ -133,9 +154,7 @@ def create(req, body):
     requested = server_checks.requested_destination(req, server, host, node)
     min_count, max_count = _counts(server)
     server_checks.check_hostname(req, server, max_count)
-    _check_key_name(context, server.get('key_name'))
-    flavor = _flavor_for_build(context, server['flavorRef'])
-    image = _image_for_build(context, _image_ref(server))
+    flavor, image = _records_for_build(context, server)
     instances, reservation_id = compute.create(
         context, flavor, image, server['name'], min_count=min_count,
         max_count=max_count, metadata=server.get('metadata'),

@@ -13,6 +13,7 @@ from nova_lite.api import wsgi
 from nova_lite.conf import CONF
 from nova_lite import context as nl_context
 from nova_lite import exception
+from nova_lite.image import api as image_api
 from nova_lite import objects
 from nova_lite.objects import tag as tag_obj
 from nova_lite import policy
@@ -62,6 +63,13 @@ def call(app, method, path, body=None, headers=None, script_name='/v2.1'):
         if 'Content-Type' not in (headers or {}):
             req.content_type = 'application/json'
     return req.get_response(app)
+
+
+@pytest.fixture(autouse=True)
+def image_backend_apart(monkeypatch):
+    """The images the tests read are fakes, not in a database: no handler
+    opens a transaction to share with them."""
+    monkeypatch.setattr(image_api, 'reads_database', lambda: False)
 
 
 @pytest.fixture(autouse=True)

@@ -103,6 +103,14 @@ class TestCreate:
             'Flavor 42 could not be found.')
         assert compute.created == []
 
+    def test_a_bad_flavor_is_reported_before_a_bad_image(self, api,
+                                                          compute):
+        resp = api()('POST', '/servers', _body(flavorRef='42',
+                                               imageRef='nope'))
+        assert resp.status_int == 400
+        assert resp.json['badRequest']['message'] == (
+            'Flavor 42 could not be found.')
+
     def test_a_private_flavor_only_for_the_projects_given_it(
             self, api, compute, monkeypatch):
         """A non-admin could boot a private flavor their project was not
@@ -369,3 +377,70 @@ def test_answers_match_the_documented_schemas(api, at_version, compute,
                 '200']['content']['application/json']['schema']
             assert declared != {'type': 'object'}
             jsonschema.Draft202012Validator(declared).validate(resp.json)
+
+
+class TestRecordsForBuild:
+    """The key pair, flavor and image reads of a boot share one reader
+    transaction when the images are in this database."""
+
+    @pytest.fixture
+    def transactions(self, monkeypatch):
+        """Each read's record: the transaction it ran in (None outside
+        one); ``opened`` counts the transactions."""
+        state = types.SimpleNamespace(current=None, opened=0, reads=[])
+
+        class Using:
+            def __enter__(self):
+                assert state.current is None, 'nested transaction'
+                state.opened += 1
+                state.current = state.opened
+
+            def __exit__(self, *exc):
+                state.current = None
+        monkeypatch.setattr(servers.db_api.reader, 'using',
+                            lambda context: Using())
+        for owner, name in ((objects.Flavor, 'get_by_flavor_id'),
+                            (objects.KeyPair, 'get_by_name')):
+            fake = getattr(owner, name).__func__
+
+            def read(cls, *args, _fake=fake, _name=name):
+                state.reads.append((_name, state.current))
+                return _fake(cls, *args)
+            monkeypatch.setattr(owner, name, classmethod(read))
+        fake_image = servers.image_api.get
+
+        def read_image(context, image_id):
+            state.reads.append(('image', state.current))
+            return fake_image(context, image_id)
+        monkeypatch.setattr(servers.image_api, 'get', read_image)
+        return state
+
+    def test_one_transaction_with_the_registry(self, transactions,
+                                               monkeypatch):
+        monkeypatch.setattr(servers.image_api, 'reads_database',
+                            lambda: True)
+        flavor, image = servers._records_for_build(
+            conftest.make_context(), _body(key_name='key')['server'])
+        assert (flavor.flavorid, image) == ('1', IMAGE)
+        assert transactions.opened == 1
+        assert transactions.reads == [('get_by_name', 1),
+                                      ('get_by_flavor_id', 1),
+                                      ('image', 1)]
+
+    def test_none_held_across_another_image_service(self, transactions):
+        servers._records_for_build(conftest.make_context(),
+                                   _body(key_name='key')['server'])
+        assert transactions.opened == 0
+        assert [where for _read, where in transactions.reads] == [
+            None, None, None]
+
+    def test_a_failed_read_ends_the_transaction(self, transactions,
+                                                monkeypatch):
+        monkeypatch.setattr(servers.image_api, 'reads_database',
+                            lambda: True)
+        with pytest.raises(exception.FlavorNotFoundForBuild):
+            servers._records_for_build(conftest.make_context(),
+                                       _body(flavorRef='42')['server'])
+        assert transactions.current is None
+        assert [read for read, _where in transactions.reads] == [
+            'get_by_flavor_id']

@@ -268,6 +268,20 @@ def test_backend_is_chosen_by_config(conf):
 
 
 
+def test_only_the_registry_reads_this_database(conf, monkeypatch):
+    """A caller may share its transaction with the registry's reads, not
+    with Glance's nor with a backend that does not say."""
+    image_api.reset()
+    try:
+        assert image_api.reads_database() is True
+        conf.config(backend='glance', group='image')
+        assert image_api.reads_database() is False
+        monkeypatch.setattr(image_api, 'backend', lambda: object())
+        assert image_api.reads_database() is False
+    finally:
+        image_api.reset()
+
+
 def test_uncached_get_asks_glance_and_refreshes():
     client = FakeClient({('GET', '/v2/images/%s' % ID): [
         _Resp(200, _doc(status='saving')), _Resp(200, _doc())]})
