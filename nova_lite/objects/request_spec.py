@@ -258,6 +258,21 @@ class RequestSpec(base.NovaLiteObject):
         spec.num_instances = 1
         return spec
 
+    def for_compute(self, instance_uuid):
+        """The part of this request a compute needs to build
+        ``instance_uuid``: the image for its driver and the attempts so
+        far, which it hands back with a failed build (the conductor then
+        claims an alternate and casts again, reading no more). Neither
+        the flavor (the instance has it), the hints nor the server group
+        are cast and read again at the compute. The attempts are its own
+        copy; the image is shared, never changed."""
+        spec = RequestSpec(instance_uuid=instance_uuid, num_instances=1)
+        if self.obj_attr_is_set('image'):
+            spec.image = self.image
+        if self.obj_attr_is_set('retry') and self.retry is not None:
+            spec.retry = self.retry.obj_clone()
+        return spec
+
 
 def _strip(primitive, names):
     """Remove fields ``names`` from an object primitive."""

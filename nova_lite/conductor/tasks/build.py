@@ -179,9 +179,9 @@ class BuildTask:
 
     def _cast(self, instance, host_list):
         selection = host_list[0]
-        spec = self.request_spec.copy_for_instance(instance.uuid)
+        spec = self.request_spec.for_compute(instance.uuid)
         # The compute hands this spec back on failure, so the hosts tried
-        # accumulate for RetryFilter across reschedules.
+        # accumulate across reschedules.
         spec.record_attempt(selection.service_host, selection.nodename)
         if (instance.uuid in self.tracked and
                 not ownership.hand_off(self.context, instance.uuid,

@@ -64,8 +64,9 @@ def test_group_is_filled_before_scheduling(monkeypatch):
     scheduler.select_destinations.side_effect = select
     task.execute()
     assert seen['group'] == (['m1', 'm2'], ['h1'])
+    # The compute is not sent the group (see below).
     cast_spec = compute.build_and_run_instance.call_args[0][4]
-    assert cast_spec.instance_group.uuid == GROUP
+    assert not cast_spec.obj_attr_is_set('instance_group')
 
 
 def test_deleted_group_is_dropped(monkeypatch):
@@ -100,3 +101,25 @@ def test_each_cast_records_the_host_tried(monkeypatch):
     assert (second.retry.num_attempts, second.retry.hosts) == (
         2, [['h1', 'h1-n0'], ['h2', 'h2-n0']])
     assert not scheduler.select_destinations.called
+
+
+def test_the_compute_is_sent_the_image_and_the_attempts_only():
+    """The flavor (the instance has it) and the hints stay with the
+    conductor; the compute reads the image and hands the attempts back."""
+    instance = _instance()
+    spec = _spec()
+    spec.scheduler_hints = {'different_host': [uuidutils.generate_uuid()]}
+    spec.image = objects.ImageMeta(id=uuidutils.generate_uuid(),
+                                   name='cirros')
+    task, scheduler, compute = _task(spec, [instance])
+    scheduler.select_destinations.return_value = [[_selection('h1')]]
+    task.execute()
+    sent = compute.build_and_run_instance.call_args[0][4]
+    assert {name for name in sent.fields if sent.obj_attr_is_set(name)} == {
+        'instance_uuid', 'num_instances', 'image', 'retry'}
+    assert (sent.instance_uuid, sent.num_instances) == (instance.uuid, 1)
+    assert sent.image.name == 'cirros'
+    assert sent.retry.hosts == [['h1', 'h1-n0']]
+    # The request itself keeps all it had, and no attempt.
+    assert spec.flavor.flavorid == '1' and spec.scheduler_hints
+    assert not spec.obj_attr_is_set('retry')

@@ -109,6 +109,18 @@ def test_record_attempt_accumulates_hosts():
     assert spec.retry.hosts == [['h1', 'n1']]
 
 
+def test_the_spec_for_a_compute_counts_its_own_attempts():
+    spec = _spec()
+    spec.record_attempt('h1', 'n1')
+    sent = spec.for_compute('00000000-0000-0000-0000-000000000001')
+    sent.record_attempt('h2', 'n2')
+    assert (sent.retry.num_attempts, sent.retry.hosts) == (
+        2, [['h1', 'n1'], ['h2', 'n2']])
+    assert (spec.retry.num_attempts, spec.retry.hosts) == (1, [['h1', 'n1']])
+    assert not sent.obj_attr_is_set('flavor')
+    assert not _spec().for_compute(sent.instance_uuid).obj_attr_is_set(
+        'retry')
+
 def test_new_fields_default():
     spec = _spec()
     spec.obj_set_defaults()
