@@ -239,7 +239,8 @@ class Instance(base.NovaLiteObject, base.NovaLitePersistentObject):
             if not self.obj_attr_is_set(attr):
                 setattr(self, attr, getattr(flavor, attr))
         values = self._db_values(self.obj_get_changes())
-        values['flavor'] = jsonutils.dumps(flavor.obj_to_primitive())
+        if 'flavor' not in values:   # written above when it was set
+            values['flavor'] = jsonutils.dumps(flavor.obj_to_primitive())
         values.setdefault('deleted', 0)
         return values
 
