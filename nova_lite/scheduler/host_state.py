@@ -631,10 +631,13 @@ class HostState:
     def resource_values(self):
         """What a population's resource columns hold of this host (see
         ``population_resources.resource_values``), read without making
-        ``usages``."""
-        classes, amounts = self._used
-        return population_resources.resource_values(
-            self._fit, dict(zip(classes, amounts, strict=True)))
+        ``usages``; worked out once per distinct pair of limits and
+        usages, both shared, as the capacity is."""
+        fit, used = self._fit, self._used
+        return host_compact.derived(
+            'resource_values', (fit, used),
+            lambda: population_resources.resource_values(
+                fit, dict(zip(*used, strict=True))))
 
     def fits(self, resources):
         """True when every class of ``resources`` can be allocated here."""
