@@ -236,7 +236,7 @@ class Reweigher:
         span = float(high - low)
         multiplier = part.multiplier
         raw, added = part.raw, part.added
-        one = np.ndim(multiplier) == 0
+        one = fast_path.ndim(multiplier) == 0
         for position in touched:
             scale = multiplier if one else multiplier.item(position)
             added[position] = (raw.item(position) - low) / span * scale
