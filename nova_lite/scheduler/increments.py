@@ -31,6 +31,7 @@ import numpy as np
 from nova_lite.scheduler import fast_path
 from nova_lite.scheduler import utils
 from nova_lite.scheduler import weighers
+from nova_lite.scheduler.weighers import rules
 
 
 def _local(obj, spec_obj):
@@ -324,12 +325,33 @@ def _per_host(weigher):
     return found
 
 
+def _weighs_zero(weigher, spec_obj):
+    """Whether ``weigher`` is an InputsWeigher weighing as that class
+    does (``weigh_objects`` and ``weight_objects`` its own) whose
+    ``parse_request`` says it weighs every host 0.0 for ``spec_obj``:
+    its hosts need not be asked one by one (the soft-affinity and
+    metrics weighers of a request without a group or a setting)."""
+    cls = type(weigher)
+    found = _INPUTS.get(cls)
+    if found is None:
+        found = _INPUTS[cls] = (
+            issubclass(cls, rules.InputsWeigher)
+            and cls.weigh_objects is _BASE.weigh_objects
+            and cls.weight_objects is rules.InputsWeigher.weight_objects)
+    return found and weigher.parse_request(spec_obj) is None
+
+
+_INPUTS = {}
+
+
 def _raw_of(weigher, hosts, spec_obj):
     """The clamped raw weights (floats) of ``hosts``, asked host by
     host."""
     if not hosts:
         return []
-    if _per_host(weigher):
+    if _weighs_zero(weigher, spec_obj):
+        raw = [0.0] * len(hosts)
+    elif _per_host(weigher):
         weigh = weigher._weigh_object
         raw = [float(weigh(host, spec_obj)) for host in hosts]
     else:
