@@ -86,7 +86,8 @@ class Reweigher:
         # same for each of its instances): found on the first reweigh.
         self._local = None
         self.rows = rows
-        self.live = np.ones(len(rows), bool)
+        # Every base row in play (never written to).
+        self.live = self._everyone = np.ones(len(rows), bool)
         self.parts = parts
         self.total = total
 
@@ -110,13 +111,14 @@ class Reweigher:
         not to be had this way (the caller weighs in full)."""
         if list(weigher_objs) != self.weighers or len(rows) <= 1:
             return None
-        live = among[self.rows]
-        if int(np.count_nonzero(live)) != len(rows):
+        live = self._in_play(among, rows)
+        everyone = live is self._everyone
+        if not everyone and int(np.count_nonzero(live)) != len(rows):
             return None
         touched = self._positions(changed, live)
         if touched is None:
             return None
-        gone = np.flatnonzero(self.live & ~live).tolist()
+        gone = [] if everyone else np.flatnonzero(self.live & ~live).tolist()
         hosts = population.hosts_at(self.rows[touched].tolist())
         if self._local is None:
             self._local = [_local(weigher, spec_obj)
@@ -142,7 +144,18 @@ class Reweigher:
                 resum = True
         self.live = live
         self._sum(resum, touched)
-        return self.total[live]
+        # The caller's to write to: a copy either way.
+        return self.total.copy() if everyone else self.total[live]
+
+    def _in_play(self, among, rows):
+        """``among[self.rows]``, the base rows in play (``among``, a
+        mask over the population, marks ``rows``): the all-true mask,
+        without gathering, when ``rows`` are the base rows themselves, as
+        they are while every host the first instance weighed stays in
+        play."""
+        if len(rows) == len(self.rows) and np.array_equal(rows, self.rows):
+            return self._everyone
+        return among[self.rows]
 
     def _positions(self, changed, live):
         """Base positions of the ``changed`` rows in play, in row order

@@ -2,6 +2,8 @@
 whose request makes it weigh every host 0.0 is not asked host by host,
 and gives what asking it would."""
 
+import numpy as np
+
 from nova_lite.scheduler import increments
 from nova_lite.scheduler import weighers
 from nova_lite.scheduler.weighers import affinity
@@ -52,3 +54,31 @@ def test_a_weigher_of_its_own_or_with_a_request_is_asked(conf):
     assert increments._raw_of(_Own(), hosts, spec_obj) == [7.0]
     conf.config(group='metrics', weight_setting=['mem.free=1'])
     assert not increments._weighs_zero(metrics.MetricsWeigher(), spec_obj)
+
+
+class _NoHosts:
+    @staticmethod
+    def hosts_at(rows):
+        return []
+
+
+def test_rows_in_play_are_read_without_gathering_only_when_all_are():
+    base = np.array([1, 3, 4, 7])
+    total = np.array([0.5, 0.25, 1.0, 0.75])
+    reweigher = increments.Reweigher([], base, [], total.copy())
+    among = np.zeros(8, bool)
+    among[base] = True
+    live = reweigher._in_play(among, base.copy())
+    assert live is reweigher._everyone and live.all()
+    weights = reweigher.reweigh([], _NoHosts(), base.copy(), None, [], among,
+                                [])
+    assert weights.tolist() == total.tolist()
+    # The caller writes into the weights: never the kept ones.
+    weights[:] = -np.inf
+    among[3] = False
+    rows = np.flatnonzero(among)
+    live = reweigher._in_play(among, rows)
+    assert live is not reweigher._everyone
+    assert live.tolist() == [True, False, True, True]
+    weights = reweigher.reweigh([], _NoHosts(), rows, None, [], among, [])
+    assert weights.tolist() == [0.5, 1.0, 0.75]
