@@ -205,7 +205,7 @@ def _multipliers(weigher, population, rows):
     if trusted(weigher, weigher.multiplier_twins):
         found = weigher.multiplier_population(population)
         if found is not None:
-            return found if np.ndim(found) == 0 else found[rows]
+            return found if ndim(found) == 0 else found[rows]
     multiplier = weigher.weight_multiplier
     return np.array([multiplier(host) for host in population.hosts_at(rows)],
                     dtype=float)
@@ -250,7 +250,7 @@ def scale(norm, multiplier):
     of one number 1.0, by which every float64 is its own product."""
     # A Python float (the option's value) is told apart without
     # np.ndim's dispatch.
-    if ((isinstance(multiplier, float) or np.ndim(multiplier) == 0)
+    if ((isinstance(multiplier, float) or ndim(multiplier) == 0)
             and multiplier == 1.0):
         return
     np.multiply(norm, multiplier, out=norm)
@@ -292,9 +292,10 @@ def weigh_part(weigher, population, rows, among, spec_obj, total,
     # finite number changes no weight.
     scalar = finite_number(multiplier)
     norm = None
-    if np.ndim(raw) == 0 or (scalar and multiplier == 0):
+    one = ndim(raw) == 0
+    if one or (scalar and multiplier == 0):
         part.fixed = True
-        if np.ndim(raw) == 0:
+        if one:
             part.value = raw
         if scalar:
             return part, of_all

@@ -236,9 +236,7 @@ def pack_instances(instances):
     profiles)`` with ``uuids`` one bytes object of 16 bytes per
     instance, or a tuple of strings when one uuid is not canonical.
     ``()`` when there are none."""
-    by_uuid = {}
-    for instance in instances:
-        by_uuid[instance.uuid] = instance
+    by_uuid = {instance.uuid: instance for instance in instances}
     if not by_uuid:
         return ()
     profiles = tuple(map(_profile, by_uuid.values()))

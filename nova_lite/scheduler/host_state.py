@@ -92,9 +92,18 @@ def _fit_of(inventories):
              for rc, inv in inventories.items()})))
 
 
+def _derived_of(inventories, used_pair):
+    """What shared inventories and usages (``_used``) give a host:
+    ``_capacity_of``'s four values, then its resource columns' values
+    (``population_resources.resource_values``), remembered together
+    for every host of the same pair."""
+    return host_compact.derived('capacity', (inventories, used_pair),
+                                lambda: _capacity_of(inventories, used_pair))
+
+
 def _capacity_of(inventories, used_pair):
     """(capacity row (see _CAPACITY), free_ram_mb, vcpus_used,
-    free_disk_mb) of shared inventories and usages (``_used``)."""
+    free_disk_mb, resource values) of shared inventories and usages."""
     classes, amounts = used_pair
     used = dict(zip(classes, amounts, strict=True))
     # Shared: a fleet of a few sizes and flavors has few values.
@@ -116,7 +125,8 @@ def _capacity_of(inventories, used_pair):
         free_disk = number((disk.total - disk.reserved
                             - used.get('DISK_GB', 0)) * _MB_PER_GB)
     return (host_compact.shared_row(tuple(capacity)), free_ram, vcpus_used,
-            free_disk)
+            free_disk, population_resources.resource_values(
+                _fit_of(inventories), used))
 
 
 # (total_usable_ram_mb, ram_allocation_ratio, vcpus_total,
@@ -155,6 +165,9 @@ def _service_flags(service, up):
         return False, False
     if up is None:
         up = _field(service, 'is_up', False)
+    if type(service) is ServiceRecord:
+        # What the host manager keeps (a million read at load).
+        return bool(service.disabled), bool(up)
     disabled = (service.get('disabled') if isinstance(service, dict)
                 else _field(service, 'disabled'))
     return bool(disabled), bool(up)
@@ -327,8 +340,12 @@ class HostState:
         state._service_disabled, state.service_up = _service_flags(
             service, service_up)
         state.uuid = row.uuid
-        state.host = _name(row.host)
-        state.nodename = _name(row.hypervisor_hostname)
+        state.host = host = _name(row.host)
+        node = row.hypervisor_hostname
+        # Most nodes are named as their host: the same interned string,
+        # without a second look in the table of a million names.
+        state.nodename = (host if type(node) is type(host) is str
+                          and node == host else _name(node))
         state._set_node(_ROW_VALUES(row), True)
         state._set_summary_row(summary)
         state.aggregates = host_compact.shared_list(aggregates)
@@ -602,11 +619,9 @@ class HostState:
     def _update_capacity(self):
         """Derive Nova's capacity attributes from inventories and usages
         (once per distinct pair of them: both are shared)."""
-        inventories, used = self.inventories, self._used
         (self._capacity, self.free_ram_mb, self.vcpus_used,
-         self.free_disk_mb) = host_compact.derived(
-            'capacity', (inventories, used),
-            lambda: _capacity_of(inventories, used))
+         self.free_disk_mb, _values) = _derived_of(self.inventories,
+                                                   self._used)
 
     def resource_shortfall(self, resources):
         """The first resource class of ``resources`` that cannot be
@@ -631,10 +646,10 @@ class HostState:
     def resource_values(self):
         """What a population's resource columns hold of this host (see
         ``population_resources.resource_values``), read without making
-        ``usages``."""
-        classes, amounts = self._used
-        return population_resources.resource_values(
-            self._fit, dict(zip(classes, amounts, strict=True)))
+        ``usages``; worked out with the capacity, once per distinct
+        pair of inventories and usages (``_fit`` is what the inventories
+        give)."""
+        return _derived_of(self.inventories, self._used)[4]
 
     def fits(self, resources):
         """True when every class of ``resources`` can be allocated here."""

@@ -31,6 +31,7 @@ import numpy as np
 from nova_lite.scheduler import fast_path
 from nova_lite.scheduler import utils
 from nova_lite.scheduler import weighers
+from nova_lite.scheduler.weighers import rules
 
 
 def _local(obj, spec_obj):
@@ -85,7 +86,8 @@ class Reweigher:
         # same for each of its instances): found on the first reweigh.
         self._local = None
         self.rows = rows
-        self.live = np.ones(len(rows), bool)
+        # Every base row in play (never written to).
+        self.live = self._everyone = np.ones(len(rows), bool)
         self.parts = parts
         self.total = total
 
@@ -109,13 +111,14 @@ class Reweigher:
         not to be had this way (the caller weighs in full)."""
         if list(weigher_objs) != self.weighers or len(rows) <= 1:
             return None
-        live = among[self.rows]
-        if int(np.count_nonzero(live)) != len(rows):
+        live = self._in_play(among, rows)
+        everyone = live is self._everyone
+        if not everyone and int(np.count_nonzero(live)) != len(rows):
             return None
         touched = self._positions(changed, live)
         if touched is None:
             return None
-        gone = np.flatnonzero(self.live & ~live).tolist()
+        gone = [] if everyone else np.flatnonzero(self.live & ~live).tolist()
         hosts = population.hosts_at(self.rows[touched].tolist())
         if self._local is None:
             self._local = [_local(weigher, spec_obj)
@@ -141,7 +144,18 @@ class Reweigher:
                 resum = True
         self.live = live
         self._sum(resum, touched)
-        return self.total[live]
+        # The caller's to write to: a copy either way.
+        return self.total.copy() if everyone else self.total[live]
+
+    def _in_play(self, among, rows):
+        """``among[self.rows]``, the base rows in play (``among``, a
+        mask over the population, marks ``rows``): the all-true mask,
+        without gathering, when ``rows`` are the base rows themselves, as
+        they are while every host the first instance weighed stays in
+        play."""
+        if len(rows) == len(self.rows) and np.array_equal(rows, self.rows):
+            return self._everyone
+        return among[self.rows]
 
     def _positions(self, changed, live):
         """Base positions of the ``changed`` rows in play, in row order
@@ -236,7 +250,7 @@ class Reweigher:
         span = float(high - low)
         multiplier = part.multiplier
         raw, added = part.raw, part.added
-        one = np.ndim(multiplier) == 0
+        one = fast_path.ndim(multiplier) == 0
         for position in touched:
             scale = multiplier if one else multiplier.item(position)
             added[position] = (raw.item(position) - low) / span * scale
@@ -324,12 +338,33 @@ def _per_host(weigher):
     return found
 
 
+def _weighs_zero(weigher, spec_obj):
+    """Whether ``weigher`` is an InputsWeigher weighing as that class
+    does (``weigh_objects`` and ``weight_objects`` its own) whose
+    ``parse_request`` says it weighs every host 0.0 for ``spec_obj``:
+    its hosts need not be asked one by one (the soft-affinity and
+    metrics weighers of a request without a group or a setting)."""
+    cls = type(weigher)
+    found = _INPUTS.get(cls)
+    if found is None:
+        found = _INPUTS[cls] = (
+            issubclass(cls, rules.InputsWeigher)
+            and cls.weigh_objects is _BASE.weigh_objects
+            and cls.weight_objects is rules.InputsWeigher.weight_objects)
+    return found and weigher.parse_request(spec_obj) is None
+
+
+_INPUTS = {}
+
+
 def _raw_of(weigher, hosts, spec_obj):
     """The clamped raw weights (floats) of ``hosts``, asked host by
     host."""
     if not hosts:
         return []
-    if _per_host(weigher):
+    if _weighs_zero(weigher, spec_obj):
+        raw = [0.0] * len(hosts)
+    elif _per_host(weigher):
         weigh = weigher._weigh_object
         raw = [float(weigh(host, spec_obj)) for host in hosts]
     else:

@@ -29,6 +29,7 @@ value no cached column has yet.
 """
 
 import collections
+import itertools
 import operator
 
 import numpy as np
@@ -91,6 +92,29 @@ def _numeric(host):
     return values
 
 
+def _numeric_rows(hosts):
+    """The NUMERIC values of ``hosts`` as a (len(NUMERIC), len(hosts))
+    array: ``_numeric`` of each, read in one pass at C speed when every
+    host has every attribute as a number (a million hosts are read at
+    load), else host by host."""
+    width = len(NUMERIC) - 1
+    try:
+        flat = np.fromiter(itertools.chain.from_iterable(
+            map(_NUMBERS, hosts)), float, count=width * len(hosts))
+    except (AttributeError, TypeError, ValueError):
+        flat = None
+    # NaN: a None (read as NaN, where _numeric reads 0), or a NaN, which
+    # the host by host path gives alike.
+    if flat is None or np.isnan(flat).any():
+        return np.array([_numeric(host) for host in hosts]).T
+    # -0.0 + 0.0 is 0.0, as ``-0.0 or 0`` is; every other value stays.
+    np.add(flat, 0.0, out=flat)
+    block = np.empty((len(NUMERIC), len(hosts)))
+    block[:width] = flat.reshape(len(hosts), width).T
+    block[width] = [_pci_free(host) for host in hosts]
+    return block
+
+
 def _service_ok(host):
     # ComputeFilter's rule: its whole-population answer is this column.
     return compute_filter.service_failure(
@@ -140,8 +164,7 @@ class Population:
         for start in range(0, self.size, _RESET_SLICE):
             part = hosts[start:start + _RESET_SLICE]
             end = start + len(part)
-            self._num[:, start:end] = np.array(
-                [_numeric(host) for host in part]).T
+            self._num[:, start:end] = _numeric_rows(part)
             self.service_ok[start:end] = [_service_ok(h) for h in part]
             self._rc.fill_new(part, start)
         self._derived = collections.OrderedDict()

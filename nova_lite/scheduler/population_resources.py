@@ -5,6 +5,7 @@ once.
 """
 
 import collections
+import itertools
 
 import numpy as np
 
@@ -36,6 +37,38 @@ def resource_values(limits, usages):
         values.append((rc, (1.0, min_unit, max_unit, step_size, capacity,
                             used, capacity - used)))
     return tuple(values)
+
+
+def _float_rows(values):
+    """``np.array(values, dtype=float)`` of ``values``, tuples of
+    len(_ABSENT_RC) numbers each, read in one pass (without working out
+    the shape and type of a nested list first)."""
+    width = len(_ABSENT_RC)
+    return np.fromiter(itertools.chain.from_iterable(values), float,
+                       count=width * len(values)).reshape(len(values),
+                                                          width)
+
+
+def _groups(hosts, first):
+    """[(resource values, [rows])] of ``hosts`` (rows ``first`` on, None
+    skipped): the rows whose values are one object together. Host states
+    of the same limits and usages share theirs (``resource_values``), so
+    a million rows make a few thousand groups, gathered a group at a
+    time rather than a row at a time."""
+    groups = {}
+    for row, host in enumerate(hosts, first):
+        if host is None:
+            continue
+        values_of = getattr(host, 'resource_values', None)
+        items = (values_of() if values_of is not None
+                 else resource_values(*_resources(host)))
+        # Keyed by identity, the values held by the entry (so an id is
+        # never another's while the groups exist).
+        group = groups.get(id(items))
+        if group is None:
+            group = groups[id(items)] = (items, [])
+        group[1].append(row)
+    return groups.values()
 
 
 class ResourceColumns:
@@ -85,23 +118,20 @@ class ResourceColumns:
         """Read ``hosts``, rows ``first`` on, into rows not filled yet (a
         reset): ``fill`` of each row, with one array write per class."""
         found = {}
-        for row, host in enumerate(hosts, first):
-            if host is None:
-                continue
-            values_of = getattr(host, 'resource_values', None)
-            items = (values_of() if values_of is not None
-                     else resource_values(*_resources(host)))
+        for items, rows in _groups(hosts, first):
             for rc, value in items:
-                rows, values = found.setdefault(rc, ([], []))
-                rows.append(row)
-                values.append(value)
+                entry = found.get(rc)
+                if entry is None:
+                    entry = found[rc] = ([], [])
+                entry[0].extend(rows)
+                entry[1].extend(itertools.repeat(value, len(rows)))
         for rc, (rows, values) in found.items():
             column = self._rc.get(rc)
             if column is None:
                 column = np.empty((len(_ABSENT_RC), self.capacity))
                 column.T[:] = _ABSENT_RC
                 self._rc[rc] = column
-            column[:, rows] = np.array(values, dtype=float).T
+            column[:, rows] = _float_rows(values).T
             self._odd_steps[rc] += int(np.count_nonzero(
                 column[3, rows] != 1.0))
 

@@ -24,6 +24,16 @@ _ATTRS = tuple('_obj_' + name for name in _FIELDS)
 _VERSION = '1.0'
 
 
+def _json_string(text):
+    """``jsonutils.dumps(text)`` of a string: quoted as it is when json
+    would escape none of its characters (printable ASCII but the quote
+    and the backslash, as a uuid is), else through json."""
+    if (text.isascii() and text.isprintable() and '"' not in text
+            and '\\' not in text):
+        return '"%s"' % text
+    return jsonutils.dumps(text)
+
+
 class SelectionMaker:
     """``maker(host_state)``: the Selection of ``host_state`` for an
     instance needing ``resources`` ({resource_class: amount})."""
@@ -43,7 +53,7 @@ class SelectionMaker:
             return objects.Selection.from_host_state(host_state,
                                                      self.resources)
         request = '{"allocations": {%s: {"resources": %s}}}' % (
-            jsonutils.dumps(uuid), self._body)
+            _json_string(uuid), self._body)
         selection = objects.Selection()
         for attr, value in zip(_ATTRS, (host, node, uuid, request,
                                         _VERSION, zone), strict=True):

@@ -5,6 +5,8 @@ fields, whatever the host state's values."""
 import types
 import warnings
 
+from oslo_serialization import jsonutils
+
 from nova_lite import objects
 from nova_lite.scheduler import selections
 
@@ -52,3 +54,11 @@ def test_values_of_other_types_take_the_coercing_path():
         availability_zone=None)
     made = _same(host)
     assert made.nodename == '42'
+
+
+def test_a_node_uuid_is_written_as_json_writes_it():
+    # Every ASCII character, alone and in a uuid, and some beyond it.
+    texts = [chr(code) for code in range(128)] + ['é', '\u2028', '']
+    texts += ['00000000-0000-4000-8000-00000000000' + t for t in texts]
+    for text in texts:
+        assert selections._json_string(text) == jsonutils.dumps(text)
