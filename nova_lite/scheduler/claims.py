@@ -5,6 +5,8 @@ so it is tested with an in-memory claimer; ``PlacementClaimer`` is the
 real one, over placement's compare-and-swap on provider generations.
 """
 
+from oslo_db import exception as db_exc
+
 from nova_lite import exception
 from nova_lite.placement import allocations
 
@@ -44,9 +46,13 @@ class PlacementClaimer(Claimer):
                 self.context, consumer_uuid, spec_obj.project_id,
                 spec_obj.user_id, {uuid: dict(resources)},
                 expected_generations={uuid: host_state.generation})
-        except exception.ResourceProviderNotFound:
-            # Deleted since it was read: to the caller, a provider that
-            # changed under the claim like any other.
+        except (exception.ResourceProviderNotFound, db_exc.DBDeadlock):
+            # Deleted since it was read, or the claim was the victim of a
+            # deadlock with a concurrent write (MariaDB's gap locks on
+            # the allocations, under deletes): rolled back, nothing
+            # written; to the caller, a provider that changed under the
+            # claim like any other, refreshed and claimed again or passed
+            # over for the next candidate.
             raise exception.ClaimConflict(uuid=uuid,
                                           generation=host_state.generation)
         return generations[uuid]

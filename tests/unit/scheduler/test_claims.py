@@ -2,6 +2,7 @@
 
 from unittest import mock
 
+from oslo_db import exception as db_exc
 import pytest
 
 from nova_lite import exception
@@ -38,6 +39,18 @@ def test_deleted_provider_is_a_conflict(claim):
     claim.side_effect = exception.ResourceProviderNotFound(uuid=host.uuid)
     with pytest.raises(exception.ClaimConflict):
         claims.PlacementClaimer('ctxt').claim(host, 'c', fakes.spec(), {})
+
+
+@mock.patch('nova_lite.placement.allocations.claim')
+def test_a_deadlocked_claim_is_a_conflict(claim):
+    """Seen in the fault suite on MariaDB: a claim's INSERT chosen as a
+    deadlock victim failed the boot (500 "Remote error: DBDeadlock")
+    instead of the scheduler trying again."""
+    host = fakes.host('h1', generation=7)
+    claim.side_effect = db_exc.DBDeadlock()
+    with pytest.raises(exception.ClaimConflict) as err:
+        claims.PlacementClaimer('ctxt').claim(host, 'c', fakes.spec(), {})
+    assert host.uuid in err.value.format_message()
 
 
 @mock.patch('nova_lite.placement.allocations.remove')
