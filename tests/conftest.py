@@ -1,5 +1,7 @@
 """Test-wide set-up: configuration parsed once, reset after every test."""
 
+import gc
+
 from oslo_config import fixture as config_fixture
 import pytest
 
@@ -27,3 +29,14 @@ def conf():
     # The fixture's clean-up un-parses CONF; parse again (no files) so the
     # next test sees an initialised configuration.
     _parse()
+
+
+@pytest.fixture(autouse=True)
+def collector():
+    """A service started in a test freezes the heap and raises the
+    collector's threshold (service.settle_heap): undone after it, so the
+    test process goes on collecting as Python does."""
+    threshold = gc.get_threshold()
+    yield
+    gc.unfreeze()
+    gc.set_threshold(*threshold)
