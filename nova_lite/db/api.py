@@ -11,11 +11,13 @@ into the engine raise ``DBNotAllowed``, so a layering mistake fails loudly
 instead of opening a connection the compute host should not have.
 """
 
+import contextlib
 import functools
 import re
 import time
 
 from oslo_db import api as oslo_db_api
+from oslo_db import exception as db_exc
 from oslo_db.sqlalchemy import enginefacade
 import sqlalchemy
 
@@ -168,31 +170,96 @@ class _Guarded:
     Use it as a decorator (``@db_api.reader``) or as a block
     (``with db_api.writer.using(context) as session:``). Other modules must
     not touch ``context_manager`` directly, so every path is guarded.
+
+    With ``autocommit``, a transaction that is not inside one of the
+    caller's runs its statements in autocommit on PostgreSQL (psycopg2):
+    no BEGIN and no COMMIT or ROLLBACK round trip (see ``_autocommit``).
     """
 
-    def __init__(self, facade):
+    def __init__(self, facade, autocommit=False):
         self._facade = facade
+        self._autocommit = autocommit
 
     def __call__(self, fn):
         wrapped = self._facade(fn)
+        if not self._autocommit:
+            @functools.wraps(fn)
+            def inner(*args, **kwargs):
+                check_db_access()
+                return wrapped(*args, **kwargs)
+            return inner
 
         @functools.wraps(fn)
-        def inner(*args, **kwargs):
+        def autocommitted(context, *args, **kwargs):
             check_db_access()
-            return wrapped(*args, **kwargs)
-        return inner
+            if _in_transaction(context):
+                return wrapped(context, *args, **kwargs)
+            with self._facade.using(context) as session:
+                with _autocommit(session):
+                    return fn(context, *args, **kwargs)
+        return autocommitted
 
     def using(self, context):
         check_db_access()
-        return self._facade.using(context)
+        if not self._autocommit or _in_transaction(context):
+            return self._facade.using(context)
+        return _autocommitted_block(self._facade.using(context))
 
     @property
     def independent(self):
         return _Guarded(self._facade.independent)
 
 
-reader = _Guarded(context_manager.reader)
+@contextlib.contextmanager
+def _autocommitted_block(block):
+    with block as session:
+        with _autocommit(session):
+            yield session
+
+
+# Reads: PostgreSQL runs each statement of a READ COMMITTED transaction
+# (oslo.db's and psycopg2's default) on a snapshot of its own, so reads
+# in autocommit see exactly what they saw inside BEGIN ... ROLLBACK,
+# without those two round trips (an API read per boot, every listing).
+reader = _Guarded(context_manager.reader, autocommit=True)
 writer = _Guarded(context_manager.writer)
+# A write of one statement (a conditional UPDATE, and what it reads to
+# explain a miss): atomic by itself, it commits by itself on PostgreSQL,
+# one round trip instead of three (psycopg2's BEGIN, the statement, the
+# COMMIT), about a tenth of a millisecond of CPU on each side, three
+# times per boot. The session's commit still runs its hooks (the change
+# notices). Nothing that can fail may follow the write in the function:
+# it would not undo it.
+one_statement_writer = _Guarded(context_manager.writer, autocommit=True)
+
+
+def _in_transaction(context):
+    try:
+        return context.transaction_ctx is not None
+    except db_exc.NoEngineContextEstablished:
+        return False
+
+
+class _autocommit:
+    """Autocommit on the session's psycopg2 connection for the block (set
+    before anything ran in the transaction, unset after: neither sends
+    anything to the server); nothing elsewhere."""
+
+    def __init__(self, session):
+        self._dbapi = None
+        if session.get_bind().dialect.driver == 'psycopg2':
+            self._dbapi = session.connection().connection.dbapi_connection
+
+    def __enter__(self):
+        if self._dbapi is not None:
+            self._dbapi.autocommit = True
+
+    def __exit__(self, *exc_info):
+        # A connection lost meanwhile is closed: the pool replaces it,
+        # and the error raised (which the retries recognise) stands.
+        if self._dbapi is not None and not self._dbapi.closed:
+            self._dbapi.autocommit = False
+
 
 # Retry a whole write on deadlock or a lost compare-and-swap race; the
 # decorated function must be safe to run again from the start.

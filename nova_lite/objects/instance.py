@@ -274,7 +274,7 @@ class Instance(base.NovaLiteObject, base.NovaLitePersistentObject):
                                 types.SimpleNamespace(**row), kept=kept)
 
     @staticmethod
-    @db_api.writer
+    @db_api.one_statement_writer
     def _save_in_db(context, uuid, values, expected_task_state,
                     expected_vm_state, noted=None):
         """``noted``: (node uuid, vm_state, task_state) to tell the

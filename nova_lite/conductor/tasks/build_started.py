@@ -67,7 +67,7 @@ def record(context, instance, host):
     return 'ignored'
 
 
-@db_api.writer
+@db_api.one_statement_writer
 def _apply(context, uuid, host, changes):
     waiting = ownership.HANDED_OFF + host
     result = context.session.execute(_statement(frozenset(changes)), dict(

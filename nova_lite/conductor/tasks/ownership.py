@@ -218,7 +218,7 @@ _CLAIM_LOST = _swap_statement(
     _TABLE.c.build_owner == sa.bindparam('b_was'))
 
 
-@db_api.writer
+@db_api.one_statement_writer
 def _swap(context, statement, uuid, owner, **params):
     result = context.session.execute(statement, dict(
         params, b_uuid=uuid, b_owner=owner))
@@ -256,7 +256,7 @@ def hand_off(context, uuid, host):
                  b_mine=mine, b_redriven=REDRIVEN + mine)
 
 
-@db_api.writer
+@db_api.one_statement_writer
 def acknowledge(context, uuid, host):
     """Compute ``host`` received the build: ``-<host>[#<n>]`` -> ``-``.
     False if it was not waiting for that host (a duplicate receipt, or
@@ -273,7 +273,7 @@ def acknowledge(context, uuid, host):
     return result.rowcount == 1
 
 
-@db_api.writer
+@db_api.one_statement_writer
 def count_recast(context, uuid, host, recasts):
     """After casting a lost build again to ``host``: ``-<host>`` ->
     ``-<host>#<recasts>``, so the next conductor to find it lost knows
