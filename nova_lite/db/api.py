@@ -173,7 +173,7 @@ class _Guarded:
 
     With ``autocommit``, a transaction that is not inside one of the
     caller's runs its statements in autocommit on PostgreSQL (psycopg2):
-    no BEGIN and no COMMIT or ROLLBACK round trip (see ``_autocommit``).
+    no BEGIN and no COMMIT or ROLLBACK round trip (see ``_autocommitted``).
     """
 
     def __init__(self, facade, autocommit=False):
@@ -181,8 +181,9 @@ class _Guarded:
         self._autocommit = autocommit
 
     def __call__(self, fn):
-        wrapped = self._facade(fn)
         if not self._autocommit:
+            wrapped = self._facade(fn)
+
             @functools.wraps(fn)
             def inner(*args, **kwargs):
                 check_db_access()
@@ -191,19 +192,15 @@ class _Guarded:
 
         @functools.wraps(fn)
         def autocommitted(context, *args, **kwargs):
-            check_db_access()
-            if _in_transaction(context):
-                return wrapped(context, *args, **kwargs)
-            with self._facade.using(context) as session:
-                with _autocommit(session):
-                    return fn(context, *args, **kwargs)
+            with self.using(context):
+                return fn(context, *args, **kwargs)
         return autocommitted
 
     def using(self, context):
         check_db_access()
         if not self._autocommit or _in_transaction(context):
             return self._facade.using(context)
-        return _autocommitted_block(self._facade.using(context))
+        return _autocommitted(self._facade.using(context))
 
     @property
     def independent(self):
@@ -211,10 +208,23 @@ class _Guarded:
 
 
 @contextlib.contextmanager
-def _autocommitted_block(block):
+def _autocommitted(block):
+    """``block``'s session, in autocommit on a psycopg2 connection: set
+    before anything ran in the transaction and unset after, neither of
+    which sends anything to the server; as it is elsewhere."""
     with block as session:
-        with _autocommit(session):
+        dbapi = None
+        if session.get_bind().dialect.driver == 'psycopg2':
+            dbapi = session.connection().connection.dbapi_connection
+            dbapi.autocommit = True
+        try:
             yield session
+        finally:
+            # A connection lost meanwhile is closed: the pool replaces
+            # it, and the error raised (which the retries recognise)
+            # stands.
+            if dbapi is not None and not dbapi.closed:
+                dbapi.autocommit = False
 
 
 # Reads: PostgreSQL runs each statement of a READ COMMITTED transaction
@@ -238,27 +248,6 @@ def _in_transaction(context):
         return context.transaction_ctx is not None
     except db_exc.NoEngineContextEstablished:
         return False
-
-
-class _autocommit:
-    """Autocommit on the session's psycopg2 connection for the block (set
-    before anything ran in the transaction, unset after: neither sends
-    anything to the server); nothing elsewhere."""
-
-    def __init__(self, session):
-        self._dbapi = None
-        if session.get_bind().dialect.driver == 'psycopg2':
-            self._dbapi = session.connection().connection.dbapi_connection
-
-    def __enter__(self):
-        if self._dbapi is not None:
-            self._dbapi.autocommit = True
-
-    def __exit__(self, *exc_info):
-        # A connection lost meanwhile is closed: the pool replaces it,
-        # and the error raised (which the retries recognise) stands.
-        if self._dbapi is not None and not self._dbapi.closed:
-            self._dbapi.autocommit = False
 
 
 # Retry a whole write on deadlock or a lost compare-and-swap race; the
