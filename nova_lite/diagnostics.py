@@ -12,7 +12,10 @@ for deployments, so they are not configuration options:
 * ``NOVA_LITE_PROFILE=<path>`` profiles every thread of the process by
   CPU time (yappi, which unlike cProfile follows all threads) from the
   service's start to its stop and writes the result to ``<path>`` in
-  cProfile's format, for ``pstats``.
+  cProfile's format, for ``pstats``. A file ``<path>.open`` created
+  meanwhile drops what was profiled so far (start-up), then
+  ``<path>.close`` ends the profile there: a benchmark profiles only its
+  measured window.
 
 Usage (what ``nova_lite.service`` does around a service)::
 
@@ -97,6 +100,27 @@ def start():
         yappi.set_clock_type('cpu')
         yappi.start(builtins=False, profile_threads=True)
         _state['profiling'] = True
+        _window_on_files(os.environ[PROFILE_ENV])
+
+
+def _window_on_files(path):
+    """``<path>.open`` drops what was profiled so far, ``<path>.close``
+    stops profiling: see the module's doc. A thread looks for them (a
+    signal handler can only be set in the main thread, which the
+    service's start is not in)."""
+    stopped = _state['window_ends'] = threading.Event()
+
+    def window():
+        import yappi
+        for name, act in (('.open', yappi.clear_stats),
+                          ('.close', yappi.stop)):
+            while not os.path.exists(path + name):
+                if stopped.wait(0.05):
+                    return
+            act()
+
+    threading.Thread(target=window, name='profile-window',
+                     daemon=True).start()
 
 
 def stop(binary):
@@ -107,6 +131,7 @@ def stop(binary):
         import yappi
         yappi.stop()
         _state['profiling'] = False
+        _state.pop('window_ends').set()
         path = os.environ[PROFILE_ENV]
         yappi.get_func_stats().save(path, type='pstat')
         LOG.info('%s profile written to %s', binary, path)

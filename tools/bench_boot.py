@@ -29,8 +29,10 @@ through HTTP from C client threads, and reports:
 ``--profile conductor`` (or api, scheduler, bench0, ...) runs that daemon
 under a profiler of every thread and prints the top of its profile; the
 pstats file is kept (``--profile-out``) for ``python -m pstats``. The
-profiler slows the daemon: read the other figures of such a run as
-indicative only.
+profile covers the window the CPU is measured in (from the first POST to
+the last server seen ACTIVE), not the daemon's start-up. The profiler
+slows the daemon: read the other figures of such a run as indicative
+only.
 
 ``--all-in-one`` boots against ``nova-lite-all`` instead (``boot_aio``):
 one process on SQLite and the in-process transport, its CPU per boot
@@ -204,12 +206,14 @@ def _measure(args, deploy):
     xacts = boot_metrics.pg_transactions(pg, deploy.database.name) if pg \
         else None
     cpu_before = boot_metrics.cpu_sample(deploy, pg)
+    boot_metrics.profile_window(deploy, args.profile)
     first, started, threads = _boot_all(api, image, args.servers,
                                         args.clients)
     try:
         active = _watch(engine, threads, args.servers, args.timeout)
         cpu = boot_metrics.cpu_used(cpu_before,
                                     boot_metrics.cpu_sample(deploy, pg))
+        boot_metrics.profile_window(deploy, args.profile)
     finally:
         engine.dispose()
     return first, started, active, cpu, xacts

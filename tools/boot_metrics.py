@@ -11,7 +11,8 @@
 * SQL: the daemons' own counts (``nova_lite.diagnostics``), statements
   and transactions done on behalf of the boots, and PostgreSQL's
   ``pg_stat_database`` transactions of the whole database as a cross-check.
-* Profiles: the pstats file a daemon wrote under ``--profile``.
+* Profiles: the pstats file a daemon wrote under ``--profile``, of the
+  measured window (``profile_window``).
 """
 
 import ast
@@ -174,6 +175,18 @@ def sql_user_totals(counts):
             transactions += (user.get('commits', 0)
                              + user.get('rollbacks', 0))
     return statements, transactions
+
+
+def profile_window(deploy, name):
+    """Open, then (called again) close the profile's window of daemon
+    ``name`` (``nova_lite.diagnostics``: files beside its profile).
+    Nothing without ``name``."""
+    if not name:
+        return
+    path = os.path.join(deploy.workdir, '%s.pstats' % name)
+    mark = path + ('.close' if os.path.exists(path + '.open') else '.open')
+    with open(mark, 'w'):
+        pass
 
 
 def profile_report(path, limit=30):

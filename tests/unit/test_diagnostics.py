@@ -2,6 +2,7 @@
 
 import os
 import pstats
+import time
 from unittest import mock
 
 from nova_lite import context as nl_context
@@ -52,3 +53,42 @@ def test_stop_writes_the_profile(tmp_path):
         diagnostics.stop('nova-lite-test')
     stats = pstats.Stats(str(path))
     assert any(name == '_busy' for _f, _l, name in stats.stats)
+
+
+def _before(n):
+    return n if n < 2 else _before(n - 1) + 1
+
+
+def _after(n):
+    return n if n < 2 else _after(n - 1) + 1
+
+
+def _wait_for(predicate):
+    for _ in range(200):
+        if predicate():
+            return
+        time.sleep(0.01)
+    raise AssertionError('the profile window did not move')
+
+
+def test_the_profile_covers_its_window_only(tmp_path):
+    path = tmp_path / 'p.pstats'
+
+    def functions():
+        import yappi
+        return {stat.name for stat in yappi.get_func_stats()}
+
+    with mock.patch.dict(os.environ, {diagnostics.PROFILE_ENV: str(path)}):
+        diagnostics.start()
+        _before(20)
+        (tmp_path / 'p.pstats.open').touch()
+        _wait_for(lambda: '_before' not in functions())
+        _busy(20)
+        (tmp_path / 'p.pstats.close').touch()
+        import yappi
+        _wait_for(lambda: not yappi.is_running())
+        _after(20)
+        diagnostics.stop('nova-lite-test')
+    names = {name for _f, _l, name in pstats.Stats(str(path)).stats}
+    assert '_busy' in names
+    assert '_before' not in names and '_after' not in names
