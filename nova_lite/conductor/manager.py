@@ -116,8 +116,7 @@ class ConductorManager(manager.Manager):
         # A shallow snapshot is enough: methods replace field values rather
         # than mutate them, and a deep copy of every object costs more than
         # the database work of a save.
-        before = {name: getattr(objinst, name) for name in objinst.fields
-                  if objinst.obj_attr_is_set(name)}
+        before = objinst.obj_set_values()
         # A database blip must not fail a compute's save (its build would
         # be undone or left in BUILD): it is retried well inside the
         # caller's rpc_response_timeout. The saves compare-and-swap on
@@ -127,12 +126,10 @@ class ConductorManager(manager.Manager):
             *args, **kwargs)
         # Send back what the method changed, so the caller's copy matches.
         updates = {}
-        for name, field in objinst.fields.items():
-            if not objinst.obj_attr_is_set(name):
-                continue
-            value = getattr(objinst, name)
+        for name, value in objinst.obj_set_values().items():
             if name not in before or before[name] != value:
-                updates[name] = field.to_primitive(objinst, name, value)
+                updates[name] = objinst.fields[name].to_primitive(
+                    objinst, name, value)
         updates['obj_what_changed'] = objinst.obj_what_changed()
         return updates, result
 

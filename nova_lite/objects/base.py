@@ -46,7 +46,32 @@ class NovaLiteObject(ovo_base.VersionedObject):
     OBJ_PROJECT_NAMESPACE = 'nova_lite'
 
     def obj_reset_changes(self, fields=None, recursive=False):
-        super().obj_reset_changes(fields, recursive=recursive)
+        """As oslo.versionedobjects' reset, looking for sub-objects to
+        reset only in the object and list-of-objects fields: it reads
+        every changed field for that, and an object just read from the
+        database has every field changed."""
+        if recursive:
+            changed = self.obj_what_changed()
+            for name, is_list in _fields_of_objects(type(self)):
+                if name not in changed or (fields and name not in fields):
+                    continue
+                value = getattr(self, '_obj_' + name, None)
+                for sub in (value or () if is_list else (value,)):
+                    if sub is not None:
+                        sub.obj_reset_changes(recursive=True)
+        if fields:
+            self._changed_fields -= set(fields)
+        else:
+            self._changed_fields.clear()
+
+    def obj_set_values(self):
+        """{name: value} of the fields set (none lazy-loaded)."""
+        values = {}
+        for name, attr, *_unused in _plan(type(self)).fields:
+            value = getattr(self, attr, _UNSET)
+            if value is not _UNSET:
+                values[name] = value
+        return values
 
     def obj_attr_is_set(self, attrname):
         """As oslo.versionedobjects' check, without building the list of
@@ -70,7 +95,7 @@ class NovaLiteObject(ovo_base.VersionedObject):
                 versionutils.convert_version_to_tuple(self.VERSION)):
             raise ovo_exception.InvalidTargetVersion(version=target_version)
         primitive = {}
-        for name, attr, field, plain, _unused in _plan(type(self)).fields:
+        for name, attr, field, plain, *_unused in _plan(type(self)).fields:
             value = getattr(self, attr, _UNSET)
             if value is _UNSET:
                 continue
@@ -95,18 +120,22 @@ class NovaLiteObject(ovo_base.VersionedObject):
         """oslo.versionedobjects' ``_obj_from_primitive``, the same object:
         each value deserialised by its field and coerced, as its setter
         would, but set without the setter's bookkeeping, which the
-        changed fields read from the primitive replace anyway."""
+        changed fields read from the primitive replace anyway. A value
+        its field's coercion would return unchanged (see ``_Plan``) is
+        set as it is."""
         self = cls()
         self._context = context
         self.VERSION = objver
         objdata = primitive[cls._obj_primitive_key('data')]
-        for name, attr, field, _unused, plain in _plan(cls).fields:
+        for name, attr, field, _unused, plain, exact in _plan(cls).fields:
             if name not in objdata:
                 continue
             value = objdata[name]
-            if not plain and value is not None:
-                value = field.from_primitive(self, name, value)
-            setattr(self, attr, field.coerce(self, name, value))
+            if type(value) is not exact:
+                if not plain and value is not None:
+                    value = field.from_primitive(self, name, value)
+                value = field.coerce(self, name, value)
+            setattr(self, attr, value)
         changes = primitive.get(cls._obj_primitive_key('changes'), ())
         self._changed_fields = {name for name in changes
                                 if name in self.fields}
@@ -171,16 +200,35 @@ class _Plan:
     """What (de)serialising a class of object needs, worked out once:
     ``names``, its field and extra field names, and ``fields``, per
     field (name, attribute, field, to_primitive is the identity,
-    from_primitive is the identity). A field is plain when neither it
-    nor its type overrides the method (integers, strings, booleans,
-    uuids, enums): its value is its primitive."""
+    from_primitive is the identity, the type of value its coercion
+    returns unchanged or None). A field is plain when neither it nor its
+    type overrides the method (integers, strings, booleans, uuids,
+    enums): its value is its primitive."""
 
     def __init__(self, cls):
         self.names = frozenset(cls.fields) | frozenset(cls.obj_extra_fields)
         self.fields = tuple(
             (name, '_obj_' + name, field,
-             _plain(field, 'to_primitive'), _plain(field, 'from_primitive'))
+             _plain(field, 'to_primitive'), _plain(field, 'from_primitive'),
+             _exact(field))
             for name, field in cls.fields.items())
+
+
+# Field types whose coercion returns a value of exactly this type as it
+# is (``int(value)``, ``str(value)``, ...): an integer received for an
+# IntegerField needs no coercion. Not their subclasses (an Enum checks
+# its value), and UUID's coercion only warns of a malformed value, which
+# the sender's field warned of already.
+_EXACT = {ovo_fields.Integer: int, ovo_fields.String: str,
+          ovo_fields.UUID: str, ovo_fields.Boolean: bool,
+          ovo_fields.Float: float}
+
+
+def _exact(field):
+    if (type(field).coerce is not ovo_fields.Field.coerce or
+            not _plain(field, 'from_primitive')):
+        return None
+    return _EXACT.get(type(getattr(field, '_type', None)))
 
 
 def _plain(field, method):
@@ -203,6 +251,21 @@ def _plan(cls):
 
 
 _HOLDING_OBJECTS = {}
+_OF_OBJECTS = {}
+
+
+def _fields_of_objects(cls):
+    """((name, is a list), ...) of ``cls``'s ObjectFields and
+    ListOfObjectsFields: the ones oslo.versionedobjects resets
+    recursively."""
+    found = _OF_OBJECTS.get(cls)
+    if found is None:
+        found = _OF_OBJECTS[cls] = tuple(
+            (name, isinstance(field, ovo_fields.ListOfObjectsField))
+            for name, field in cls.fields.items()
+            if isinstance(field, (ovo_fields.ObjectField,
+                                  ovo_fields.ListOfObjectsField)))
+    return found
 
 
 def _fields_holding_objects(cls):

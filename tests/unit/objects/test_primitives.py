@@ -13,7 +13,10 @@ import pytest
 from nova_lite import context as nl_context
 from nova_lite import objects
 from nova_lite.objects import base
+from nova_lite.objects import fields
 from tests.unit.objects import test_compat
+
+UUID = '3b0e8f0a-1d5e-4a4c-9d53-0c9f1a2b3c4d'
 
 WHEN = datetime.datetime(2026, 1, 2, 3, 4, 5, 678000,
                          tzinfo=datetime.timezone.utc)
@@ -137,3 +140,34 @@ def test_attr_is_set_knows_fields_and_extra_fields_only():
 ])
 def test_only_identity_fields_are_plain(field, plain):
     assert base._plain(field, 'to_primitive') is plain
+
+
+@pytest.mark.parametrize('field, exact', [
+    (ovo_fields.IntegerField(), int),
+    (ovo_fields.StringField(nullable=True), str),
+    (ovo_fields.UUIDField(), str),
+    (ovo_fields.BooleanField(), bool),
+    (ovo_fields.FloatField(), float),
+    # Their coercion checks or converts what it is given.
+    (fields.VMStateField(), None),
+    (ovo_fields.NonNegativeIntegerField(), None),
+    (ovo_fields.FlexibleBooleanField(), None),
+    (ovo_fields.DateTimeField(), None),
+    (ovo_fields.ObjectField('Flavor'), None),
+])
+def test_only_coercions_that_keep_a_value_of_the_type_are_skipped(
+        field, exact):
+    assert base._exact(field) is exact
+
+
+def test_a_received_enum_is_still_checked():
+    primitive = objects.Instance(uuid=UUID, vm_state='active',
+                                 memory_mb=64).obj_to_primitive()
+    primitive['nova_lite_object.data']['vm_state'] = 'sideways'
+    with pytest.raises(ValueError):
+        objects.Instance.obj_from_primitive(primitive)
+    # A bool received for an integer field is converted, as before.
+    primitive['nova_lite_object.data']['vm_state'] = 'active'
+    primitive['nova_lite_object.data']['memory_mb'] = True
+    assert type(objects.Instance.obj_from_primitive(
+        primitive).memory_mb) is int

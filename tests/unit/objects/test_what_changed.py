@@ -1,6 +1,8 @@
 """obj_what_changed: the same answer as oslo.versionedobjects', looking
 for changed sub-objects only in the fields that can hold one."""
 
+import functools
+
 from oslo_versionedobjects import base as ovo_base
 
 from nova_lite import objects
@@ -68,3 +70,74 @@ def test_a_field_of_no_fixed_type_holding_an_object_is_looked_into():
     assert loose.obj_what_changed() == set()
     flavor.name = 'y'
     assert loose.obj_what_changed() == {'anything'} == _oslo(loose)
+
+
+# obj_reset_changes: the same marks left as oslo.versionedobjects' reset,
+# at every level, while looking only into object and list fields.
+
+def _changed_everywhere(obj):
+    """The changed-field marks of ``obj`` and of every object under it."""
+    marks = {'': set(obj._changed_fields)}
+    for name in obj.fields:
+        value = getattr(obj, '_obj_' + name, None)
+        items = value if isinstance(value, list) else [value]
+        for index, item in enumerate(items):
+            if isinstance(item, ovo_base.VersionedObject):
+                for path, changed in _changed_everywhere(item).items():
+                    marks['%s[%d].%s' % (name, index, path)] = changed
+    return marks
+
+
+def _all_changed():
+    spec = _spec()
+    spec.flavor.memory_mb = 128
+    spec.image.name = 'other'
+    spec.num_instances = 3
+    spec.retry = None
+    inst = objects.Instance(uuid=UUID, flavor=objects.Flavor(name='x'),
+                            host='h')
+    holder = objects.InstanceList(objects=[inst])
+    return [spec, inst, holder, _Loose(anything=objects.Flavor(name='z'),
+                                       name='n')]
+
+
+def _both(reset):
+    ours, theirs = _all_changed(), _all_changed()
+    for obj in ours:
+        reset(obj, obj.obj_reset_changes)
+    for obj in theirs:
+        reset(obj, functools.partial(
+            ovo_base.VersionedObject.obj_reset_changes, obj))
+    return ([_changed_everywhere(obj) for obj in ours],
+            [_changed_everywhere(obj) for obj in theirs])
+
+
+def test_a_recursive_reset_leaves_what_oslos_leaves():
+    ours, theirs = _both(lambda obj, reset: reset(recursive=True))
+    assert ours == theirs
+    assert all(not marks for tree in ours[:3] for marks in tree.values())
+    # Neither looks into a field of no fixed type (it is no ObjectField).
+    assert ours[3]['anything[0].'] == {'name'}
+
+
+def test_a_recursive_reset_of_some_fields_leaves_what_oslos_leaves():
+    ours, theirs = _both(
+        lambda obj, reset: reset(fields=['flavor', 'objects', 'host'],
+                                 recursive=True))
+    assert ours == theirs
+    # The spec's fields not named stay changed, and so does its image's
+    # change; its flavor's is gone.
+    assert ours[0][''] == {'num_instances', 'retry'}
+    assert ours[0]['flavor[0].'] == set()
+    assert ours[0]['image[0].'] == {'name'}
+
+
+def test_a_plain_reset_leaves_what_oslos_leaves():
+    ours, theirs = _both(lambda obj, reset: reset())
+    assert ours == theirs
+    assert ours[0]['flavor[0].'] == {'memory_mb'}
+
+
+def test_obj_set_values_holds_the_set_fields_only():
+    inst = objects.Instance(uuid=UUID, host=None)
+    assert inst.obj_set_values() == {'uuid': UUID, 'host': None}
