@@ -13,7 +13,6 @@ themselves (see nova_lite/conductor/api.py).
 """
 
 import copy
-import secrets
 import string
 
 from oslo_log import log as logging
@@ -25,6 +24,7 @@ from nova_lite.compute import action_api
 from nova_lite.compute import rpc_clients
 from nova_lite.conductor import api as conductor_view
 from nova_lite.conf import CONF
+from nova_lite import crypto
 from nova_lite import exception
 from nova_lite import objects
 from nova_lite.objects import fields
@@ -76,7 +76,7 @@ DELETABLE_TASK_STATES = [None, fields.TaskState.SCHEDULING,
 
 def _reservation_id():
     alphabet = string.ascii_lowercase + string.digits
-    return 'r-' + ''.join(secrets.choice(alphabet) for _ in range(8))
+    return 'r-' + crypto.random_string(alphabet, 8)
 
 
 def scheduler_hints_as_lists(hints):

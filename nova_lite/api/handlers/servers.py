@@ -5,7 +5,6 @@ openstacksdk and novaclient read them unchanged; create-time checks that
 depend on the microversion are in ``server_checks``.
 """
 
-import secrets
 import string
 
 from nova_lite.api import common
@@ -18,6 +17,7 @@ from nova_lite.api import server_states
 from nova_lite.api import validation
 from nova_lite.api import wsgi
 from nova_lite.compute import api as compute_api
+from nova_lite import crypto
 from nova_lite.db import api as db_api
 from nova_lite import exception
 from nova_lite.image import api as image_api
@@ -105,7 +105,7 @@ def _scheduler_hints(body):
 
 
 def _password(length=12):
-    return ''.join(secrets.choice(_PASSWORD_CHARS) for _ in range(length))
+    return crypto.random_string(_PASSWORD_CHARS, length)
 
 
 def _image_ref(server):
