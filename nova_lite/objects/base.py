@@ -394,8 +394,20 @@ def obj_to_primitive(obj):
 
 
 def set_all_from_db(obj, db_obj, skip=()):
-    """Copy every field of ``obj`` present on the row ``db_obj``."""
-    for name in obj.fields:
-        if name in skip or not hasattr(db_obj, name):
+    """Copy every field of ``obj`` present on the row ``db_obj``, each
+    coerced and marked changed as its setter would (called on every row
+    read: the setters' property machinery cost more than the copy)."""
+    changed = obj._changed_fields
+    for name, attr, field, _to, _from, exact in _plan(type(obj)).fields:
+        if name in skip:
             continue
-        setattr(obj, name, getattr(db_obj, name))
+        value = getattr(db_obj, name, _UNSET)
+        if value is _UNSET:
+            continue
+        if field.read_only:
+            setattr(obj, name, value)   # the setter refuses a change
+            continue
+        if type(value) is not exact:
+            value = field.coerce(obj, name, value)
+        setattr(obj, attr, value)
+        changed.add(name)
