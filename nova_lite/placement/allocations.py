@@ -14,6 +14,7 @@ Removing allocations also increments the providers' generations, so a
 scheduler holding the old view fails its swap and refreshes.
 """
 
+from oslo_utils import timeutils
 import sqlalchemy as sa
 
 from nova_lite.db import api as db_api
@@ -139,7 +140,6 @@ def _claim(session, consumer_uuid, project_id, user_id, requests,
     return new_generations
 
 
-@db_api.writer
 def claim(context, consumer_uuid, project_id, user_id, requests,
           expected_generations=None):
     """Allocate ``requests`` ({provider_uuid: {resource_class: amount}}).
@@ -147,8 +147,72 @@ def claim(context, consumer_uuid, project_id, user_id, requests,
     Returns {provider_uuid: new generation}. Raises ClaimConflict or
     InsufficientCapacity with nothing written.
     """
+    if expected_generations is not None and len(requests) == 1:
+        return _claim_one(context, consumer_uuid, project_id, user_id,
+                          requests, expected_generations)
+    return _claim_in_transaction(context, consumer_uuid, project_id,
+                                 user_id, requests, expected_generations)
+
+
+@db_api.writer
+def _claim_in_transaction(context, consumer_uuid, project_id, user_id,
+                          requests, expected_generations):
     return _claim(context.session, consumer_uuid, project_id, user_id,
                   requests, expected_generations)
+
+
+@db_api.one_statement_writer
+def _claim_one(context, consumer_uuid, project_id, user_id, requests,
+               expected_generations):
+    """A scheduler's claim on one provider: on PostgreSQL one statement
+    (``_CLAIM_ONE``) that commits by itself, where the swap and the two
+    inserts took three in a transaction; elsewhere ``_claim`` in an
+    ordinary one (``one_statement_writer``)."""
+    session = context.session
+    if session.get_bind().dialect.name != 'postgresql':
+        return _claim(session, consumer_uuid, project_id, user_id,
+                      requests, expected_generations)
+    (uuid, amounts), = requests.items()
+    expected = expected_generations[uuid]
+    classes = sorted(amounts)
+    provider_id = session.connection().exec_driver_sql(_CLAIM_ONE, {
+        'provider': uuid, 'expected': expected, 'next': expected + 1,
+        'now': timeutils.utcnow().replace(tzinfo=None),
+        'consumer': consumer_uuid,
+        'project': project_id, 'user': user_id,
+        'classes': classes, 'amounts': [amounts[rc] for rc in classes],
+    }).scalar()
+    if provider_id is None:
+        # Nothing written: say why (a read, which writes nothing).
+        generation.explain_failed_bump(session, uuid, expected)
+    generation.note_claimed(session, uuid, expected + 1)
+    return {uuid: expected + 1}
+
+
+# Every statement of a WITH runs to completion whether or not the query
+# reads it, on the one snapshot: the allocations and the consumer are
+# inserted only if the generation swapped (they select from ``swapped``),
+# and nothing at all is written otherwise.
+_CLAIM_ONE = (
+    'WITH swapped AS ('
+    ' UPDATE resource_providers SET generation = %(next)s,'
+    ' updated_at = %(now)s'
+    ' WHERE uuid = %(provider)s AND generation = %(expected)s'
+    ' RETURNING id), '
+    'allocated AS ('
+    ' INSERT INTO allocations (created_at, resource_provider_id,'
+    ' consumer_id, resource_class, used)'
+    ' SELECT %(now)s, swapped.id, %(consumer)s, a.rc, a.used'
+    ' FROM swapped, unnest(%(classes)s::varchar[], %(amounts)s::integer[])'
+    ' AS a(rc, used)'
+    ' RETURNING 1), '
+    'consumer AS ('
+    ' INSERT INTO consumers (created_at, uuid, project_id, user_id,'
+    ' generation)'
+    ' SELECT %(now)s, %(consumer)s, %(project)s, %(user)s, 0 FROM swapped'
+    ' ON CONFLICT (uuid) DO NOTHING'
+    ' RETURNING 1) '
+    'SELECT id FROM swapped')
 
 
 def claim_in_session(session, consumer_uuid, project_id, user_id,

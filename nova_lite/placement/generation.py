@@ -52,15 +52,25 @@ def bump_by_uuid(session, provider_uuid, expected):
         'b_uuid': provider_uuid, 'b_expected': expected,
         'b_next': expected + 1})
     if provider_id is None:
-        table = models.ResourceProvider.__table__
-        if session.scalar(sa.select(table.c.id).where(
-                table.c.uuid == provider_uuid)) is None:
-            raise exception.ResourceProviderNotFound(uuid=provider_uuid)
-        raise exception.ClaimConflict(uuid=provider_uuid,
-                                      generation=expected)
-    changes.note(session, [provider_uuid],
-                 generations={provider_uuid: expected + 1}, claimed=True)
+        explain_failed_bump(session, provider_uuid, expected)
+    note_claimed(session, provider_uuid, expected + 1)
     return provider_id
+
+
+def explain_failed_bump(session, provider_uuid, expected):
+    """Raise why a claim's swap from ``expected`` matched no row:
+    ResourceProviderNotFound, or ClaimConflict."""
+    table = models.ResourceProvider.__table__
+    if session.scalar(sa.select(table.c.id).where(
+            table.c.uuid == provider_uuid)) is None:
+        raise exception.ResourceProviderNotFound(uuid=provider_uuid)
+    raise exception.ClaimConflict(uuid=provider_uuid, generation=expected)
+
+
+def note_claimed(session, provider_uuid, new_generation):
+    """``changes.note`` of a claim's swap to ``new_generation``."""
+    changes.note(session, [provider_uuid],
+                 generations={provider_uuid: new_generation}, claimed=True)
 
 
 def _is_conflict(exc):

@@ -5,6 +5,8 @@ import threading
 
 from oslo_utils import uuidutils
 import pytest
+import sqlalchemy as sa
+from sqlalchemy import event as sa_event
 
 from nova_lite import context as nl_context
 from nova_lite import exception
@@ -226,3 +228,72 @@ def test_concurrent_compare_and_swap_claims_never_overcommit(database, ctxt):
     assert sum(results) == 5
     final = summaries.get_summaries(ctxt, [uuid])[uuid]
     assert final.usages['VCPU'] == 5
+
+
+# A scheduler's claim on one provider: one statement on PostgreSQL.
+
+def _statements_during(database, work):
+    """(what ``work()`` returned, the SQL statements it ran)."""
+    from nova_lite.db import api as db_api
+    engine = db_api.get_engine()
+    seen = []
+
+    def count(conn, cursor, statement, *args):
+        seen.append(statement)
+    sa_event.listen(engine, 'before_cursor_execute', count)
+    try:
+        return work(), seen
+    finally:
+        sa_event.remove(engine, 'before_cursor_execute', count)
+
+
+def test_a_claim_on_one_provider_is_one_statement_on_postgresql(
+        ctxt, database):
+    uuid = _provider(ctxt)
+    gen = _generation(ctxt, uuid)
+    claimed, seen = _statements_during(database, lambda: allocations.claim(
+        ctxt, 'c1', 'p', 'u', {uuid: {'VCPU': 2, 'MEMORY_MB': 256}},
+        expected_generations={uuid: gen}))
+    assert claimed == {uuid: gen + 1}
+    if database.backend == 'postgresql':
+        assert len(seen) == 1, seen
+    assert allocations.get_for_consumer(ctxt, 'c1') == {
+        uuid: {'VCPU': 2, 'MEMORY_MB': 256}}
+    assert _generation(ctxt, uuid) == gen + 1
+    usages = summaries.get_summaries(ctxt, [uuid])[uuid].usages
+    assert (usages['VCPU'], usages['MEMORY_MB']) == (2, 256)
+
+
+def test_a_failed_claim_on_one_provider_writes_nothing(ctxt, database):
+    uuid = _provider(ctxt)
+    gen = _generation(ctxt, uuid)
+    with pytest.raises(exception.ClaimConflict):
+        allocations.claim(ctxt, 'c1', 'p', 'u', {uuid: {'VCPU': 1}},
+                          expected_generations={uuid: gen + 1})
+    unknown = uuidutils.generate_uuid()
+    with pytest.raises(exception.ResourceProviderNotFound):
+        allocations.claim(ctxt, 'c1', 'p', 'u', {unknown: {'VCPU': 1}},
+                          expected_generations={unknown: 0})
+    assert allocations.get_for_consumer(ctxt, 'c1') == {}
+    assert _generation(ctxt, uuid) == gen
+    assert not _consumer_rows(database, 'c1')
+    # The consumer is written once, by its first successful claim.
+    for _ in range(2):
+        allocations.claim(ctxt, 'c1', 'p', 'u', {uuid: {'VCPU': 1}},
+                          expected_generations={
+                              uuid: _generation(ctxt, uuid)})
+    assert _consumer_rows(database, 'c1') == [('c1', 'p', 'u')]
+    assert summaries.get_summaries(ctxt, [uuid])[uuid].usages['VCPU'] == 2
+
+
+def _consumer_rows(database, uuid):
+    from nova_lite.db import models
+    engine = sa.create_engine(database.url)
+    try:
+        with engine.connect() as conn:
+            table = models.Consumer.__table__
+            return [tuple(row) for row in conn.execute(
+                sa.select(table.c.uuid, table.c.project_id,
+                          table.c.user_id).where(table.c.uuid == uuid))]
+    finally:
+        engine.dispose()
