@@ -9,6 +9,8 @@ import sqlalchemy as sa
 from sqlalchemy import event as sa_event
 
 from nova_lite import context as nl_context
+from nova_lite.db import api as db_api
+from nova_lite.db import models
 from nova_lite import exception
 from nova_lite.placement import allocations
 from nova_lite.placement import providers
@@ -232,9 +234,8 @@ def test_concurrent_compare_and_swap_claims_never_overcommit(database, ctxt):
 
 # A scheduler's claim on one provider: one statement on PostgreSQL.
 
-def _statements_during(database, work):
+def _statements_during(work):
     """(what ``work()`` returned, the SQL statements it ran)."""
-    from nova_lite.db import api as db_api
     engine = db_api.get_engine()
     seen = []
 
@@ -251,7 +252,7 @@ def test_a_claim_on_one_provider_is_one_statement_on_postgresql(
         ctxt, database):
     uuid = _provider(ctxt)
     gen = _generation(ctxt, uuid)
-    claimed, seen = _statements_during(database, lambda: allocations.claim(
+    claimed, seen = _statements_during(lambda: allocations.claim(
         ctxt, 'c1', 'p', 'u', {uuid: {'VCPU': 2, 'MEMORY_MB': 256}},
         expected_generations={uuid: gen}))
     assert claimed == {uuid: gen + 1}
@@ -287,7 +288,6 @@ def test_a_failed_claim_on_one_provider_writes_nothing(ctxt, database):
 
 
 def _consumer_rows(database, uuid):
-    from nova_lite.db import models
     engine = sa.create_engine(database.url)
     try:
         with engine.connect() as conn:
