@@ -62,6 +62,7 @@ import sqlalchemy as sa  # noqa: E402
 
 import boot_aio  # noqa: E402  (tools/, beside this script)
 import boot_metrics  # noqa: E402
+from keepalive_client import KeepAliveClient  # noqa: E402
 from tests.functional import deployment  # noqa: E402
 
 STATS_LINE = re.compile(r'RPC statistics: (\{.*\})')
@@ -89,19 +90,23 @@ def _boot_all(api, image, servers, clients):
     names = iter(range(servers))
 
     def worker():
-        while True:
-            with lock:
-                index = next(names, None)
-            if index is None:
-                return
-            t0 = time.time()
-            status, _, body = api.post('/servers', {'server': {
-                'name': 'bench-%d' % index, 'imageRef': image,
-                'flavorRef': 'bench'}})
-            if status != 202:
-                raise RuntimeError('boot failed: %s %s' % (status, body))
-            with lock:
-                started[body['server']['id']] = t0
+        client = KeepAliveClient(api.endpoint, api.token)
+        try:
+            while True:
+                with lock:
+                    index = next(names, None)
+                if index is None:
+                    return
+                t0 = time.time()
+                status, _, body = client.post('/servers', {'server': {
+                    'name': 'bench-%d' % index, 'imageRef': image,
+                    'flavorRef': 'bench'}})
+                if status != 202:
+                    raise RuntimeError('boot failed: %s %s' % (status, body))
+                with lock:
+                    started[body['server']['id']] = t0
+        finally:
+            client.close()
 
     threads = [threading.Thread(target=worker) for _ in range(clients)]
     first = time.time()
