@@ -2,22 +2,16 @@
 and a request sent again only when a reused connection was found closed."""
 
 import http.server
-import importlib.util
 import json
-import pathlib
 import threading
 
 import pytest
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
+from tests.unit import tool_modules
 
 
 def _module():
-    spec = importlib.util.spec_from_file_location(
-        'keepalive_client', ROOT / 'tools' / 'keepalive_client.py')
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return tool_modules.load('keepalive_client')
 
 
 class _Handler(http.server.BaseHTTPRequestHandler):

@@ -1,17 +1,14 @@
 """The layering rules hold for the tree, and the checker catches breaches."""
 
-import importlib.util
 import pathlib
+
+from tests.unit import tool_modules
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
 def _checker():
-    spec = importlib.util.spec_from_file_location(
-        'check_layering', ROOT / 'tools' / 'check_layering.py')
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return tool_modules.load('check_layering')
 
 
 def test_tree_follows_the_layering_rules(capsys):
