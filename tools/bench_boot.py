@@ -21,6 +21,10 @@ through HTTP from C client threads, and reports:
   the bench's database, RabbitMQ's whole broker), from the first POST to
   the last server seen ACTIVE, so it includes the daemons' own periodic
   work in that window,
+* context switches per boot of the same processes, and the machine's
+  busy time beyond what they used (this tool's own clients, the kernel's
+  work on nobody's account, other users) and its idle share, over the
+  same window: a rate below what the CPU per boot allows shows there,
 * SQL statements and transactions per boot (counted by the daemons for
   user requests, ``nova_lite.diagnostics``), and PostgreSQL's count of
   the database's transactions over the run (periodic work, start-up and
@@ -201,27 +205,40 @@ def _option(text):
     return section, name, value
 
 
+def _window_sample(deploy, pg):
+    """(CPU, context switches, machine) so far, taken together."""
+    cpu = boot_metrics.cpu_sample(deploy, pg)
+    return (cpu, boot_metrics.switch_sample(cpu),
+            boot_metrics.machine_sample())
+
+
+def _window_used(before, after):
+    """{'cpu': {group: s}, 'switches': {group: n}, 'machine': {...}}."""
+    return {'cpu': boot_metrics.used_between(before[0], after[0]),
+            'switches': boot_metrics.used_between(before[1], after[1]),
+            'machine': boot_metrics.machine_used(before[2], after[2])}
+
+
 def _measure(args, deploy):
-    """Boot, watch; (first POST, {uuid: POSTed}, {uuid: ACTIVE},
-    {group: cpu seconds}, database transactions before)."""
+    """Boot, watch; (first POST, {uuid: POSTed}, {uuid: ACTIVE}, what
+    ``_window_used`` gives, database transactions before)."""
     api = deploy.api.as_user('bench:bench')
     image = _setup(deploy)
     engine = boot_metrics.bench_engine(deploy.database.url)
     pg = engine if args.backend == 'postgresql' else None
     xacts = boot_metrics.pg_transactions(pg, deploy.database.name) if pg \
         else None
-    cpu_before = boot_metrics.cpu_sample(deploy, pg)
+    before = _window_sample(deploy, pg)
     boot_metrics.profile_window(deploy, args.profile)
     first, started, threads = _boot_all(api, image, args.servers,
                                         args.clients)
     try:
         active = _watch(engine, threads, args.servers, args.timeout)
-        cpu = boot_metrics.cpu_used(cpu_before,
-                                    boot_metrics.cpu_sample(deploy, pg))
+        used = _window_used(before, _window_sample(deploy, pg))
         boot_metrics.profile_window(deploy, args.profile)
     finally:
         engine.dispose()
-    return first, started, active, cpu, xacts
+    return first, started, active, used, xacts
 
 
 def _after_stop(args, deploy, xacts_before):
@@ -254,7 +271,8 @@ def run_once(args, workdir):
         # Inside the try: daemons that did start are stopped and the
         # database and vhost dropped even if another never got ready.
         deploy.start()
-        first, started, active, cpu, xacts_before = _measure(args, deploy)
+        first, started, active, used, xacts_before = _measure(args,
+                                                              deploy)
     finally:
         codes = deploy.stop()
         try:
@@ -262,11 +280,14 @@ def run_once(args, workdir):
                 args, deploy, xacts_before)
         finally:
             deploy.cleanup()
+    cpu = used['cpu']
     if args.verbose:
         print('RPC messages sent, by daemon: %s' % by_daemon)
         print('SQL by daemon: %s' % sql)
         print('CPU seconds by process: %s' % {
             k: round(v, 2) for k, v in sorted(cpu.items())})
+        print('Context switches by process: %s' % dict(
+            sorted(used['switches'].items())))
     if report:
         print('profile of %s (kept in %s):\n%s' % (
             args.profile, args.profile_out, report))
@@ -279,6 +300,10 @@ def run_once(args, workdir):
     cpu_ms = {kind: 1000 * seconds * per_boot
               for kind, seconds in boot_metrics.by_kind(cpu).items()}
     cpu_ms['total'] = sum(cpu_ms.values())
+    switches = {kind: count * per_boot for kind, count in
+                boot_metrics.by_kind(used['switches']).items()}
+    switches['total'] = sum(switches.values())
+    machine = used['machine']
     return {'boots_per_s': args.servers / elapsed,
             'p50_ms': 1000 * _percentile(latencies, 50),
             'p99_ms': 1000 * _percentile(latencies, 99),
@@ -287,7 +312,15 @@ def run_once(args, workdir):
             'xact_per_boot': transactions * per_boot,
             'db_xact_per_boot': (xacts * per_boot if xacts is not None
                                  else float('nan')),
-            'cpu_ms': cpu_ms}
+            'cpu_ms': cpu_ms,
+            'switches': switches,
+            # What the counted processes left of the machine's busy time
+            # (this tool's clients, kernel work on nobody's account, other
+            # users), and its idle share, over the same window.
+            'uncounted_ms': max(0.0, 1000 * machine['busy'] * per_boot
+                                - cpu_ms['total']),
+            'idle_pct': 100.0 * machine['idle'] / max(
+                machine['busy'] + machine['idle'], 1e-9)}
 
 
 def run_all_in_one(args, workdir):
@@ -318,15 +351,33 @@ def _cpu_line(cpu_ms):
                      for kind in CPU_ORDER if kind in cpu_ms)
 
 
+def _switch_line(switches):
+    return ', '.join('%s %.0f' % (kind, switches[kind])
+                     for kind in CPU_ORDER if kind in switches)
+
+
+def _machine_line(switches, uncounted_ms, idle_pct):
+    """The context switches and the machine's share, if measured."""
+    if switches is None:
+        return ''
+    return ('context switches/boot: %s; the machine: %.1f ms/boot busy '
+            'beyond the processes counted, %.0f %% idle' % (
+                _switch_line(switches), uncounted_ms, idle_pct))
+
+
 def _print_run(run, result):
+    machine = _machine_line(result.get('switches'),
+                            result.get('uncounted_ms'),
+                            result.get('idle_pct'))
     print('run %d: %.1f boots/s, p50 %.0f ms, p99 %.0f ms, '
           '%.1f RPC messages/boot, %.1f SQL statements and %.1f '
           'transactions/boot (database: %.1f transactions/boot); '
-          'CPU ms/boot: %s' % (
+          'CPU ms/boot: %s%s' % (
               run + 1, result['boots_per_s'], result['p50_ms'],
               result['p99_ms'], result['rpc_per_boot'],
               result['sql_per_boot'], result['xact_per_boot'],
-              result['db_xact_per_boot'], _cpu_line(result['cpu_ms'])),
+              result['db_xact_per_boot'], _cpu_line(result['cpu_ms']),
+              '; ' + machine if machine else ''),
           flush=True)
 
 
@@ -351,6 +402,13 @@ def _print_medians(args, results):
               med('xact_per_boot'), med('db_xact_per_boot')))
     print('CPU per boot, ms (each the median of its own): %s' % (
         _cpu_line(cpu)))
+    if all('switches' in r for r in results):
+        switches = {kind: statistics.median(r['switches'].get(kind, 0)
+                                            for r in results)
+                    for kind in CPU_ORDER
+                    if any(kind in r['switches'] for r in results)}
+        print('Medians, %s' % _machine_line(
+            switches, med('uncounted_ms'), med('idle_pct')))
 
 
 def main():

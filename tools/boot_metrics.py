@@ -11,6 +11,12 @@
 * SQL: the daemons' own counts (``nova_lite.diagnostics``), statements
   and transactions done on behalf of the boots, and PostgreSQL's
   ``pg_stat_database`` transactions of the whole database as a cross-check.
+* Context switches: voluntary and involuntary, summed over every thread
+  (``/proc/<pid>/task/*/status``) of the same processes as the CPU.
+* The machine: its busy and idle CPU time (``/proc/stat``) over the
+  same window, so that what the counted processes leave (the tool's own
+  clients, the kernel's work for nobody counted, other users, idle
+  time) shows.
 * Profiles: the pstats file a daemon wrote under ``--profile``, of the
   measured window (``profile_window``).
 """
@@ -108,15 +114,62 @@ def cpu_sample(deploy, engine):
     return sample
 
 
-def cpu_used(before, after):
-    """{group: cpu seconds} between two samples; a process that appeared
-    in between counts from zero, one that ended is lost."""
+def used_between(before, after):
+    """{group: amount} between two samples of {group: {pid: amount so
+    far}} (CPU seconds, context switches); a process that appeared in
+    between counts from zero, one that ended is lost."""
     used = {}
     for group, pids in after.items():
         earlier = before.get(group, {})
-        used[group] = sum(max(cpu - earlier.get(pid, 0.0), 0.0)
-                          for pid, cpu in pids.items())
+        used[group] = sum(max(amount - earlier.get(pid, 0), 0)
+                          for pid, amount in pids.items())
     return used
+
+
+_SWITCHES = ('voluntary_ctxt_switches:', 'nonvoluntary_ctxt_switches:')
+
+
+def _switches(pid, proc='/proc'):
+    """Context switches of every thread of ``pid`` so far (a thread that
+    ended took its own with it), or None if the process is gone."""
+    try:
+        tasks = os.listdir('%s/%d/task' % (proc, pid))
+    except OSError:
+        return None
+    total = 0
+    for task in tasks:
+        try:
+            with open('%s/%d/task/%s/status' % (proc, pid, task)) as status:
+                total += sum(int(line.split()[1]) for line in status
+                             if line.startswith(_SWITCHES))
+        except OSError:
+            pass  # the thread ended meanwhile
+    return total
+
+
+def switch_sample(cpu):
+    """{group: {pid: context switches so far}} of the processes of a
+    ``cpu_sample``."""
+    sample = {}
+    for group, pids in cpu.items():
+        counts = ((pid, _switches(pid)) for pid in pids)
+        sample[group] = {pid: n for pid, n in counts if n is not None}
+    return sample
+
+
+def machine_sample(path='/proc/stat'):
+    """(busy, idle) CPU seconds of the whole machine so far. Idle counts
+    time waiting for I/O too; guest time is already in user time."""
+    with open(path) as stat:
+        ticks = [int(v) for v in stat.readline().split()[1:9]]
+    # user nice system idle iowait irq softirq steal
+    idle = ticks[3] + ticks[4]
+    return (sum(ticks) - idle) / CLOCK_TICK, idle / CLOCK_TICK
+
+
+def machine_used(before, after):
+    """{'busy': seconds, 'idle': seconds} between two machine samples."""
+    return {'busy': after[0] - before[0], 'idle': after[1] - before[1]}
 
 
 def daemon_kind(name):
