@@ -11,9 +11,11 @@ import http.client
 import json
 import urllib.parse
 
-# What a server that closed an idle kept-alive connection gives the next
-# request on it: nothing was read by the server, so sending again is safe
-# (urllib3 does the same).
+# What the next request on a kept-alive connection gets when the server
+# closed it while idle (cheroot does after its timeout). Sent again once
+# on a new connection, as urllib3 does; a server that died while reading
+# the request gives the same errors, and a benchmark may then boot one
+# server more than asked, which its watch tolerates.
 _STALE = (http.client.RemoteDisconnected, ConnectionResetError,
           BrokenPipeError)
 
