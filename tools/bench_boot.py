@@ -297,12 +297,8 @@ def run_once(args, workdir):
     elapsed = max(active.values()) - first
     statements, transactions = boot_metrics.sql_user_totals(sql)
     per_boot = 1.0 / args.servers
-    cpu_ms = {kind: 1000 * seconds * per_boot
-              for kind, seconds in boot_metrics.by_kind(cpu).items()}
-    cpu_ms['total'] = sum(cpu_ms.values())
-    switches = {kind: count * per_boot for kind, count in
-                boot_metrics.by_kind(used['switches']).items()}
-    switches['total'] = sum(switches.values())
+    cpu_ms = _per_boot_by_kind(cpu, 1000 * per_boot)
+    switches = _per_boot_by_kind(used['switches'], per_boot)
     machine = used['machine']
     return {'boots_per_s': args.servers / elapsed,
             'p50_ms': 1000 * _percentile(latencies, 50),
@@ -321,6 +317,14 @@ def run_once(args, workdir):
                                 - cpu_ms['total']),
             'idle_pct': 100.0 * machine['idle'] / max(
                 machine['busy'] + machine['idle'], 1e-9)}
+
+
+def _per_boot_by_kind(used, scale):
+    """{kind: amount * scale} of {process: amount}, with the total."""
+    per_kind = {kind: amount * scale for kind, amount in
+                boot_metrics.by_kind(used).items()}
+    per_kind['total'] = sum(per_kind.values())
+    return per_kind
 
 
 def run_all_in_one(args, workdir):
@@ -346,14 +350,15 @@ CPU_ORDER = ('api', 'conductor', 'scheduler', 'compute', 'postgresql',
              'rabbitmq', 'all', 'total')
 
 
-def _cpu_line(cpu_ms):
-    return ', '.join('%s %.1f' % (kind, cpu_ms[kind])
-                     for kind in CPU_ORDER if kind in cpu_ms)
+def _kinds_line(per_kind, form='%.1f'):
+    return ', '.join(('%s ' + form) % (kind, per_kind[kind])
+                     for kind in CPU_ORDER if kind in per_kind)
 
 
-def _switch_line(switches):
-    return ', '.join('%s %.0f' % (kind, switches[kind])
-                     for kind in CPU_ORDER if kind in switches)
+def _median_by_kind(results, key):
+    """{kind: median over the runs} of each run's ``result[key]``."""
+    return {kind: statistics.median(r[key].get(kind, 0) for r in results)
+            for kind in CPU_ORDER if any(kind in r[key] for r in results)}
 
 
 def _machine_line(switches, uncounted_ms, idle_pct):
@@ -362,7 +367,7 @@ def _machine_line(switches, uncounted_ms, idle_pct):
         return ''
     return ('context switches/boot: %s; the machine: %.1f ms/boot busy '
             'beyond the processes counted, %.0f %% idle' % (
-                _switch_line(switches), uncounted_ms, idle_pct))
+                _kinds_line(switches, '%.0f'), uncounted_ms, idle_pct))
 
 
 def _print_run(run, result):
@@ -376,7 +381,7 @@ def _print_run(run, result):
               run + 1, result['boots_per_s'], result['p50_ms'],
               result['p99_ms'], result['rpc_per_boot'],
               result['sql_per_boot'], result['xact_per_boot'],
-              result['db_xact_per_boot'], _cpu_line(result['cpu_ms']),
+              result['db_xact_per_boot'], _kinds_line(result['cpu_ms']),
               '; ' + machine if machine else ''),
           flush=True)
 
@@ -384,10 +389,6 @@ def _print_run(run, result):
 def _print_medians(args, results):
     def med(key):
         return statistics.median(r[key] for r in results)
-    cpu = {kind: statistics.median(r['cpu_ms'].get(kind, 0.0)
-                                   for r in results)
-           for kind in CPU_ORDER
-           if any(kind in r['cpu_ms'] for r in results)}
     where = ('nova-lite-all' if args.all_in_one else
              '%s, %d conductor and %d API worker(s)' % (
                  args.backend, args.conductor_workers, args.api_workers))
@@ -401,14 +402,11 @@ def _print_medians(args, results):
               med('p99_ms'), med('rpc_per_boot'), med('sql_per_boot'),
               med('xact_per_boot'), med('db_xact_per_boot')))
     print('CPU per boot, ms (each the median of its own): %s' % (
-        _cpu_line(cpu)))
+        _kinds_line(_median_by_kind(results, 'cpu_ms'))))
     if all('switches' in r for r in results):
-        switches = {kind: statistics.median(r['switches'].get(kind, 0)
-                                            for r in results)
-                    for kind in CPU_ORDER
-                    if any(kind in r['switches'] for r in results)}
         print('Medians, %s' % _machine_line(
-            switches, med('uncounted_ms'), med('idle_pct')))
+            _median_by_kind(results, 'switches'), med('uncounted_ms'),
+            med('idle_pct')))
 
 
 def main():

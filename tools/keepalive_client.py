@@ -31,28 +31,25 @@ class KeepAliveClient:
                          'Content-Type': 'application/json'}
         self._conn = http.client.HTTPConnection(url.hostname, url.port,
                                                 timeout=timeout)
-        self._used = False
 
     def post(self, path, body):
         payload = json.dumps(body).encode()
+        # http.client keeps the socket of a kept-alive answer and drops
+        # it after one that closes the connection.
+        reused = self._conn.sock is not None
         try:
-            return self._send('POST', path, payload)
+            return self._post(path, payload)
         except _STALE:
-            if not self._used:
+            if not reused:
                 raise
             self._conn.close()
-            self._used = False
-            return self._send('POST', path, payload)
+            return self._post(path, payload)
 
-    def _send(self, method, path, payload):
-        self._conn.request(method, self._prefix + path, payload,
+    def _post(self, path, payload):
+        self._conn.request('POST', self._prefix + path, payload,
                            self._headers)
         resp = self._conn.getresponse()
-        data = resp.read()
-        self._used = not resp.will_close
-        if resp.will_close:
-            self._conn.close()
-        return resp.status, dict(resp.headers), _decoded(data)
+        return resp.status, dict(resp.headers), _decoded(resp.read())
 
     def close(self):
         self._conn.close()
