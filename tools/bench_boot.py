@@ -307,7 +307,7 @@ def run_once(args, workdir):
             'sql_per_boot': statements * per_boot,
             'xact_per_boot': transactions * per_boot,
             'db_xact_per_boot': (xacts * per_boot if xacts is not None
-                                 else float('nan')),
+                                 else None),
             'cpu_ms': cpu_ms,
             'switches': switches,
             # What the counted processes left of the machine's busy time
@@ -342,7 +342,8 @@ def run_all_in_one(args, workdir):
             'rpc_per_boot': messages * per_boot,
             'sql_per_boot': statements * per_boot,
             'xact_per_boot': transactions * per_boot,
-            'db_xact_per_boot': float('nan'),
+            # SQLite keeps no count of its own.
+            'db_xact_per_boot': None,
             'cpu_ms': {'all': cpu_ms, 'total': cpu_ms}}
 
 
@@ -370,18 +371,26 @@ def _machine_line(switches, uncounted_ms, idle_pct):
                 _kinds_line(switches, '%.0f'), uncounted_ms, idle_pct))
 
 
+def _database_count(xacts, unit=''):
+    """The database's own transaction count, where it keeps one."""
+    if xacts is None:
+        return ''
+    return ' (database: %.1f%s)' % (xacts, unit)
+
+
 def _print_run(run, result):
     machine = _machine_line(result.get('switches'),
                             result.get('uncounted_ms'),
                             result.get('idle_pct'))
     print('run %d: %.1f boots/s, p50 %.0f ms, p99 %.0f ms, '
           '%.1f RPC messages/boot, %.1f SQL statements and %.1f '
-          'transactions/boot (database: %.1f transactions/boot); '
-          'CPU ms/boot: %s%s' % (
+          'transactions/boot%s; CPU ms/boot: %s%s' % (
               run + 1, result['boots_per_s'], result['p50_ms'],
               result['p99_ms'], result['rpc_per_boot'],
               result['sql_per_boot'], result['xact_per_boot'],
-              result['db_xact_per_boot'], _kinds_line(result['cpu_ms']),
+              _database_count(result['db_xact_per_boot'],
+                              ' transactions/boot'),
+              _kinds_line(result['cpu_ms']),
               '; ' + machine if machine else ''),
           flush=True)
 
@@ -389,18 +398,21 @@ def _print_run(run, result):
 def _print_medians(args, results):
     def med(key):
         return statistics.median(r[key] for r in results)
+
+    database = (None if any(r['db_xact_per_boot'] is None for r in results)
+                else med('db_xact_per_boot'))
     where = ('nova-lite-all' if args.all_in_one else
              '%s, %d conductor and %d API worker(s)' % (
                  args.backend, args.conductor_workers, args.api_workers))
     print('median of %d runs (%d servers, %d clients, %d nodes, %s): '
           '%.1f boots/s sustained, API-to-ACTIVE p50 %.0f ms, p99 %.0f ms, '
           '%.1f RPC messages per boot, %.1f SQL statements and %.1f '
-          'transactions per boot (database: %.1f)' % (
+          'transactions per boot%s' % (
               args.runs, args.servers, args.clients, args.nodes, where,
               med('boots_per_s'),
               med('p50_ms'),
               med('p99_ms'), med('rpc_per_boot'), med('sql_per_boot'),
-              med('xact_per_boot'), med('db_xact_per_boot')))
+              med('xact_per_boot'), _database_count(database)))
     print('CPU per boot, ms (each the median of its own): %s' % (
         _kinds_line(_median_by_kind(results, 'cpu_ms'))))
     if all('switches' in r for r in results):
