@@ -21,6 +21,9 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         body = json.loads(self.rfile.read(
             int(self.headers['Content-Length'])))
         server = self.server
+        # Read before answering: the test turns it on once it has the
+        # answer, which must not close the connection of that answer.
+        close = server.close_after_each
         server.seen.append((self.client_address, self.path,
                             self.headers['X-Auth-Token'], body))
         payload = json.dumps({'echo': body}).encode()
@@ -29,7 +32,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         self.send_header('Content-Length', str(len(payload)))
         self.end_headers()
         self.wfile.write(payload)
-        if server.close_after_each:
+        if close:
             # What a server does to an idle kept-alive connection: it
             # closes it without a word, after the answer.
             self.close_connection = True
